@@ -1,0 +1,138 @@
+"""Tests for SharedEmbedding."""
+
+import os
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from layers.masked_average import MaskedAverage
+from layers.shared_embedding import SharedEmbedding
+from tests import layer_test_case
+
+
+class SharedEmbeddingTest(layer_test_case.LayerTestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.ids = np.array([[3, 5, 0, 0], [7, 1, 2, 9], [0, 0, 0, 0]], "int32")
+
+  def test_layer_basics(self):
+    self.run_layer_test(
+        SharedEmbedding,
+        init_kwargs={
+            "vocab_size": 10,
+            "embedding_dim": 4,
+            "embeddings_initializer": keras.initializers.RandomNormal(
+                stddev=0.01),
+            "padding_id": 0,
+        },
+        input_data=self.ids,
+        expected_output_shape=(3, 4, 4),
+        expected_num_trainable_weights=1,
+    )
+
+  def test_default_arguments(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4, name="table")
+    layer.build()
+    self.assertEqual(layer.padding_id, 0)
+    self.assertIsInstance(
+        layer.embeddings_initializer, keras.initializers.RandomUniform)
+    self.assertEqual(layer.embeddings.shape, (10, 4))
+    self.assertEqual(layer.embeddings.path, "table/embeddings")
+
+  def test_lookup_matches_numpy(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4)
+    output = layer(self.ids)
+    self.assertDTypeEqual(output, np.float32)
+    self.assertAllClose(output, layer.get_weights()[0][self.ids])
+
+  def test_higher_rank_and_int64_ids(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4)
+    ids = np.stack([self.ids, self.ids[::-1]]).astype("int64")  # [2, 3, 4].
+    self.assertEqual(tuple(layer(ids).shape), (2, 3, 4, 4))
+    self.assertEqual(tuple(layer.compute_mask(ids).shape), (2, 3, 4))
+    self.assertEqual(layer.compute_output_shape((2, 3, 4)), (2, 3, 4, 4))
+
+  def test_mask(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4)
+    mask = layer.compute_mask(self.ids)
+    self.assertDTypeEqual(mask, bool)
+    self.assertAllEqual(mask, self.ids != 0)
+    # The mask is attached to the output of an eager call too.
+    self.assertAllEqual(layer(self.ids)._keras_mask, self.ids != 0)
+
+  def test_custom_and_disabled_padding_id(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4, padding_id=9)
+    self.assertAllEqual(layer.compute_mask(self.ids), self.ids != 9)
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4, padding_id=None)
+    self.assertIsNone(layer.compute_mask(self.ids))
+    self.assertFalse(layer.supports_masking)
+
+  def test_gradient_is_indexed_slices(self):
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4)
+    layer.build()
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(layer(self.ids))
+    (grad,) = tape.gradient(loss, layer.trainable_weights)
+    self.assertIsInstance(grad, tf.IndexedSlices)
+    self.assertAllEqual(
+        np.sort(grad.indices.numpy()), np.sort(self.ids.ravel()))
+    # Row r gets one unit of gradient per occurrence of id r.
+    counts = np.bincount(self.ids.ravel(), minlength=10)[:, None]
+    self.assertAllClose(tf.convert_to_tensor(grad), np.tile(counts, [1, 4]))
+
+
+class SharedEmbeddingWithMaskedAverageTest(layer_test_case.LayerTestCase):
+  """SharedEmbedding + MaskedAverage composed in a functional model."""
+
+  def _build_model(self):
+    ids = keras.Input(shape=(None,), dtype="int32")
+    embedded = SharedEmbedding(
+        vocab_size=12, embedding_dim=3, name="embedding")(ids)
+    average = MaskedAverage(name="average")(embedded)
+    return keras.Model(ids, average)
+
+  def test_mask_propagates_end_to_end(self):
+    model = self._build_model()
+    ids = np.array([[3, 5, 0, 0], [7, 1, 2, 9], [0, 0, 0, 0]], "int32")
+    table = model.get_layer("embedding").get_weights()[0]
+    expected = np.stack([
+        table[[3, 5]].mean(0), table[[7, 1, 2, 9]].mean(0), np.zeros(3)])
+    self.assertAllClose(model(ids), expected)
+    # The value of the padding row does not matter, even if not finite.
+    table[0] = np.nan
+    model.get_layer("embedding").set_weights([table])
+    self.assertAllClose(model(ids), expected)
+    xla_model = tf.function(model, jit_compile=True)
+    self.assertAllClose(xla_model(tf.constant(ids)), expected)
+
+  def test_saved_model_round_trip(self):
+    model = self._build_model()
+    ids = np.array([[3, 5, 0, 0], [0, 0, 0, 0]], "int32")
+    path = os.path.join(self.get_temp_dir(), "model.keras")
+    model.save(path)
+    restored = keras.models.load_model(path)
+    self.assertIsInstance(restored.get_layer("embedding"), SharedEmbedding)
+    self.assertIsInstance(restored.get_layer("average"), MaskedAverage)
+    self.assertAllClose(restored(ids), model(ids))
+
+  def test_sgd_step_changes_only_looked_up_rows(self):
+    model = self._build_model()
+    ids = np.array([[3, 5, 0, 0], [7, 3, 0, 0], [0, 0, 0, 0]], "int32")
+    optimizer = keras.optimizers.SGD(learning_rate=0.5)
+    before = model.get_layer("embedding").get_weights()[0]
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(tf.square(model(ids) - 1.0))
+    grads = tape.gradient(loss, model.trainable_weights)
+    self.assertIsInstance(grads[0], tf.IndexedSlices)
+    optimizer.apply_gradients(zip(grads, model.trainable_weights))
+    after = model.get_layer("embedding").get_weights()[0]
+    changed = np.flatnonzero(np.any(before != after, axis=1))
+    # Padding (id 0) is looked up but masked out: its row stays put.
+    self.assertAllEqual(changed, [3, 5, 7])
+    self.assertAllFinite(after)
+
+
+if __name__ == "__main__":
+  tf.test.main()
