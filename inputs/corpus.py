@@ -1,0 +1,54 @@
+"""Reading ordered text corpora: one sentence per line, an empty line between documents."""
+
+import glob
+import os
+
+import tensorflow as tf
+
+from common import errors
+
+
+def list_files(file_patterns):
+  """Expands comma-separated glob patterns (or a list of them) into sorted files."""
+  if isinstance(file_patterns, str):
+    file_patterns = [p for p in file_patterns.split(",") if p]
+  files = []
+  for pattern in file_patterns:
+    matched = sorted(glob.glob(pattern))
+    if not matched:
+      raise errors.DataDirError(f"no corpus file matches {pattern!r}")
+    files.extend(matched)
+  return files
+
+
+def book_corpus_pattern(data_dir, parts=None):
+  """The Gutenberg book corpus files under `data_dir`, all parts or some.
+
+  Args:
+    data_dir: the data directory (holds `gutenberg/partNN.txt.gz`).
+    parts: optional list of part numbers, e.g. [1] for `part01` alone.
+  """
+  if not parts:
+    return os.path.join(data_dir, "gutenberg", "part*.txt.gz")
+  return ",".join(os.path.join(data_dir, "gutenberg", f"part{int(p):02d}.txt.gz")
+                  for p in parts)
+
+
+def line_dataset_from_tensor(path):
+  """Lines of one file given as a scalar tf.string (gzip if it ends in .gz)."""
+  return tf.data.TextLineDataset(path, compression_type=tf.where(
+      tf.strings.regex_full_match(path, r".*\.gz"), "GZIP", ""))
+
+
+def line_dataset(files):
+  """Lines of the files in order (gzip by extension); empty lines are kept."""
+  datasets = [
+      tf.data.TextLineDataset(
+          f, compression_type="GZIP" if f.endswith(".gz") else "")
+      for f in files]
+  dataset = datasets[0]
+  for d in datasets[1:]:
+    # A document boundary between files, so no group spans two files.
+    dataset = dataset.concatenate(
+        tf.data.Dataset.from_tensors(tf.constant(""))).concatenate(d)
+  return dataset

@@ -1,0 +1,162 @@
+"""tf.data pipeline of Siamese CBOW training groups from an ordered corpus.
+
+A group is (s_i, s_{i-1}, s_{i+1}, n negatives): a sentence, the sentences
+before and after it in the same document, and n sentences drawn at random.
+The corpus is streamed in blocks of lines and every block is processed with
+vectorised ops, so memory does not grow with the corpus and no Python runs per
+line. Blocks from different files are mixed, so most negatives come from
+other documents (the reference code draws them uniformly from the corpus).
+
+Differences from the reference code, on purpose: groups never cross a document
+boundary (the reference's Toronto iterator may), and neighbours that fall in
+different blocks are not paired (one group lost per block edge, ~0.1%).
+"""
+
+import tensorflow as tf
+
+from inputs import corpus as corpus_lib
+
+# Members of a group, in order along axis 1 of every batch.
+CENTER, PREVIOUS, NEXT = 0, 1, 2
+NUM_POSITIVES = 2
+
+
+def _line_blocks(files, block_lines):
+  """Blocks of `block_lines` raw lines, round-robin over the files."""
+  per_file = tf.data.Dataset.from_tensor_slices(files)
+  return per_file.interleave(
+      lambda f: corpus_lib.line_dataset_from_tensor(f).batch(block_lines),
+      cycle_length=max(1, len(files)), block_length=1,
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+
+
+def _valid_centers(ids):
+  """Indices i whose sentence and both neighbours are non-empty: [groups]."""
+  valid = ids.row_lengths() > 0
+  ok = valid[1:-1] & valid[:-2] & valid[2:]
+  return tf.cast(tf.where(ok)[:, 0] + 1, tf.int32), valid
+
+
+def make_groups(lines, text_to_ids, num_negatives, max_length, seed):
+  """Turns one block of lines into groups of padded id rows.
+
+  Args:
+    lines: tf.string [block] raw lines in corpus order; "" marks a document
+      boundary.
+    text_to_ids: an `inputs.text_to_ids.TextToIds`.
+    num_negatives: n, negatives per group.
+    max_length: L, ids kept per sentence (longer ones are truncated).
+    seed: int [2] stateless seed for this block.
+
+  Returns:
+    int32 [groups, 3 + n, L]: center, previous, next, negatives; 0 = padding.
+  """
+  ids = text_to_ids(lines)
+  ids = ids[:, :max_length]
+  centers, valid = _valid_centers(ids)
+  num_groups = tf.shape(centers)[0]
+  candidates = tf.cast(tf.where(valid)[:, 0], tf.int32)
+  seed_negatives, seed_order = tf.unstack(
+      tf.random.experimental.stateless_split(seed, 2))
+  picks = tf.random.stateless_uniform(
+      [num_groups, num_negatives], seed_negatives, minval=0,
+      maxval=tf.maximum(tf.shape(candidates)[0], 1), dtype=tf.int32)
+  negatives = tf.gather(candidates, picks)
+  members = tf.concat(
+      [centers[:, None], centers[:, None] - 1, centers[:, None] + 1, negatives],
+      axis=1)
+  members = tf.random.experimental.stateless_shuffle(members, seed_order)
+  dense = ids.to_tensor(shape=[None, max_length])
+  return tf.gather(dense, members)
+
+
+def _bucket_by_length(groups, batch_size, length_multiple, seed):
+  """Cuts a block's groups into batches of similar length.
+
+  Groups are sorted by their longest member and cut into full batches (the
+  remainder of each block, fewer than `batch_size` groups, is dropped, like
+  the reference's last partial batch); each batch keeps only the columns its
+  longest member needs, rounded up to `length_multiple`, so XLA sees a few
+  distinct shapes and the step does not gather and scatter padding.
+
+  Returns:
+    (int32 [batches, batch_size, k, max_length], int32 [batches] lengths).
+  """
+  lengths = tf.reduce_max(
+      tf.reduce_sum(tf.cast(groups > 0, tf.int32), axis=2), axis=1)
+  # Random tie-breaking, so equal-length groups do not stay in corpus order.
+  noise = tf.random.stateless_uniform(tf.shape(lengths), seed)
+  order = tf.argsort(tf.cast(lengths, tf.float32) + noise)
+  num_batches = tf.shape(groups)[0] // batch_size
+  order = tf.reshape(order[:num_batches * batch_size], [num_batches, batch_size])
+  batches = tf.gather(groups, order)
+  batch_lengths = tf.reduce_max(tf.gather(lengths, order), axis=1)
+  padded = (batch_lengths + length_multiple - 1) // length_multiple
+  return batches, tf.minimum(padded * length_multiple, tf.shape(groups)[2])
+
+
+def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
+                  max_length=50, num_epochs=1, block_lines=2048,
+                  blocks_per_mix=8, length_multiple=8, shuffle_batches=64,
+                  seed=0):
+  """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
+
+  Args:
+    file_patterns: corpus files (comma-separated globs or a list).
+    text_to_ids: the `TextToIds` mapping of the model being trained.
+    batch_size: groups per batch.
+    num_negatives: random sentences per group.
+    max_length: ids kept per sentence.
+    num_epochs: passes over the corpus.
+    block_lines: lines read from one file at a time.
+    blocks_per_mix: blocks (from different files, when there are several)
+      whose sentences are shuffled together and serve as negatives.
+    length_multiple: batches are padded to a multiple of this length (at most
+      `max_length`), see `_bucket_by_length`.
+    shuffle_batches: batches of different lengths are shuffled in a buffer
+      this large.
+    seed: makes negatives and order reproducible; iterator state checkpoints.
+
+  Returns:
+    tf.data.Dataset of int32 [batch_size, 3 + num_negatives, length] with
+    length <= max_length a multiple of `length_multiple` (or max_length).
+  """
+  files = corpus_lib.list_files(file_patterns)
+  blocks = _line_blocks(files, block_lines).repeat(num_epochs)
+  mixed = blocks.padded_batch(blocks_per_mix, padding_values="")
+
+  def to_batches(index, block):
+    # A boundary after each block, so no group spans two blocks.
+    block = tf.concat([block, tf.fill([tf.shape(block)[0], 1], "")], axis=1)
+    block_seed = tf.stack([tf.constant(seed, tf.int64), index])
+    seed_groups, seed_buckets = tf.unstack(
+        tf.random.experimental.stateless_split(block_seed, 2))
+    groups = make_groups(tf.reshape(block, [-1]), text_to_ids, num_negatives,
+                         max_length, seed_groups)
+    return _bucket_by_length(groups, batch_size, length_multiple,
+                             seed_buckets)
+
+  batches = mixed.enumerate().map(to_batches,
+                                  num_parallel_calls=tf.data.AUTOTUNE,
+                                  deterministic=True).unbatch()
+  batches = batches.map(lambda batch, length: batch[:, :, :length])
+  if shuffle_batches > 1:
+    batches = batches.shuffle(shuffle_batches, seed=seed)
+  return batches.prefetch(tf.data.AUTOTUNE)
+
+
+def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
+                  block_lines=2048, blocks_per_mix=8):
+  """Batches in one epoch of `group_dataset` with the same settings."""
+  files = corpus_lib.list_files(file_patterns)
+  mixed = _line_blocks(files, block_lines).padded_batch(
+      blocks_per_mix, padding_values="")
+
+  def count(block):
+    block = tf.concat([block, tf.fill([tf.shape(block)[0], 1], "")], axis=1)
+    ids = text_to_ids(tf.reshape(block, [-1]))[:, :max_length]
+    groups = tf.shape(_valid_centers(ids)[0], out_type=tf.int64)[0]
+    return groups // batch_size
+
+  counts = mixed.map(count, num_parallel_calls=tf.data.AUTOTUNE)
+  return int(counts.reduce(tf.constant(0, tf.int64), lambda a, b: a + b))

@@ -1,0 +1,44 @@
+"""Raw sentences -> word ids: the mapping shared by training pipelines and exports."""
+
+import tensorflow as tf
+
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+
+
+class TextToIds(tf.Module):
+  """Tokenises, looks words up, drops unknown words and optionally truncates.
+
+  The lookup table is a tracked resource, so a `tf.Module` that holds this
+  object exports it inside its SavedModel (core ops only).
+
+  Example:
+    >>> to_ids = TextToIds(Vocabulary(["a", "cat"], [9, 5]), Tokenizer())
+    >>> to_ids(tf.constant(["A dog, a cat.", ""]))
+    <tf.RaggedTensor [[1, 1, 2], []]>
+  """
+
+  def __init__(self, vocabulary, tokenizer=None, max_length=None, name=None):
+    super().__init__(name=name)
+    self.tokenizer = tokenizer or tokenizer_lib.Tokenizer()
+    self.vocabulary_size = vocabulary.size_with_padding
+    self.max_length = max_length
+    self.table = vocabulary.lookup_table()
+
+  def __call__(self, sentences):
+    """Maps sentences to ids.
+
+    Args:
+      sentences: tf.string [batch].
+
+    Returns:
+      int32 tf.RaggedTensor [batch, (ids)] of ids in [1, vocabulary_size);
+      unknown words are left out (an all-unknown sentence has no ids), and at
+      most `max_length` ids are kept per sentence when it is set.
+    """
+    tokens = self.tokenizer.tokenize(sentences)
+    ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
+    ids = tf.ragged.boolean_mask(ids, ids > vocabulary_lib.PADDING_ID)
+    if self.max_length:
+      ids = ids[:, :self.max_length]
+    return tf.cast(ids, tf.int32)

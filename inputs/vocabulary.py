@@ -1,0 +1,116 @@
+"""Word vocabularies: built by streaming a corpus, stored as `word<TAB>count` lines.
+
+Line k of a vocabulary file (0-based) is word id k + 1; id 0 is reserved for
+padding ("no token"). Words are sorted by descending count, then bytes.
+"""
+
+import collections
+import os
+import sys
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from common import errors
+from inputs import corpus as corpus_lib
+
+PADDING_ID = 0
+
+
+class Vocabulary:
+  """An ordered word list with counts; word id = position + 1."""
+
+  def __init__(self, words, counts):
+    if len(words) != len(counts):
+      raise ValueError("words and counts differ in length")
+    self.words = list(words)
+    self.counts = np.asarray(counts, dtype=np.int64)
+
+  def __len__(self):
+    return len(self.words)
+
+  @property
+  def size_with_padding(self):
+    """Rows an embedding table needs: one per word plus the padding row."""
+    return len(self.words) + 1
+
+  def save(self, path):
+    """Writes `word<TAB>count` lines atomically."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+      for word, count in zip(self.words, self.counts):
+        f.write(f"{word}\t{count}\n")
+    os.replace(tmp, path)
+
+  @classmethod
+  def load(cls, path):
+    """Reads a file written by `save`; malformed lines name file and line."""
+    if not os.path.exists(path):
+      raise errors.UserError(f"vocabulary file {path!r} does not exist")
+    words, counts = [], []
+    with open(path, encoding="utf-8") as f:
+      for line_number, line in enumerate(f, start=1):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) != 2 or not parts[0] or not parts[1].isdigit():
+          raise errors.DataFormatError(
+              path, line_number, "expected 'word<TAB>count'")
+        words.append(parts[0])
+        counts.append(int(parts[1]))
+    return cls(words, counts)
+
+  def lookup_table(self):
+    """A `tf.lookup.StaticHashTable` word -> id (1-based), -1 if unknown."""
+    return tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(
+            tf.constant(self.words, tf.string),
+            tf.range(1, len(self.words) + 1, dtype=tf.int64)),
+        default_value=-1)
+
+
+def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
+  """Counts the tokens of a corpus by streaming it through `tokenizer`.
+
+  Memory holds the counts and one block of lines, whatever the corpus size.
+
+  Returns:
+    (collections.Counter of word -> count, number of non-empty lines,
+     number of tokens).
+  """
+  files = corpus_lib.list_files(file_patterns)
+  dataset = corpus_lib.line_dataset(files).batch(block_lines)
+
+  @tf.function
+  def block_counts(lines):
+    tokens = tokenizer.tokenize(lines)
+    unique, _, counts = tf.unique_with_counts(tokens.flat_values)
+    non_empty = tf.reduce_sum(tf.cast(tokens.row_lengths() > 0, tf.int64))
+    return unique, counts, non_empty
+
+  counter = collections.Counter()
+  sentences = tokens = 0
+  start = time.time()
+  dataset = dataset.map(block_counts, num_parallel_calls=tf.data.AUTOTUNE)
+  for i, (unique, counts, non_empty) in enumerate(
+      dataset.prefetch(tf.data.AUTOTUNE).as_numpy_iterator()):
+    counter.update(dict(zip(unique.tolist(), counts.tolist())))
+    sentences += int(non_empty)
+    tokens += int(counts.sum())
+    if progress and i % 50 == 0:
+      print(f"\rcounting words: {sentences:,} sentences, {tokens:,} tokens, "
+            f"{time.time() - start:.0f}s", end="", file=sys.stderr, flush=True)
+  if progress:
+    print(file=sys.stderr)
+  return counter, sentences, tokens
+
+
+def build_vocabulary(file_patterns, tokenizer, min_count=5, max_size=None,
+                     progress=True):
+  """Streams a corpus and keeps the words seen at least `min_count` times."""
+  counter, _, _ = count_words(file_patterns, tokenizer, progress=progress)
+  kept = [(w, c) for w, c in counter.items() if c >= min_count]
+  kept.sort(key=lambda wc: (-wc[1], wc[0]))
+  if max_size:
+    kept = kept[:max_size]
+  words = [w.decode("utf-8") for w, _ in kept]
+  return Vocabulary(words, [c for _, c in kept])
