@@ -1,0 +1,639 @@
+r"""Semantic textual similarity evaluation: cosine scores vs. gold scores.
+
+For every sentence pair the predicted score is the cosine of the two
+sentence embeddings (0.0 when either embedding is the zero vector). Per set,
+Pearson's r and Spearman's rho between predicted and gold scores are
+reported x100, as in the Siamese CBOW paper (Kenter et al., 2016, Table 1)
+and the project's word2vec baselines; pairs without a gold score are not
+loaded (see sts_data). Aggregate rows: the
+mean of each STS year, and the mean over the STS 2012-2015 sets present.
+
+Usage:
+
+  python -m evaluation.sts --model=exports/siamese_cbow \
+      [--model=exports/word2vec_cbow ...] [--names=siamese,w2v] \
+      --data_dir=../shared/data [--sets=sts,sick,stsb] \
+      [--output_json=results.json] [--output_markdown=results.md]
+
+With two or more models, each further model is compared with the first by a
+Wilcoxon signed-rank test per set; p < 0.0001 is marked with a dagger.
+"""
+
+import dataclasses
+import json
+import math
+import os
+import sys
+import time
+from typing import Any, Mapping, Optional, Sequence
+import warnings
+
+from absl import flags
+from absl import logging
+import numpy as np
+from scipy import stats
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import significance as significance_lib
+from evaluation import sts_data
+
+STS_MEAN_KEY = "STS.mean"
+
+
+def year_mean_key(year: int) -> str:
+  """Returns the aggregate key of a year's mean, e.g. "STS2014.mean"."""
+  return f"STS{year}.mean"
+
+
+@dataclasses.dataclass
+class SetResult:
+  """One model's result on one pair set.
+
+  Attributes:
+    name: the set's name.
+    pearson: Pearson's r x 100 (nan if undefined, e.g. constant scores).
+    spearman: Spearman's rho x 100.
+    predicted: np.ndarray float64 [n], the cosine score of every pair.
+    gold: np.ndarray float64 [n], the gold scores.
+  """
+  name: str
+  pearson: float
+  spearman: float
+  predicted: np.ndarray
+  gold: np.ndarray
+
+  @property
+  def num_pairs(self) -> int:
+    return int(self.gold.size)
+
+
+@dataclasses.dataclass
+class Aggregate:
+  """A mean over several sets' correlations (each x 100).
+
+  Attributes:
+    key: a stable id, e.g. "STS2014.mean" or "STS.mean".
+    label: the table's row label, e.g. "STS 2014 mean (6 sets)".
+    members: the names of the averaged sets.
+    pearson: the mean of their Pearson's r x 100.
+    spearman: the mean of their Spearman's rho x 100.
+  """
+  key: str
+  label: str
+  members: list
+  pearson: float
+  spearman: float
+
+
+@dataclasses.dataclass
+class EvalResults:
+  """One model's results on a collection of pair sets.
+
+  Attributes:
+    sets: dict name -> SetResult, in evaluation order.
+    missing: names of sets that were asked for but absent from the data.
+    aggregates: dict key -> Aggregate (year means, then STS.mean).
+    model_name: a label for tables.
+  """
+  sets: dict
+  missing: list
+  aggregates: dict
+  model_name: str = ""
+
+
+def cosine_similarities(embeddings1: np.ndarray, embeddings2: np.ndarray
+                        ) -> np.ndarray:
+  """Row-wise cosine of two arrays [n, dim] -> float64 [n].
+
+  A zero vector on either side gives 0.0 (never nan).
+  """
+  a = _unit_rows(embeddings1)
+  b = _unit_rows(embeddings2)
+  return np.clip(np.sum(a * b, axis=1), -1.0, 1.0)
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+  """float64 [n, dim] rows scaled to norm 1; zero rows stay zero."""
+  x = np.asarray(x, np.float64)
+  norms = np.linalg.norm(x, axis=1, keepdims=True)
+  return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def correlations(predicted: np.ndarray, gold: np.ndarray) -> tuple:
+  """Returns (Pearson's r x 100, Spearman's rho x 100); nan if undefined."""
+  predicted = np.asarray(predicted, np.float64)
+  gold = np.asarray(gold, np.float64)
+  if (predicted.size < 2 or np.all(predicted == predicted[0]) or
+      np.all(gold == gold[0])):
+    return math.nan, math.nan
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    pearson = stats.pearsonr(predicted, gold).statistic
+    spearman = stats.spearmanr(predicted, gold).statistic
+  return 100.0 * float(pearson), 100.0 * float(spearman)
+
+
+def compute_aggregates(sets: Mapping[str, Any], missing: Sequence[str] = ()
+                       ) -> dict:
+  """Computes the year means and the all-STS mean of the canonical sets.
+
+  Args:
+    sets: name -> object with `pearson` and `spearman` (x 100).
+    missing: names of absent sets, named in the all-STS row's label.
+
+  Returns:
+    dict key -> Aggregate: "STS2012.mean" ... "STS2015.mean" for years with
+    a set present, then "STS.mean" if any STS set is present.
+  """
+  out = {}
+  years = sorted({y for y, _ in sts_data.STS_TEST_SETS})
+  for year in years:
+    members = [n for n in sts_data.STS_TEST_SET_NAMES
+               if sts_data.sts_year(n) == year and n in sets]
+    if members:
+      key = year_mean_key(year)
+      out[key] = _aggregate(key, f"STS {year} mean ({len(members)} sets)",
+                            members, sets)
+  members = [n for n in sts_data.STS_TEST_SET_NAMES if n in sets]
+  if members:
+    label = (f"mean of the {len(members)} STS {years[0]}\u2013{years[-1]} "
+             "sets present")
+    absent = [n for n in missing if n in sts_data.STS_TEST_SET_NAMES]
+    if absent:
+      label += f" ({', '.join(absent)} missing)"
+    out[STS_MEAN_KEY] = _aggregate(STS_MEAN_KEY, label, members, sets)
+  return out
+
+
+def _aggregate(key, label, members, sets):
+  return Aggregate(
+      key=key, label=label, members=list(members),
+      pearson=float(np.mean([sets[n].pearson for n in members])),
+      spearman=float(np.mean([sets[n].spearman for n in members])))
+
+
+def evaluate_pair_sets(encoder: encoder_lib.Encoder,
+                       pair_sets: Sequence[sts_data.PairSet],
+                       missing: Sequence[str] = (),
+                       batch_size: int = 1024,
+                       model_name: str = "") -> EvalResults:
+  """Scores every pair by cosine and correlates with the gold scores.
+
+  Each distinct sentence (over all sets) is encoded once.
+
+  Args:
+    encoder: an `encoder.Encoder` (float32 [n, dim] per n sentences).
+    pair_sets: the sets to evaluate.
+    missing: names of sets that could not be loaded (kept for tables).
+    batch_size: sentences per encoder call.
+    model_name: a label for tables.
+
+  Returns:
+    EvalResults with per-set correlations, per-pair predictions and the
+    aggregates of `compute_aggregates`.
+  """
+  index = {}
+  for pair_set in pair_sets:
+    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
+      index.setdefault(sentence, len(index))
+  start = time.time()
+  embeddings = encoder.encode(list(index), batch_size=batch_size)
+  if embeddings.shape[0] != len(index):
+    raise ValueError(f"encoder returned {embeddings.shape[0]} embeddings for "
+                     f"{len(index)} sentences")
+  logging.info("%s: encoded %d distinct sentences in %.1f s", model_name,
+               len(index), time.time() - start)
+  unit = _unit_rows(embeddings)
+  sets = {}
+  for pair_set in pair_sets:
+    ids1 = np.array([index[s] for s in pair_set.sentences1], np.int64)
+    ids2 = np.array([index[s] for s in pair_set.sentences2], np.int64)
+    if len(pair_set):
+      predicted = np.clip(np.sum(unit[ids1] * unit[ids2], axis=1), -1.0, 1.0)
+    else:
+      predicted = np.zeros([0], np.float64)
+    pearson, spearman = correlations(predicted, pair_set.scores)
+    sets[pair_set.name] = SetResult(pair_set.name, pearson, spearman,
+                                    predicted, pair_set.scores.copy())
+  missing = [n for n in missing if n not in sets]
+  return EvalResults(sets=sets, missing=list(missing),
+                     aggregates=compute_aggregates(sets, missing),
+                     model_name=model_name)
+
+
+# ---------------------------------------------------------------- tables --
+
+
+def _fmt(value: float, digits: int) -> str:
+  return "nan" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _reference_value(value) -> tuple:
+  """A reference cell's (pearson, spearman, verbatim text)."""
+  if value is None:
+    return None, None, ""
+  if isinstance(value, str):
+    return None, None, value
+  if isinstance(value, Mapping):
+    return value.get("pearson"), value.get("spearman"), None
+  if isinstance(value, (tuple, list)):
+    return (value[0] if len(value) > 0 else None,
+            value[1] if len(value) > 1 else None, None)
+  return float(value), None, None
+
+
+def _row_names(results_list, references) -> list:
+  """Set rows in table order: canonical STS sets, then the others."""
+  seen = set()
+  for r in results_list:
+    seen.update(r.sets)
+    seen.update(r.missing)
+  sts_rows = [n for n in sts_data.STS_TEST_SET_NAMES if n in seen]
+  others = []
+  for r in results_list:
+    for n in (*r.sets, *r.missing):
+      if n not in sts_data.STS_TEST_SET_NAMES and n not in others:
+        others.append(n)
+  return sts_rows + others
+
+
+def format_table(results, names: Optional[Sequence[str]] = None,
+                 references: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                 style: str = "brackets",
+                 significance: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                 alpha: float = significance_lib.ALPHA,
+                 bold_best: bool = True,
+                 digits: int = 2,
+                 caption: bool = True) -> str:
+  """Formats results as a markdown table in the layout of the paper's Table 1.
+
+  Rows: the STS sets grouped by year (missing ones shown as "missing"),
+  then other sets (SICK.test, STSB.dev, ...), then the aggregate rows.
+  Columns: the reference columns, then one per model.
+
+  Args:
+    results: an EvalResults or a list of them (one column each).
+    names: column names (default: each result's model_name, else "model i").
+    references: extra columns, name -> {row key: value}, where a row key is a
+      set name or an aggregate key ("STS2014.mean", "STS.mean") and a value
+      is (pearson, spearman), {"pearson": .., "spearman": ..}, a Pearson
+      number or a verbatim string. Numbers are x 100, like the results.
+    style: "brackets" ("r (rho)" in one cell) or "columns" (two columns).
+    significance: column name -> {set name: WilcoxonResult}; cells whose
+      test has p < alpha get a dagger.
+    alpha: the significance threshold.
+    bold_best: bold the highest Pearson of each row.
+    digits: decimals.
+    caption: put a one-line caption above the table.
+
+  Returns:
+    The markdown text.
+  """
+  if style not in ("brackets", "columns"):
+    raise ValueError(f"style must be 'brackets' or 'columns', got {style!r}")
+  results_list = [results] if isinstance(results, EvalResults) else list(
+      results)
+  if names is None:
+    names = [r.model_name or f"model {i + 1}"
+             for i, r in enumerate(results_list)]
+  names = list(names)
+  if len(names) != len(results_list):
+    raise ValueError(f"{len(names)} names for {len(results_list)} results")
+  references = dict(references or {})
+  significance = dict(significance or {})
+  columns = list(references) + names
+
+  def column_cells(row_key, is_set):
+    """Per column: (pearson or None, spearman or None, text or None)."""
+    cells = []
+    for ref in references.values():
+      cells.append(_reference_value(ref.get(row_key)))
+    for name, r in zip(names, results_list):
+      entry = r.sets.get(row_key) if is_set else r.aggregates.get(row_key)
+      if entry is not None:
+        cells.append((entry.pearson, entry.spearman, None))
+      elif is_set and row_key in r.missing:
+        cells.append((None, None, "missing"))
+      else:
+        cells.append((None, None, ""))
+    return cells
+
+  def render(row_label, pairs, row_key, is_set):
+    cells = column_cells(row_key, is_set)
+    best = None
+    if bold_best:
+      values = [c[0] for c in cells
+                if c[0] is not None and not math.isnan(c[0])]
+      if len(values) > 1:
+        best = max(values)
+    out = [row_label]
+    if pairs is not None:
+      out.append(pairs)
+    for column, (pearson, spearman, text) in zip(columns, cells):
+      mark = ""
+      test = significance.get(column, {}).get(row_key) if is_set else None
+      if (test is not None and pearson is not None and
+          test.pvalue < alpha):
+        mark = significance_lib.DAGGER
+      if text is not None:
+        parts = [text] if style == "brackets" else [text, text if text else ""]
+      else:
+        p_text = "" if pearson is None else _fmt(pearson, digits) + mark
+        s_text = "" if spearman is None else _fmt(spearman, digits)
+        if best is not None and pearson is not None and pearson == best:
+          p_text = f"**{p_text}**"
+        if style == "brackets":
+          parts = [f"{p_text} ({s_text})" if s_text else p_text]
+        else:
+          parts = [p_text, s_text]
+      out.extend(parts)
+    return "| " + " | ".join(out) + " |"
+
+  header = ["set", "pairs"]
+  for column in columns:
+    if style == "brackets":
+      header.append(column)
+    else:
+      header.extend([f"{column} Pearson", f"{column} Spearman"])
+  lines = []
+  if caption:
+    text = ("Pearson's r \u00d7 100 (Spearman's \u03c1 \u00d7 100)"
+            if style == "brackets" else
+            "Pearson's r and Spearman's \u03c1, \u00d7 100")
+    text += "; cosine similarity of the sentence embeddings."
+    if significance:
+      text += (f" {significance_lib.DAGGER}: significantly different from "
+               f"{names[0]} (Wilcoxon signed-rank, p < {alpha:g}).")
+    lines.extend([text, ""])
+  lines.append("| " + " | ".join(header) + " |")
+  lines.append("|---|---:|" + "---:|" * (len(header) - 2))
+
+  def pairs_of(name):
+    for r in results_list:
+      if name in r.sets:
+        return str(r.sets[name].num_pairs)
+    return ""
+
+  current_year = None
+  width = len(header)
+  for name in _row_names(results_list, references):
+    year = sts_data.sts_year(name)
+    if year is not None and year != current_year:
+      lines.append("| " + " | ".join([f"**{year}**"] + [""] * (width - 1)) +
+                   " |")
+      current_year = year
+    elif year is None and current_year is not None:
+      lines.append("| " + " | ".join(["**other**"] + [""] * (width - 1)) +
+                   " |")
+      current_year = None
+    lines.append(render(name, pairs_of(name), name, is_set=True))
+
+  aggregate_labels = {}
+  for r in results_list:
+    for key, agg in r.aggregates.items():
+      aggregate_labels.setdefault(key, agg.label)
+  for key, label in aggregate_labels.items():
+    lines.append(render(f"**{label}**", "", key, is_set=False))
+  return "\n".join(lines) + "\n"
+
+
+def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
+                              alpha: float = significance_lib.ALPHA) -> str:
+  """Formats Wilcoxon p-values as markdown: rows sets, columns comparisons.
+
+  Args:
+    significance: comparison label (e.g. "b vs a") -> {set name:
+      WilcoxonResult}.
+    alpha: p-values below it get a dagger.
+  """
+  labels = list(significance)
+  rows = []
+  for label in labels:
+    for name in significance[label]:
+      if name not in rows:
+        rows.append(name)
+  lines = [f"Wilcoxon signed-rank test p-values ({significance_lib.DAGGER}: "
+           f"p < {alpha:g})", "",
+           "| set | " + " | ".join(labels) + " |",
+           "|---|" + "---:|" * len(labels)]
+  for name in rows:
+    cells = []
+    for label in labels:
+      test = significance[label].get(name)
+      if test is None:
+        cells.append("")
+      else:
+        mark = significance_lib.DAGGER if test.pvalue < alpha else ""
+        cells.append(f"{test.pvalue:.3g}{mark}")
+    lines.append(f"| {name} | " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ json --
+
+
+def _json_float(value):
+  return None if value is None or math.isnan(value) else float(value)
+
+
+def results_to_json(results: EvalResults, include_predictions: bool = True
+                    ) -> dict:
+  """Returns a JSON-serialisable dict of `results` (nan -> None)."""
+  sets = {}
+  for name, r in results.sets.items():
+    entry = {"num_pairs": r.num_pairs, "pearson": _json_float(r.pearson),
+             "spearman": _json_float(r.spearman)}
+    if include_predictions:
+      entry["predicted"] = [float(x) for x in r.predicted]
+      entry["gold"] = [float(x) for x in r.gold]
+    sets[name] = entry
+  return {
+      "model": results.model_name,
+      "sets": sets,
+      "missing": list(results.missing),
+      "aggregates": {
+          key: {"label": a.label, "members": list(a.members),
+                "pearson": _json_float(a.pearson),
+                "spearman": _json_float(a.spearman)}
+          for key, a in results.aggregates.items()},
+  }
+
+
+def results_from_json(data: Mapping[str, Any]) -> EvalResults:
+  """Inverse of `results_to_json` (needs include_predictions=True)."""
+
+  def number(x):
+    return math.nan if x is None else float(x)
+
+  sets = {}
+  for name, entry in data["sets"].items():
+    sets[name] = SetResult(
+        name, number(entry["pearson"]), number(entry["spearman"]),
+        np.asarray(entry.get("predicted", []), np.float64),
+        np.asarray(entry.get("gold", []), np.float64))
+  aggregates = {
+      key: Aggregate(key, a["label"], list(a["members"]),
+                     number(a["pearson"]), number(a["spearman"]))
+      for key, a in data.get("aggregates", {}).items()}
+  return EvalResults(sets, list(data.get("missing", [])), aggregates,
+                     data.get("model", ""))
+
+
+# ------------------------------------------------------------------- CLI --
+
+
+def define_flags(flag_values: flags.FlagValues) -> None:
+  """Defines this command's flags on `flag_values`."""
+  flags.DEFINE_multi_string(
+      "model", [], "Export path of a model (base dir with integer versions, "
+      "or a version dir); repeat for several models.",
+      flag_values=flag_values)
+  flags.DEFINE_list("names", [], "Comma-separated column names, one per "
+                    "--model (default: the export folder names).",
+                    flag_values=flag_values)
+  flags.DEFINE_string("data_dir", "", "Data directory (default: "
+                      f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
+  flags.DEFINE_list("sets", list(sts_data.GROUPS), "Set groups to evaluate: "
+                    "sts (SemEval 2012-2015), sick (SICK test), stsb (STS "
+                    "Benchmark dev).", flag_values=flag_values)
+  flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
+                       flag_values=flag_values)
+  flags.DEFINE_enum("table_style", "brackets", ["brackets", "columns"],
+                    "brackets: 'r (rho)' per cell; columns: two columns.",
+                    flag_values=flag_values)
+  flags.DEFINE_float("alpha", significance_lib.ALPHA, "Significance "
+                     "threshold of the Wilcoxon test.",
+                     flag_values=flag_values)
+  flags.DEFINE_string("output_json", "", "Write results (with per-pair "
+                      "predictions) and p-values to this JSON file.",
+                      flag_values=flag_values)
+  flags.DEFINE_string("output_markdown", "", "Write the tables to this "
+                      "markdown file.", flag_values=flag_values)
+
+
+def _default_name(path: str) -> str:
+  path = os.path.normpath(path)
+  base = os.path.basename(path)
+  if base.isdigit():
+    base = os.path.join(os.path.basename(os.path.dirname(path)), base)
+  return base or path
+
+
+def _column_names(models, names) -> list:
+  if names:
+    if len(names) != len(models):
+      raise errors.UserError(
+          f"--names has {len(names)} names for {len(models)} --model flags")
+    out = list(names)
+  else:
+    out = [_default_name(m) for m in models]
+  seen = {}
+  for i, name in enumerate(out):
+    if name in seen:
+      out[i] = f"{name} ({i + 1})"
+    seen[name] = i
+  return out
+
+
+def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
+  """Runs the command for parsed flags; prints the tables to `out`.
+
+  Returns:
+    dict with "results" (list of EvalResults), "names", "significance"
+    (comparison label -> {set: WilcoxonResult}) and "markdown".
+
+  Raises:
+    errors.UserError: bad flags, data directory or model path.
+  """
+  out = out or sys.stdout
+  if not fv.model:
+    raise errors.UserError("no model given: pass --model=EXPORT_PATH "
+                           "(repeat for several models)")
+  if fv.batch_size < 1:
+    raise errors.UserError(f"--batch_size must be >= 1, got {fv.batch_size}")
+  names = _column_names(fv.model, fv.names)
+  unknown = [g for g in fv.sets if g not in sts_data.GROUPS]
+  if unknown or not fv.sets:
+    raise errors.UserError(f"--sets: unknown groups {unknown}; choose from "
+                           f"{','.join(sts_data.GROUPS)}")
+  data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, fv.sets)
+  if not pair_sets:
+    raise errors.DataDirError(
+        f"no evaluation sets found under {data_dir!r} (missing: "
+        f"{', '.join(missing)}): fix --data_dir or ${data_dir_lib.ENV_VAR}")
+  encoders = [encoder_lib.load_encoder(m) for m in fv.model]
+
+  results = []
+  for name, encoder in zip(names, encoders):
+    results.append(evaluate_pair_sets(encoder, pair_sets, missing,
+                                      batch_size=fv.batch_size,
+                                      model_name=name))
+  significance = {}
+  for name, r in zip(names[1:], results[1:]):
+    significance[name] = significance_lib.wilcoxon_per_set(results[0], r)
+
+  markdown = format_table(results, names, style=fv.table_style,
+                          significance=significance, alpha=fv.alpha)
+  if missing:
+    markdown += f"\nMissing sets (not in the data): {', '.join(missing)}\n"
+  if significance:
+    labelled = {f"{n} vs {names[0]}": s for n, s in significance.items()}
+    markdown += "\n" + format_significance_table(labelled, alpha=fv.alpha)
+  print(markdown, file=out)
+
+  if fv.output_markdown:
+    with open(fv.output_markdown, "w", encoding="utf-8") as f:
+      f.write(markdown)
+  if fv.output_json:
+    payload = {
+        "data_dir": data_dir,
+        "alpha": fv.alpha,
+        "models": [dict(results_to_json(r), path=m)
+                   for r, m in zip(results, fv.model)],
+        "significance": {
+            f"{n} vs {names[0]}": {
+                set_name: {"statistic": _json_float(t.statistic),
+                           "pvalue": _json_float(t.pvalue),
+                           "num_pairs": t.num_pairs,
+                           "significant": t.significant(fv.alpha)}
+                for set_name, t in s.items()}
+            for n, s in significance.items()},
+    }
+    with open(fv.output_json, "w", encoding="utf-8") as f:
+      json.dump(payload, f, ensure_ascii=False)
+  return {"results": results, "names": names, "significance": significance,
+          "markdown": markdown}
+
+
+def run(argv: Sequence[str], out=None) -> dict:
+  """Runs the command in-process with its own flags; argv[0] is the program.
+
+  Returns what `evaluate_flags` returns.
+
+  Raises:
+    errors.UserError: bad flags, data directory or model path.
+  """
+  fv = flags.FlagValues()
+  define_flags(fv)
+  try:
+    rest = fv(list(argv))
+  except flags.Error as e:
+    raise errors.UserError(str(e)) from e
+  if len(rest) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(rest[1:])}")
+  return evaluate_flags(fv, out=out)
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  evaluate_flags(flags.FLAGS)
+
+
+if __name__ == "__main__":
+  define_flags(flags.FLAGS)
+  cli.run(main)

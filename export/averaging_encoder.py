@@ -1,0 +1,65 @@
+"""Raw sentences -> average of word vectors: the in-memory and exported encoder.
+
+The same object evaluates a model during training and becomes the root of its
+SavedModel, so what is measured in training is what is served.
+"""
+
+import tensorflow as tf
+
+
+def ragged_average(table, ids):
+  """Mean of the rows of `table` named by each row of `ids`.
+
+  Computed on the flat ids (no padding to the longest sentence), so a batch
+  with one 10,000-token sentence costs its tokens, not batch x 10,000 rows.
+  An empty row gives the zero vector, never NaN. Equals
+  `MaskedAverage()(SharedEmbedding(...)(padded_ids), mask=padded_ids != 0)`.
+
+  Args:
+    table: float [vocabulary, dim] variable or tensor.
+    ids: int tf.RaggedTensor [batch, (ids)].
+
+  Returns:
+    float [batch, dim].
+  """
+  rows = tf.gather(table, ids.flat_values)
+  sums = tf.math.unsorted_segment_sum(rows, ids.value_rowids(),
+                                      num_segments=ids.nrows())
+  counts = tf.cast(ids.row_lengths(), sums.dtype)[:, None]
+  return sums / tf.maximum(counts, 1.0)
+
+
+class AveragingSentenceEncoder(tf.Module):
+  """A sentence encoder that averages trainable word vectors.
+
+  Follows the Reusable SavedModel API: callable, with `variables` and
+  `trainable_variables`, so `hub.load`, `hub.KerasLayer(trainable=True)` and
+  `keras.layers.TFSMLayer` all work on the export.
+
+  Args:
+    text_to_ids: `inputs.text_to_ids.TextToIds` (tokeniser + vocabulary).
+    embeddings: float [vocabulary_size, dim] initial word vectors (row 0,
+      padding, is never read).
+    metadata: JSON-able dict stored with the export (model card).
+  """
+
+  def __init__(self, text_to_ids, embeddings, metadata=None, name=None):
+    super().__init__(name=name)
+    self.text_to_ids = text_to_ids
+    self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
+                                  trainable=True, name="embeddings")
+    self.metadata = dict(metadata or {})
+
+  @property
+  def dim(self):
+    return int(self.embeddings.shape[1])
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+  def __call__(self, sentences):
+    """float32 [batch, dim] embeddings of tf.string [batch] sentences."""
+    return ragged_average(self.embeddings, self.text_to_ids(sentences))
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
+                                              name="sentences")])
+  def serve(self, sentences):
+    return {"embeddings": self(sentences)}

@@ -1,0 +1,230 @@
+r"""Trains Siamese CBOW on an ordered corpus, then exports and evaluates it.
+
+  python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_demo.flags \
+      --data_dir=../shared/data --model_dir=runs/siamese_cbow_demo
+
+Writes to --model_dir: flags.txt (the resolved flags, usable as a
+--flagfile), vocab.txt, model_config.json, checkpoints/, tensorboard/, and at
+the end export/<version>/ and sts_results.{json,md}. Rerunning the same
+command after an interruption resumes from the last checkpoint.
+"""
+
+import json
+import os
+
+from absl import flags
+import keras
+import tensorflow as tf
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import sts
+from evaluation import sts_data
+from export import export_model
+from inputs import corpus
+from inputs import siamese_cbow_data
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import siamese_cbow
+from trainers import training_loop
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("data_dir", None,
+                    f"Data directory (default ${data_dir_lib.ENV_VAR}); the "
+                    "corpus is <data_dir>/gutenberg/partNN.txt.gz.")
+flags.DEFINE_list("corpus_parts", [], "Book corpus parts to train on, e.g. 1 "
+                  "for part01 alone; empty: all parts.")
+flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
+                    "files (one sentence per line, empty line between "
+                    "documents); overrides --corpus_parts.")
+flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
+                    "and the export go.", required=True)
+flags.DEFINE_string("export_dir", None, "Export base folder; default "
+                    "<model_dir>/export.")
+flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
+flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).")
+flags.DEFINE_integer("batch_size", 100, "Groups per batch.")
+flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.")
+flags.DEFINE_integer("min_count", 5, "Minimum corpus count of a vocabulary "
+                     "word.")
+flags.DEFINE_integer("max_vocabulary", 0, "Keep at most this many words "
+                     "(0: no limit).")
+flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
+                  "reference Siamese CBOW code drops them).")
+flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).")
+flags.DEFINE_float("learning_rate", 1e-4, "Initial SGD learning rate.")
+flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
+                   "decays linearly to this fraction of the initial one over "
+                   "training (the reference code's floor).")
+flags.DEFINE_integer("num_epochs", 1, "Passes over the corpus.")
+flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
+                     "(0: num_epochs full passes).")
+flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
+flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard interval.")
+flags.DEFINE_integer("eval_every_steps", 10000, "STS Benchmark dev "
+                     "evaluation interval (0: only at the end).")
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA "
+                  "(about 3x faster on CPU).")
+flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
+
+
+def _corpus_files(data_dir):
+  if FLAGS.corpus_files:
+    return corpus.list_files(FLAGS.corpus_files)
+  return corpus.list_files(
+      corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
+
+
+def _load_or_build_vocabulary(model_dir, files, tokenizer):
+  path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  if os.path.exists(path):
+    return vocabulary_lib.Vocabulary.load(path)
+  vocabulary = vocabulary_lib.build_vocabulary(
+      files, tokenizer, min_count=FLAGS.min_count,
+      max_size=FLAGS.max_vocabulary or None)
+  if not len(vocabulary):
+    raise errors.UserError(
+        f"no word occurs --min_count={FLAGS.min_count} times in the corpus")
+  vocabulary.save(path)
+  return vocabulary
+
+
+def _batches_per_epoch(model_dir, files, text_to_ids):
+  """Counted once by a pass over the corpus, then cached in the model dir."""
+  path = os.path.join(model_dir, "corpus_stats.json")
+  key = {"files": files, "batch_size": FLAGS.batch_size,
+         "max_length": FLAGS.max_length}
+  if os.path.exists(path):
+    with open(path) as f:
+      stats = json.load(f)
+    if stats.get("key") == key:
+      return stats["batches_per_epoch"]
+  print("counting training groups (one pass over the corpus)...", flush=True)
+  batches = siamese_cbow_data.count_batches(
+      files, text_to_ids, batch_size=FLAGS.batch_size,
+      max_length=FLAGS.max_length)
+  with open(path, "w") as f:
+    json.dump({"key": key, "batches_per_epoch": batches}, f)
+  return batches
+
+
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(
+      FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
+  model_dir = FLAGS.model_dir
+  os.makedirs(model_dir, exist_ok=True)
+  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+    f.write(FLAGS.flags_into_string())
+  keras.utils.set_random_seed(FLAGS.seed)
+
+  files = _corpus_files(data_dir)
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
+  vocabulary = _load_or_build_vocabulary(model_dir, files, tokenizer)
+  text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                          max_length=FLAGS.max_length)
+  print(f"vocabulary: {len(vocabulary):,} words (min count "
+        f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
+  batches_per_epoch = _batches_per_epoch(model_dir, files, text_to_ids)
+  total_steps = FLAGS.num_epochs * batches_per_epoch
+  if FLAGS.train_steps:
+    total_steps = min(total_steps, FLAGS.train_steps)
+  if total_steps <= 0:
+    raise errors.UserError("the corpus yields no full batch of groups")
+  print(f"{batches_per_epoch:,} batches per epoch; training {total_steps:,} "
+        f"steps of {FLAGS.batch_size} groups", flush=True)
+
+  model = siamese_cbow.SiameseCBOW(
+      vocabulary.size_with_padding, FLAGS.embedding_dim,
+      init_stddev=FLAGS.init_stddev)
+  export_model.write_model_config(model_dir, "siamese_cbow", {
+      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+      "training": {"corpus_files": [os.path.basename(p) for p in files],
+                   "total_steps": total_steps,
+                   "batch_size": FLAGS.batch_size,
+                   "num_epochs": FLAGS.num_epochs}})
+  schedule = keras.optimizers.schedules.PolynomialDecay(
+      FLAGS.learning_rate, decay_steps=total_steps,
+      end_learning_rate=FLAGS.learning_rate
+      * FLAGS.final_learning_rate_fraction, power=1.0)
+  # Plain SGD (no momentum) updates only the looked-up rows of the table.
+  optimizer = keras.optimizers.SGD(learning_rate=schedule)
+  num_positives = siamese_cbow_data.NUM_POSITIVES
+  target = siamese_cbow.target_distribution(num_positives,
+                                            FLAGS.num_negatives)[None]
+  model(tf.zeros([1, 1 + num_positives + FLAGS.num_negatives, 1], tf.int32))
+  optimizer.build(model.trainable_variables)
+
+  @tf.function(jit_compile=FLAGS.jit_compile, reduce_retracing=True)
+  def train_step(ids):
+    with tf.GradientTape() as tape:
+      probabilities = model(ids, training=True)
+      loss = keras.losses.categorical_crossentropy(
+          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
+      loss = tf.reduce_mean(loss)
+    gradients = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply(gradients, model.trainable_variables)
+    return {"loss": loss}
+
+  dataset = siamese_cbow_data.group_dataset(
+      files, text_to_ids, batch_size=FLAGS.batch_size,
+      num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
+      num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
+
+  dev_set, eval_encoder = None, None
+  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
+    dev_set = sts_data.load_stsb_split(data_dir, "dev")
+    eval_encoder = export_model.make_encoder(
+        vocabulary, tokenizer, model, {})
+
+  def eval_fn():
+    if dev_set is None:
+      return {}
+    eval_encoder.embeddings.assign(model.embedding.embeddings)
+    result = sts.evaluate_pair_sets(
+        encoder_lib.FunctionEncoder(eval_encoder), [dev_set]).sets[dev_set.name]
+    return {"stsb_dev_pearson": result.pearson,
+            "stsb_dev_spearman": result.spearman}
+
+  outcome = training_loop.run(
+      model_dir,
+      training_loop.LoopConfig(
+          total_steps=total_steps,
+          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
+          log_every_steps=FLAGS.log_every_steps,
+          eval_every_steps=FLAGS.eval_every_steps,
+          unit_name="groups", units_per_step=FLAGS.batch_size),
+      dataset, train_step, optimizer.iterations,
+      {"model": model, "optimizer": optimizer},
+      learning_rate_fn=lambda: schedule(optimizer.iterations),
+      eval_fn=eval_fn)
+  if outcome["interrupted"]:
+    print(f"stopped at step {outcome['step']}; rerun the same command to "
+          "resume", flush=True)
+    return
+  if not FLAGS.export:
+    return
+  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
+  path = export_model.export(model_dir, export_dir)
+  print(f"exported to {path}", flush=True)
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+  results = sts.evaluate_pair_sets(
+      encoder_lib.load_encoder(path), pair_sets, missing=missing,
+      model_name="Siamese CBOW")
+  table = sts.format_table([results])
+  with open(os.path.join(model_dir, "sts_results.json"), "w") as f:
+    json.dump(sts.results_to_json(results, include_predictions=False), f,
+              indent=2)
+  with open(os.path.join(model_dir, "sts_results.md"), "w") as f:
+    f.write(table + "\n")
+  print(table, flush=True)
+  print(f"export: {os.path.abspath(path)}", flush=True)
+
+
+if __name__ == "__main__":
+  cli.run(main)
