@@ -43,11 +43,20 @@ class AveragingSentenceEncoder(tf.Module):
     metadata: JSON-able dict stored with the export (model card).
   """
 
+  # tf.Module computes `variables` and `trainable_variables` as properties,
+  # which tf.saved_model.save does not write; the Reusable SavedModel API
+  # needs them as saved attributes, so they are plain lists set below.
+  variables = None
+  trainable_variables = None
+
   def __init__(self, text_to_ids, embeddings, metadata=None, name=None):
     super().__init__(name=name)
     self.text_to_ids = text_to_ids
     self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
                                   trainable=True, name="embeddings")
+    self.variables = [self.embeddings]
+    self.trainable_variables = [self.embeddings]
+    self.regularization_losses = []
     self.metadata = dict(metadata or {})
 
   @property

@@ -122,8 +122,10 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     length <= max_length a multiple of `length_multiple` (or max_length).
   """
   files = corpus_lib.list_files(file_patterns)
-  blocks = _line_blocks(files, block_lines).repeat(num_epochs)
-  mixed = blocks.padded_batch(blocks_per_mix, padding_values="")
+  # Mixes are cut per epoch, then repeated: a mix spanning two epochs would
+  # drop a different remainder than `count_batches` counts.
+  mixed = _line_blocks(files, block_lines).padded_batch(
+      blocks_per_mix, padding_values="").repeat(num_epochs)
 
   def to_batches(index, block):
     # A boundary after each block, so no group spans two blocks.

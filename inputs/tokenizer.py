@@ -18,7 +18,8 @@ class Tokenizer:
 
   Tokens are maximal runs of Unicode letters, digits, marks and `_`, and single
   punctuation characters (dropped unless `keep_punctuation`). Invalid UTF-8 is
-  replaced with U+FFFD first, so any byte string tokenises without error.
+  replaced with U+FFFD first, so any byte string tokenises without error; so is
+  U+0000 (NUL), which would otherwise cut the sentence short when lower-cased.
 
   Siamese CBOW's reference code drops punctuation tokens; the project's
   word2vec and Sent2Vec baselines keep them. Both are one flag away.
@@ -44,6 +45,8 @@ class Tokenizer:
     text = tf.strings.unicode_transcode(
         sentences, input_encoding="UTF-8", output_encoding="UTF-8",
         errors="replace")
+    # tf.strings.lower(encoding="utf-8") stops at a NUL and drops the rest.
+    text = tf.strings.regex_replace(text, r"\x00", "\ufffd")
     if self.lowercase:
       text = tf.strings.lower(text, encoding="utf-8")
     if self.keep_punctuation:

@@ -48,6 +48,10 @@ flags.DEFINE_string("export_dir", None, "Export base folder; default "
 flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
 flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).")
 flags.DEFINE_integer("batch_size", 100, "Groups per batch.")
+flags.DEFINE_integer("blocks_per_mix", 8, "Blocks of 2048 lines whose "
+                     "sentences are shuffled together and supply negatives; "
+                     "with several corpus files each block comes from another "
+                     "file (1: negatives mostly from the same book).")
 flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.")
 flags.DEFINE_integer("min_count", 5, "Minimum corpus count of a vocabulary "
                      "word.")
@@ -63,6 +67,9 @@ flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
 flags.DEFINE_integer("num_epochs", 1, "Passes over the corpus.")
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
                      "(0: num_epochs full passes).")
+flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
+                     "many steps of this invocation (0: run to the end); "
+                     "rerun the same command to continue.")
 flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
 flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard interval.")
 flags.DEFINE_integer("eval_every_steps", 10000, "STS Benchmark dev "
@@ -98,7 +105,8 @@ def _batches_per_epoch(model_dir, files, text_to_ids):
   """Counted once by a pass over the corpus, then cached in the model dir."""
   path = os.path.join(model_dir, "corpus_stats.json")
   key = {"files": files, "batch_size": FLAGS.batch_size,
-         "max_length": FLAGS.max_length}
+         "max_length": FLAGS.max_length,
+         "blocks_per_mix": FLAGS.blocks_per_mix}
   if os.path.exists(path):
     with open(path) as f:
       stats = json.load(f)
@@ -107,10 +115,34 @@ def _batches_per_epoch(model_dir, files, text_to_ids):
   print("counting training groups (one pass over the corpus)...", flush=True)
   batches = siamese_cbow_data.count_batches(
       files, text_to_ids, batch_size=FLAGS.batch_size,
-      max_length=FLAGS.max_length)
+      max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix)
   with open(path, "w") as f:
     json.dump({"key": key, "batches_per_epoch": batches}, f)
   return batches
+
+
+def make_train_step(model, optimizer, num_negatives, jit_compile=True):
+  """One SGD step on a batch of groups int32 [batch, 3 + n, length].
+
+  The loss is the paper's: cross-entropy between the softmax over cosines
+  and (1/|S+|, ..., 0, ...), averaged over the batch. Under XLA a few
+  distinct batch lengths (see `siamese_cbow_data`) compile once each.
+  """
+  target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
+                                            num_negatives)[None]
+
+  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+  def train_step(ids):
+    with tf.GradientTape() as tape:
+      probabilities = model(ids, training=True)
+      loss = keras.losses.categorical_crossentropy(
+          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
+      loss = tf.reduce_mean(loss)
+    gradients = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply(gradients, model.trainable_variables)
+    return {"loss": loss}
+
+  return train_step
 
 
 def main(argv):
@@ -154,27 +186,17 @@ def main(argv):
       * FLAGS.final_learning_rate_fraction, power=1.0)
   # Plain SGD (no momentum) updates only the looked-up rows of the table.
   optimizer = keras.optimizers.SGD(learning_rate=schedule)
-  num_positives = siamese_cbow_data.NUM_POSITIVES
-  target = siamese_cbow.target_distribution(num_positives,
-                                            FLAGS.num_negatives)[None]
-  model(tf.zeros([1, 1 + num_positives + FLAGS.num_negatives, 1], tf.int32))
+  model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
+                  + FLAGS.num_negatives, 1], tf.int32))
   optimizer.build(model.trainable_variables)
-
-  @tf.function(jit_compile=FLAGS.jit_compile, reduce_retracing=True)
-  def train_step(ids):
-    with tf.GradientTape() as tape:
-      probabilities = model(ids, training=True)
-      loss = keras.losses.categorical_crossentropy(
-          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
-      loss = tf.reduce_mean(loss)
-    gradients = tape.gradient(loss, model.trainable_variables)
-    optimizer.apply(gradients, model.trainable_variables)
-    return {"loss": loss}
+  train_step = make_train_step(model, optimizer, FLAGS.num_negatives,
+                               FLAGS.jit_compile)
 
   dataset = siamese_cbow_data.group_dataset(
       files, text_to_ids, batch_size=FLAGS.batch_size,
       num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-      num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
+      num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
+      seed=FLAGS.seed)
 
   dev_set, eval_encoder = None, None
   if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
@@ -198,7 +220,8 @@ def main(argv):
           checkpoint_every_steps=FLAGS.checkpoint_every_steps,
           log_every_steps=FLAGS.log_every_steps,
           eval_every_steps=FLAGS.eval_every_steps,
-          unit_name="groups", units_per_step=FLAGS.batch_size),
+          unit_name="groups", units_per_step=FLAGS.batch_size,
+          max_steps_per_run=FLAGS.max_steps_per_run),
       dataset, train_step, optimizer.iterations,
       {"model": model, "optimizer": optimizer},
       learning_rate_fn=lambda: schedule(optimizer.iterations),

@@ -29,6 +29,9 @@ class LoopConfig:
   max_checkpoints: int = 3
   unit_name: str = "examples"  # What a batch is counted in, for rates.
   units_per_step: int = 1
+  # Stop (checkpointed, as if interrupted) after this many steps of this
+  # invocation; 0: no limit. For time-sliced jobs; rerunning resumes.
+  max_steps_per_run: int = 0
 
 
 class _StopRequest:
@@ -106,6 +109,7 @@ def run(model_dir: str,
         f"{int(step_counter.numpy())}")
   writer = tf.summary.create_file_writer(f"{model_dir}/tensorboard")
   step = int(step_counter.numpy())
+  first_step = step
   metrics, evaluation, interrupted = {}, {}, False
   window_start, window_step = time.time(), step
   rate = None
@@ -152,7 +156,8 @@ def run(model_dir: str,
         manager.save(checkpoint_number=step)
       if config.eval_every_steps and step % config.eval_every_steps == 0:
         evaluate()
-      if stop.requested:
+      if stop.requested or (config.max_steps_per_run and
+                            step - first_step >= config.max_steps_per_run):
         interrupted = True
         break
   manager.save(checkpoint_number=step)

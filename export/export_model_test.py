@@ -1,0 +1,159 @@
+"""Tests for export.export_model: trained model directory -> SavedModel."""
+
+import json
+import os
+import re
+
+import numpy as np
+import tensorflow as tf
+
+from common import errors
+from export import export_model
+from export import saved_model_writer
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import siamese_cbow
+
+WORDS = ["the", "cat", ",", "sat", "on", "mat", "café", "猫", "."]
+DIM = 4
+SENTENCES = ["The cat sat on the mat.", "", "   ", "dog bird", "Café, 猫!",
+             "THE", b"\xff cat \xfe".decode("utf-8", "replace"), ", , ,"]
+
+
+def _reference(table, sentence):
+  """Numpy encoder: Python tokens (punctuation kept), known words averaged."""
+  index = {w: i + 1 for i, w in enumerate(WORDS)}
+  ids = [index[t] for t in re.findall(r"\w+|[^\w\s]", sentence.lower())
+         if t in index]
+  if not ids:
+    return np.zeros(table.shape[1], np.float32)
+  return table[ids].mean(0)
+
+
+def _make_model_dir(model_dir, checkpoints=2):
+  """A model directory as trainers/siamese_cbow.py leaves it."""
+  os.makedirs(model_dir, exist_ok=True)
+  vocabulary = vocabulary_lib.Vocabulary(
+      WORDS, list(range(20, 20 - len(WORDS), -1)))
+  vocabulary.save(os.path.join(model_dir, export_model.VOCABULARY_FILE))
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
+  model = siamese_cbow.SiameseCBOW(vocabulary.size_with_padding, DIM,
+                                   init_stddev=0.3)
+  model(tf.zeros([1, 4, 1], tf.int32))
+  export_model.write_model_config(model_dir, "siamese_cbow", {
+      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+      "training": {"corpus_files": ["part01.txt.gz"], "total_steps": 10,
+                   "batch_size": 2, "num_epochs": 1}})
+  manager = tf.train.CheckpointManager(
+      tf.train.Checkpoint(model=model),
+      os.path.join(model_dir, "checkpoints"), max_to_keep=3)
+  rng = np.random.default_rng(0)
+  for _ in range(checkpoints):
+    model.embedding.embeddings.assign(
+        rng.normal(size=(len(WORDS) + 1, DIM)).astype(np.float32))
+    manager.save()
+  return model.embedding.embeddings.numpy()
+
+
+class ExportModelTest(tf.test.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    root = os.path.join(self.get_temp_dir(), self.id())
+    self.model_dir = os.path.join(root, "model")
+    self.export_dir = os.path.join(root, "exports")
+    self.table = _make_model_dir(self.model_dir)
+    self.expected = np.stack([_reference(self.table, s) for s in SENTENCES])
+
+  def test_build_encoder_uses_latest_checkpoint(self):
+    encoder = export_model.build_encoder(self.model_dir)
+    self.assertAllClose(encoder.embeddings, self.table)
+    got = encoder(tf.constant(SENTENCES))
+    self.assertAllClose(got, self.expected, atol=1e-6)
+    self.assertAllEqual(got[1:4], np.zeros((3, DIM)))
+    self.assertEqual(encoder.metadata["checkpoint"], "ckpt-2")
+
+  def test_export_and_reload(self):
+    path = export_model.export(self.model_dir, self.export_dir)
+    self.assertEqual(path, os.path.join(self.export_dir, "1"))
+    self.assertEqual(sorted(os.listdir(self.export_dir)), ["1"])
+    sentences = tf.constant(SENTENCES)
+    in_memory = export_model.build_encoder(self.model_dir)(sentences)
+
+    loaded = tf.saved_model.load(path)
+    served = loaded.signatures["serving_default"](
+        sentences=sentences)["embeddings"]
+    called = loaded(sentences)
+    for got in (served, called):
+      self.assertEqual(got.dtype, tf.float32)
+      self.assertAllClose(got, in_memory, atol=1e-6)
+      self.assertAllClose(got, self.expected, atol=1e-6)
+    self.assertEqual(loaded(tf.constant([], tf.string)).shape, (0, DIM))
+
+    self.assertLen(loaded.trainable_variables, 1)
+    self.assertLen(loaded.variables, 1)
+    self.assertTrue(loaded.trainable_variables[0].trainable)
+    self.assertAllClose(loaded.trainable_variables[0], self.table)
+    self.assertIs(loaded.variables[0], loaded.trainable_variables[0])
+    self.assertEmpty(loaded.regularization_losses)
+    # Fine-tunable: gradients reach the word vectors of the known words.
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(loaded(tf.constant(["the cat"])))
+    gradient = tf.convert_to_tensor(
+        tape.gradient(loss, loaded.trainable_variables[0]))
+    self.assertAllClose(gradient[1:3], np.full((2, DIM), 0.5))
+    self.assertAllEqual(gradient[3:], np.zeros((len(WORDS) - 2, DIM)))
+
+    # The next export is a new version.
+    self.assertEqual(export_model.export(self.model_dir, self.export_dir),
+                     os.path.join(self.export_dir, "2"))
+    self.assertEqual(sorted(os.listdir(self.export_dir)), ["1", "2"])
+
+  def test_model_card(self):
+    path = export_model.export(self.model_dir, self.export_dir, version=3)
+    self.assertEqual(path, os.path.join(self.export_dir, "3"))
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
+      card = json.load(f)
+    self.assertEqual(card["model_type"], "siamese_cbow")
+    self.assertEqual(card["embedding_dim"], DIM)
+    self.assertEqual(card["vocabulary_size"], len(WORDS))
+    self.assertEqual(card["checkpoint"], "ckpt-2")
+    self.assertTrue(card["tokenization"]["keep_punctuation"])
+    self.assertTrue(card["tokenization"]["lowercase"])
+    self.assertEqual(card["training"]["corpus_files"], ["part01.txt.gz"])
+    self.assertIn("Siamese CBOW", card["paper"])
+    self.assertEqual(card["versions"]["tensorflow"], tf.__version__)
+
+  def test_missing_model_config_raises(self):
+    os.remove(os.path.join(self.model_dir, export_model.MODEL_CONFIG_FILE))
+    with self.assertRaisesRegex(errors.UserError, "model_config.json"):
+      export_model.export(self.model_dir, self.export_dir)
+    self.assertFalse(os.path.exists(os.path.join(self.export_dir, "1")))
+
+  def test_missing_checkpoint_raises(self):
+    model_dir = os.path.join(self.get_temp_dir(), self.id(), "untrained")
+    _make_model_dir(model_dir, checkpoints=0)
+    with self.assertRaisesRegex(errors.UserError, "checkpoint"):
+      export_model.export(model_dir, self.export_dir)
+    self.assertFalse(os.path.exists(os.path.join(self.export_dir, "1")))
+
+  def test_unknown_model_type_raises(self):
+    path = os.path.join(self.model_dir, export_model.MODEL_CONFIG_FILE)
+    with open(path) as f:
+      config = json.load(f)
+    config["model_type"] = "skip_thoughts"
+    with open(path, "w") as f:
+      json.dump(config, f)
+    with self.assertRaisesRegex(errors.UserError, "skip_thoughts"):
+      export_model.build_encoder(self.model_dir)
+
+  def test_read_model_config(self):
+    config = export_model.read_model_config(self.model_dir)
+    self.assertEqual(config["model_type"], "siamese_cbow")
+    self.assertEqual(config["model"]["vocab_size"], len(WORDS) + 1)
+    self.assertEqual(config["tokenizer"],
+                     {"lowercase": True, "keep_punctuation": True})
+
+
+if __name__ == "__main__":
+  tf.test.main()

@@ -1,0 +1,284 @@
+"""Tests for inputs.siamese_cbow_data."""
+
+import collections
+import gzip
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from inputs import siamese_cbow_data
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import vocabulary as vocabulary_lib
+
+MAX_LENGTH = 8
+BOOK_SIZES = [[7, 9, 6], [8, 5, 10, 4]]  # Lines per book, per file.
+
+
+# Lines that become empty once unknown words and punctuation are dropped.
+OOV_LINES = {5, 9, 16, 27, 35, 38}
+
+
+def _is_oov_line(g):
+  return g in OOV_LINES
+
+
+def _repeats(g):
+  """1..4 words, and 11 (more than MAX_LENGTH) on every 7th line."""
+  return 11 if g % 7 == 3 else 1 + g % 4
+
+
+def _line_text(g):
+  """Line g: the word `l<g>` `_repeats(g)` times, plus noise."""
+  if _is_oov_line(g):
+    # Becomes empty once unknown words and punctuation are dropped.
+    return ["unknownword other", "...!!!", "Zzz, qqq?"][g % 3]
+  words = [f"L{g}" if i % 2 else f"l{g}" for i in range(_repeats(g))]
+  if g % 3 == 0:
+    words.insert(1, "unknownword")
+    words.append("!")
+  return " ".join(words)
+
+
+class _Corpus:
+  """A synthetic corpus whose word ids identify their lines."""
+
+  def __init__(self, directory):
+    self.files = []
+    self.lines = []  # Per file, raw lines with "" between books.
+    self.info = {}  # g -> (file, book, position in book).
+    g = 0
+    for f, books in enumerate(BOOK_SIZES):
+      lines = []
+      for b, size in enumerate(books):
+        if b:
+          lines.append("")
+        for pos in range(size):
+          self.info[g] = (f, b, pos)
+          lines.append(_line_text(g))
+          g += 1
+      # Files end without an empty line: only line_dataset/group_dataset
+      # keep the files apart.
+      name = os.path.join(directory, f"part{f:02d}.txt" + (".gz" if f else ""))
+      text = "\n".join(lines) + "\n"
+      if name.endswith(".gz"):
+        with gzip.open(name, "wt", encoding="utf-8") as fh:
+          fh.write(text)
+      else:
+        with open(name, "w", encoding="utf-8") as fh:
+          fh.write(text)
+      self.files.append(name)
+      self.lines.append(lines)
+    self.by_position = {v: k for k, v in self.info.items()}
+    valid = [g for g in self.info if not _is_oov_line(g)]
+    # A shuffled vocabulary order, so ids are not simply line numbers.
+    order = np.random.default_rng(0).permutation(len(valid))
+    words = [f"l{valid[i]}" for i in order]
+    self.vocabulary = vocabulary_lib.Vocabulary(words, [1] * len(words))
+    self.id_to_line = {i + 1: valid[j] for i, j in enumerate(order)}
+    self.valid = set(valid)
+
+  def is_valid(self, f, b, pos):
+    g = self.by_position.get((f, b, pos))
+    return g is not None and g in self.valid
+
+  def centers(self, file_index=None):
+    """Lines whose line and both neighbours in the same book are valid."""
+    result = []
+    for g, (f, b, pos) in self.info.items():
+      if file_index is not None and f != file_index:
+        continue
+      if (g in self.valid and self.is_valid(f, b, pos - 1)
+          and self.is_valid(f, b, pos + 1)):
+        result.append(g)
+    return result
+
+
+class SiameseCbowDataTest(tf.test.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.dir = self.get_temp_dir()
+    self.corpus = _Corpus(self.dir)
+    self.to_ids = text_to_ids_lib.TextToIds(self.corpus.vocabulary)
+
+  def _row_line(self, row):
+    """The line a padded id row holds, checking its layout."""
+    row = np.asarray(row)
+    nonzero = row != 0
+    count = int(nonzero.sum())
+    self.assertGreater(count, 0, f"an all-padding row: {row}")
+    # Padding only at the end.
+    self.assertTrue(nonzero[:count].all(), f"padding inside a row: {row}")
+    self.assertFalse(nonzero[count:].any())
+    # Every id of a line is the same word.
+    self.assertTrue((row[:count] == row[0]).all(), row)
+    g = self.corpus.id_to_line[int(row[0])]
+    self.assertEqual(count, min(_repeats(g), MAX_LENGTH), f"line {g}: {row}")
+    return g
+
+  def _check_group(self, group, negatives_from=None):
+    """Checks one group [3 + n, length]; returns its center line."""
+    center, previous, following = (self._row_line(group[i]) for i in range(3))
+    f, b, pos = self.corpus.info[center]
+    self.assertEqual(self.corpus.info[previous], (f, b, pos - 1))
+    self.assertEqual(self.corpus.info[following], (f, b, pos + 1))
+    for row in group[3:]:
+      negative = self._row_line(row)
+      self.assertIn(negative, self.corpus.valid)
+      if negatives_from is not None:
+        self.assertIn(negative, negatives_from)
+    return center
+
+  def _dataset(self, **kwargs):
+    args = dict(batch_size=1, num_negatives=2, max_length=MAX_LENGTH,
+                block_lines=1000, blocks_per_mix=8, length_multiple=3,
+                shuffle_batches=16, seed=7)
+    args.update(kwargs)
+    return siamese_cbow_data.group_dataset(
+        self.corpus.files, self.to_ids, **args)
+
+  def _batches(self, **kwargs):
+    return list(self._dataset(**kwargs).as_numpy_iterator())
+
+  def test_fixture_has_what_the_tests_need(self):
+    centers = self.corpus.centers()
+    self.assertGreater(len(centers), 10)
+    self.assertTrue(any(_repeats(g) > MAX_LENGTH for g in centers))
+    self.assertLess(len(self.corpus.valid), len(self.corpus.info))
+
+  def test_make_groups(self):
+    lines = self.corpus.lines[0]
+    file0 = {g for g in self.corpus.valid if self.corpus.info[g][0] == 0}
+    groups = siamese_cbow_data.make_groups(
+        tf.constant(lines), self.to_ids, num_negatives=4,
+        max_length=MAX_LENGTH, seed=tf.constant([3, 4], tf.int64))
+    self.assertEqual(groups.dtype, tf.int32)
+    expected = sorted(self.corpus.centers(0))
+    self.assertEqual(groups.shape, (len(expected), 3 + 4, MAX_LENGTH))
+    centers = [self._check_group(group, negatives_from=file0)
+               for group in groups.numpy()]
+    self.assertEqual(sorted(centers), expected)
+    # Negatives are drawn at random, not always the same line.
+    negatives = {self.corpus.id_to_line[int(i)]
+                 for i in groups.numpy()[:, 3:, 0].ravel()}
+    self.assertGreater(len(negatives), 3)
+
+  def test_make_groups_truncates_to_max_length(self):
+    groups = siamese_cbow_data.make_groups(
+        tf.constant(["l1 l1 l1", "l2 l2 l2 l2", "l3"]), self.to_ids,
+        num_negatives=1, max_length=2, seed=tf.constant([0, 0], tf.int64))
+    id_of = {g: i for i, g in self.corpus.id_to_line.items()}
+    self.assertAllEqual(groups[0, :3],
+                        [[id_of[2]] * 2, [id_of[1]] * 2, [id_of[3], 0]])
+
+  def test_group_dataset_covers_every_group_once(self):
+    batches = self._batches(num_negatives=3)
+    centers = [self._check_group(batch[0]) for batch in batches]
+    for batch in batches:
+      self.assertEqual(batch.shape[:2], (1, 3 + 3))
+    self.assertEqual(collections.Counter(centers),
+                     collections.Counter(self.corpus.centers()))
+
+  def test_groups_never_cross_file_or_book_boundaries(self):
+    # The last line of file 0 and the first of file 1 are valid, so a
+    # pipeline that joined the files would make a group across them.
+    last0 = max(g for g, v in self.corpus.info.items() if v[0] == 0)
+    first1 = last0 + 1
+    self.assertIn(last0, self.corpus.valid)
+    self.assertIn(first1, self.corpus.valid)
+    batches = self._batches(block_lines=7, blocks_per_mix=3)
+    self.assertNotEmpty(batches)
+    for batch in batches:
+      for group in batch:
+        self._check_group(group)  # Same file and book, adjacent lines.
+
+  def test_shapes_padding_and_truncation(self):
+    batches = self._batches(batch_size=3, num_negatives=2, length_multiple=3)
+    self.assertNotEmpty(batches)
+    lengths = set()
+    saw_truncated = False
+    for batch in batches:
+      self.assertEqual(batch.dtype, np.int32)
+      self.assertEqual(batch.shape[:2], (3, 5))
+      length = batch.shape[2]
+      lengths.add(length)
+      self.assertLessEqual(length, MAX_LENGTH)
+      self.assertTrue(length % 3 == 0 or length == MAX_LENGTH, length)
+      longest = int((batch != 0).sum(axis=2).max())
+      # No more columns than the longest row needs, rounded up.
+      self.assertEqual(length, min(-(-longest // 3) * 3, MAX_LENGTH))
+      for group in batch:
+        self._check_group(group)
+        saw_truncated |= any(_repeats(self.corpus.id_to_line[int(r[0])])
+                             > MAX_LENGTH for r in group)
+    self.assertTrue(saw_truncated)
+    self.assertGreater(len(lengths), 1)
+
+  def test_length_multiple_larger_than_max_length(self):
+    for batch in self._batches(batch_size=2, length_multiple=64):
+      self.assertEqual(batch.shape[2], MAX_LENGTH)
+
+  def test_same_seed_same_batches_other_seed_differs(self):
+    first = self._batches(batch_size=2, seed=11)
+    second = self._batches(batch_size=2, seed=11)
+    other = self._batches(batch_size=2, seed=12)
+    self.assertEqual(len(first), len(second))
+    for a, b in zip(first, second):
+      self.assertAllEqual(a, b)
+    self.assertEqual(len(first), len(other))
+    self.assertFalse(all(a.shape == b.shape and (a == b).all()
+                         for a, b in zip(first, other)))
+
+  def test_count_batches_matches_group_dataset(self):
+    for batch_size, block_lines, blocks_per_mix in (
+        (1, 1000, 8), (2, 7, 3), (3, 5, 2), (2, 6, 1)):
+      kwargs = dict(batch_size=batch_size, max_length=MAX_LENGTH,
+                    block_lines=block_lines, blocks_per_mix=blocks_per_mix)
+      expected = siamese_cbow_data.count_batches(
+          self.corpus.files, self.to_ids, **kwargs)
+      self.assertGreater(expected, 0)
+      batches = self._batches(**kwargs)
+      self.assertEqual(len(batches), expected, kwargs)
+      for batch in batches:
+        self.assertEqual(batch.shape[0], batch_size)
+        for group in batch:
+          self._check_group(group)
+    self.assertLen(self._batches(batch_size=1),
+                   len(self.corpus.centers()))
+
+  def test_two_epochs_twice_as_many_batches(self):
+    # With block_lines=7 an epoch has 9 blocks (4 + 5): not whole mixes of 4.
+    for batch_size, block_lines, blocks_per_mix in ((1, 1000, 8), (2, 7, 4)):
+      kwargs = dict(batch_size=batch_size, max_length=MAX_LENGTH,
+                    block_lines=block_lines, blocks_per_mix=blocks_per_mix)
+      one = siamese_cbow_data.count_batches(
+          self.corpus.files, self.to_ids, **kwargs)
+      self.assertEqual(len(self._batches(num_epochs=2, **kwargs)), 2 * one,
+                       kwargs)
+    centers = [self._check_group(batch[0])
+               for batch in self._batches(num_epochs=2)]
+    self.assertEqual(collections.Counter(centers),
+                     collections.Counter(self.corpus.centers() * 2))
+
+  def test_iterator_checkpoint_resumes_identically(self):
+    kwargs = dict(batch_size=2, block_lines=7, blocks_per_mix=2,
+                  shuffle_batches=4, num_epochs=2, seed=5)
+    reference = self._batches(**kwargs)
+    k = 5
+    self.assertGreater(len(reference), k + 3)
+    iterator = iter(self._dataset(**kwargs))
+    for i in range(k):
+      self.assertAllEqual(next(iterator), reference[i])
+    checkpoint = tf.train.Checkpoint(iterator=iterator)
+    path = checkpoint.save(os.path.join(self.dir, "ckpt", "it"))
+    fresh = iter(self._dataset(**kwargs))
+    tf.train.Checkpoint(iterator=fresh).restore(path).assert_consumed()
+    rest = [b.numpy() for b in fresh]
+    self.assertLen(rest, len(reference) - k)
+    for got, want in zip(rest, reference[k:]):
+      self.assertAllEqual(got, want)
+
+
+if __name__ == "__main__":
+  tf.test.main()

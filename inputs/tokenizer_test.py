@@ -1,0 +1,145 @@
+"""Tests for inputs.tokenizer."""
+
+import re
+
+import tensorflow as tf
+
+from inputs import tokenizer as tokenizer_lib
+
+# Sentences where a naive split goes wrong. Every one must tokenise exactly as
+# Python's `re.findall(r"\w+|[^\w\s]", s.lower())`.
+TRICKY = [
+    "Café naïve résumé ÉCOLE Straße ΣΊΣΥΦΟΣ Ünïcödé",
+    "I'm 25 years-old, aren't I?",
+    "snake_case_word __init__ _ a_1",
+    "em—dash–en dash -- hyphen-ated",
+    "tabs\there\t\tand\nnewline\r\nend",
+    "nbsp\u00a0here\u00a0\u00a0twice",
+    "thin\u2009space ideographic\u3000space",
+    "emoji 😀 party🎉! 👍🏽ok",
+    "数字123abc 東京タワー",
+    "price: $4.99 (approx.) 100% #1 @user",
+    "«quotes» “curly” ‘single’ 'plain' \"double\"",
+    "x²+y³=z ½ Ⅻ ٣٤",
+    "...!!!???",
+    "ALLCAPS MiXeD cAsE",
+    "  leading and trailing spaces  ",
+    "a",
+]
+
+
+def _reference(sentence, keep_punctuation):
+  tokens = re.findall(r"\w+|[^\w\s]", sentence.lower())
+  if not keep_punctuation:
+    tokens = [t for t in tokens if re.match(r"\w", t)]
+  return tokens
+
+
+def _decode(ragged):
+  return [[t.decode("utf-8") for t in row] for row in ragged.to_list()]
+
+
+class TokenizerTest(tf.test.TestCase):
+
+  def test_matches_python_regex_with_punctuation(self):
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
+        tf.constant(TRICKY))
+    for sentence, got in zip(TRICKY, _decode(tokens)):
+      self.assertEqual(got, _reference(sentence, True), repr(sentence))
+
+  def test_matches_python_regex_without_punctuation(self):
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=False).tokenize(
+        tf.constant(TRICKY))
+    for sentence, got in zip(TRICKY, _decode(tokens)):
+      self.assertEqual(got, _reference(sentence, False), repr(sentence))
+
+  def test_default_drops_punctuation_and_lowercases(self):
+    tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant(["Don't panic!"]))
+    self.assertEqual(_decode(tokens), [["don", "t", "panic"]])
+
+  def test_lowercase_false_keeps_case(self):
+    tokens = tokenizer_lib.Tokenizer(lowercase=False).tokenize(
+        tf.constant(["Hello WORLD"]))
+    self.assertEqual(_decode(tokens), [["Hello", "WORLD"]])
+
+  def test_combining_marks_stay_in_the_word(self):
+    # Documented difference from Python's `\w` (which excludes marks): a
+    # decomposed accent does not split a word.
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
+        tf.constant(["cafe\u0301 ok"]))
+    self.assertEqual(_decode(tokens), [["cafe\u0301", "ok"]])
+
+  def test_nul_character_does_not_truncate_the_sentence(self):
+    # tf.strings.lower stops at a NUL; the tokenizer replaces it first.
+    sentences = tf.constant(["Alpha\x00Beta gamma"])
+    tokens = tokenizer_lib.Tokenizer().tokenize(sentences)
+    self.assertEqual(_decode(tokens), [["alpha", "beta", "gamma"]])
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(sentences)
+    self.assertEqual(_decode(tokens), [["alpha", "\ufffd", "beta", "gamma"]])
+
+  def test_invalid_utf8_does_not_raise(self):
+    sentences = tf.constant([b"ab\xff\xfecd", b"\xc3", b"ok \x80 x",
+                             b"\xed\xa0\x80 surrogate"])
+    tokens = tokenizer_lib.Tokenizer().tokenize(sentences)
+    self.assertEqual(_decode(tokens),
+                     [["ab", "cd"], [], ["ok", "x"], ["surrogate"]])
+    # With punctuation kept, each bad sequence becomes U+FFFD.
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
+        tf.constant([b"ab\xffcd"]))
+    self.assertEqual(_decode(tokens), [["ab", "\ufffd", "cd"]])
+
+  def test_empty_and_whitespace_only_give_no_tokens(self):
+    sentences = ["", " ", "\t\n ", "\u00a0\u3000", "   \r\n"]
+    for keep in (False, True):
+      tokens = tokenizer_lib.Tokenizer(keep_punctuation=keep).tokenize(
+          tf.constant(sentences))
+      self.assertAllEqual(tokens.row_lengths(), [0] * len(sentences))
+    tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant(["?!.,;"]))
+    self.assertAllEqual(tokens.row_lengths(), [0])
+
+  def test_empty_batch(self):
+    tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant([], tf.string))
+    self.assertEqual(int(tokens.nrows()), 0)
+
+  def test_long_sentence(self):
+    words = [f"w{i % 97}" for i in range(10_000)]
+    sentence = " , ".join(words)
+    tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant([sentence, "x"]))
+    self.assertAllEqual(tokens.row_lengths(), [10_000, 1])
+    self.assertEqual(_decode(tokens)[0], words)
+    tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
+        tf.constant([sentence]))
+    self.assertEqual(int(tokens.row_lengths()[0]), 2 * 10_000 - 1)
+
+  def test_config_round_trip(self):
+    tokenizer = tokenizer_lib.Tokenizer(lowercase=False, keep_punctuation=True)
+    config = tokenizer.get_config()
+    self.assertEqual(config, {"lowercase": False, "keep_punctuation": True})
+    revived = tokenizer_lib.Tokenizer.from_config(config)
+    self.assertEqual(revived.get_config(), config)
+    sentences = tf.constant(["Hi, There!"])
+    self.assertEqual(_decode(revived.tokenize(sentences)),
+                     [["Hi", ",", "There", "!"]])
+
+  def test_inside_tf_function(self):
+    tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def tokenize(sentences):
+      return tokenizer.tokenize(sentences)
+
+    got = _decode(tokenize(tf.constant(TRICKY)))
+    self.assertEqual(got, [_reference(s, True) for s in TRICKY])
+
+  def test_inside_dataset_map(self):
+    tokenizer = tokenizer_lib.Tokenizer()
+    dataset = tf.data.Dataset.from_tensor_slices(TRICKY).batch(4).map(
+        lambda s: tokenizer.tokenize(s).to_tensor(default_value=""))
+    got = []
+    for batch in dataset.as_numpy_iterator():
+      got.extend([[t.decode("utf-8") for t in row if t] for row in batch])
+    self.assertEqual(got, [_reference(s, False) for s in TRICKY])
+
+
+if __name__ == "__main__":
+  tf.test.main()

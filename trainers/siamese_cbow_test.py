@@ -1,0 +1,127 @@
+"""End-to-end tests of `python -m trainers.siamese_cbow` on a tiny corpus."""
+
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _write_corpus(data_dir, seed=0):
+  """Two parts of a few short 'books' over a 60-word vocabulary."""
+  rng = random.Random(seed)
+  words = [f"w{i}" for i in range(60)]
+  folder = os.path.join(data_dir, "gutenberg")
+  os.makedirs(folder, exist_ok=True)
+  for part in (1, 2):
+    books = []
+    for _ in range(3):
+      lines = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9)))
+               + "." for _ in range(250)]
+      books.append("\n".join(lines))
+    with gzip.open(os.path.join(folder, f"part{part:02d}.txt.gz"), "wt") as f:
+      f.write("\n\n".join(books) + "\n")
+
+
+def _train(args, env_data_dir=None):
+  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+  env.pop("SENTZOO_DATA_DIR", None)
+  if env_data_dir:
+    env["SENTZOO_DATA_DIR"] = env_data_dir
+  return subprocess.run(
+      [sys.executable, "-m", "trainers.siamese_cbow", *args],
+      cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _final_embeddings(model_dir):
+  reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
+  names = [n for n in reader.get_variable_to_shape_map()
+           if "embeddings" in n and "OPTIMIZER" not in n]
+  assert len(names) == 1, names
+  return reader.get_tensor(names[0])
+
+
+class SiameseCbowTrainerTest(tf.test.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.data_dir = os.path.join(
+        tf.compat.v1.test.get_temp_dir(), "trainer_test_data")
+    _write_corpus(cls.data_dir)
+    cls.common = ["--data_dir=" + cls.data_dir, "--embedding_dim=16",
+                  "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
+                  "--num_epochs=2", "--checkpoint_every_steps=5",
+                  "--log_every_steps=5", "--eval_every_steps=0"]
+
+  def test_trains_exports_and_reloads(self):
+    model_dir = os.path.join(self.get_temp_dir(), "full")
+    result = _train(self.common + ["--model_dir=" + model_dir])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    # Resolved flags are written as a reusable flagfile.
+    with open(os.path.join(model_dir, "flags.txt")) as f:
+      self.assertIn("--embedding_dim=16", f.read())
+    with open(os.path.join(model_dir, "corpus_stats.json")) as f:
+      batches_per_epoch = json.load(f)["batches_per_epoch"]
+    self.assertGreater(batches_per_epoch, 10)
+    self.assertIn(f"step {2 * batches_per_epoch}/{2 * batches_per_epoch}",
+                  result.stdout)
+    self.assertTrue(tf.io.gfile.glob(
+        os.path.join(model_dir, "tensorboard", "events.out.tfevents.*")))
+    export_path = os.path.join(model_dir, "export", "1")
+    self.assertTrue(os.path.exists(
+        os.path.join(export_path, "saved_model.pb")))
+    self.assertIn("export: " + os.path.abspath(export_path), result.stdout)
+    # The export averages the trained word vectors.
+    loaded = tf.saved_model.load(export_path)
+    serve = loaded.signatures["serving_default"]
+    out = serve(sentences=tf.constant(["w1 w2.", "", "unknown words",
+                                       "W1 w1 w2"]))["embeddings"].numpy()
+    table = _final_embeddings(model_dir)
+    vocab = [l.split("\t")[0] for l in
+             open(os.path.join(model_dir, "vocab.txt"), encoding="utf-8")]
+    ids = {w: i + 1 for i, w in enumerate(vocab)}
+    w1, w2 = table[ids["w1"]], table[ids["w2"]]
+    self.assertAllClose(out[0], (w1 + w2) / 2, atol=1e-6)
+    self.assertAllEqual(out[1], np.zeros(16))
+    self.assertAllEqual(out[2], np.zeros(16))
+    self.assertAllClose(out[3], (2 * w1 + w2) / 3, atol=1e-6)
+    # Training moved the vectors away from N(0, 0.01) initialisation.
+    self.assertGreater(np.abs(table[1:]).mean(), 0.02)
+
+  def test_resume_after_stop_matches_uninterrupted_run(self):
+    straight = os.path.join(self.get_temp_dir(), "straight")
+    sliced = os.path.join(self.get_temp_dir(), "sliced")
+    args = self.common + ["--noexport"]
+    result = _train(args + ["--model_dir=" + straight])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    first = _train(args + ["--model_dir=" + sliced, "--max_steps_per_run=7"])
+    self.assertEqual(first.returncode, 0, first.stderr[-3000:])
+    self.assertIn("stopped at step 7", first.stdout)
+    second = _train(args + ["--model_dir=" + sliced])
+    self.assertEqual(second.returncode, 0, second.stderr[-3000:])
+    self.assertIn("resumed from", second.stdout + second.stderr)
+    self.assertAllClose(_final_embeddings(straight),
+                        _final_embeddings(sliced), atol=1e-5)
+
+  def test_missing_data_dir_names_the_flag(self):
+    result = _train(["--model_dir=" + self.get_temp_dir()])
+    self.assertEqual(result.returncode, 2)
+    self.assertIn("--data_dir", result.stderr)
+    self.assertIn("SENTZOO_DATA_DIR", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+    result = _train(["--model_dir=" + self.get_temp_dir(),
+                     "--data_dir=" + self.get_temp_dir() + "/nope"])
+    self.assertEqual(result.returncode, 2)
+    self.assertIn("does not exist", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
+
+if __name__ == "__main__":
+  tf.test.main()
