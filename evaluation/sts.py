@@ -13,10 +13,15 @@ Usage:
   python -m evaluation.sts --model=exports/siamese_cbow \
       [--model=exports/word2vec_cbow ...] [--names=siamese,w2v] \
       --data_dir=../shared/data [--sets=sts,sick,stsb] \
-      [--output_json=results.json] [--output_markdown=results.md]
+      [--output_json=results.json] [--output_markdown=results.md] \
+      [--reference=word2vec=../shared/baselines/word2vec_books_sts.md ...] \
+      [--command_note="python -m evaluation.sts ..."]
 
 With two or more models, each further model is compared with the first by a
 Wilcoxon signed-rank test per set; p < 0.0001 is marked with a dagger.
+Each --reference=PREFIX=PATH adds the columns of a baseline page (see
+evaluation.baselines) to the table, and a block comparing the first model
+with them follows the table.
 """
 
 import dataclasses
@@ -36,6 +41,7 @@ from scipy import stats
 from common import cli
 from common import data_dir as data_dir_lib
 from common import errors
+from evaluation import baselines as baselines_lib
 from evaluation import encoder as encoder_lib
 from evaluation import significance as significance_lib
 from evaluation import sts_data
@@ -432,6 +438,119 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
   return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------ references --
+
+# The aggregates that `compare_to_references` reports, in order.
+COMPARED_AGGREGATES = (STS_MEAN_KEY, year_mean_key(2014))
+
+
+def _number_or_none(value) -> Optional[float]:
+  if value is None or math.isnan(value):
+    return None
+  return float(value)
+
+
+def compare_to_references(results: EvalResults,
+                          references: Mapping[str, Mapping[str, Any]]) -> dict:
+  """Compares one model with reference columns, on Pearson's r x 100.
+
+  Args:
+    results: the model's results.
+    references: name -> {row key: value}, as for `format_table`.
+
+  Returns:
+    dict with
+      "model": the model's name;
+      "aggregates": for each of COMPARED_AGGREGATES that the model has and a
+        reference gives: {"key", "label", "model": [pearson, spearman],
+        "references": {name: [pearson, spearman]}} (a model's nan and a
+        reference's absent Spearman are None);
+      "sets": the set names that the model has and some reference column
+        gives a Pearson for, in evaluation order;
+      "wins": those where the model's Pearson beats the best reference's;
+      "losses": the others, each {"set", "model" (Pearson or None if nan),
+        "reference" (the best column's name), "reference_pearson"}.
+  """
+  columns = {}  # name -> {row key: [pearson, spearman or None]}
+  for name, column in references.items():
+    columns[name] = {}
+    for key, value in column.items():
+      pearson, spearman, _ = _reference_value(value)
+      if _number_or_none(pearson) is not None:
+        columns[name][key] = [float(pearson), _number_or_none(spearman)]
+  aggregates = []
+  for key in COMPARED_AGGREGATES:
+    agg = results.aggregates.get(key)
+    given = {name: c[key] for name, c in columns.items() if key in c}
+    if agg is not None and given:
+      aggregates.append({
+          "key": key, "label": agg.label,
+          "model": [_number_or_none(agg.pearson),
+                    _number_or_none(agg.spearman)],
+          "references": given})
+  compared, wins, losses = [], [], []
+  for name, entry in results.sets.items():
+    candidates = [(c[name][0], column) for column, c in columns.items()
+                  if name in c]
+    if not candidates:
+      continue
+    best, best_column = max(candidates, key=lambda x: x[0])
+    compared.append(name)
+    model = _number_or_none(entry.pearson)
+    if model is not None and model > best:
+      wins.append(name)
+    else:
+      losses.append({"set": name, "model": model, "reference": best_column,
+                     "reference_pearson": best})
+  return {"model": results.model_name, "aggregates": aggregates,
+          "sets": compared, "wins": wins, "losses": losses}
+
+
+def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
+  """Formats `compare_to_references`' output as a markdown block."""
+  model = comparison["model"] or "the model"
+
+  def pair(values):
+    pearson, spearman = values
+    text = _fmt(pearson, digits)
+    return text if spearman is None else f"{text} ({_fmt(spearman, digits)})"
+
+  lines = [f"Comparison of {model} with the reference columns (Pearson's r "
+           "\u00d7 100 (Spearman's \u03c1 \u00d7 100); differences in "
+           "Pearson):", ""]
+  for agg in comparison["aggregates"]:
+    parts = []
+    for name, values in agg["references"].items():
+      text = f"{name} {pair(values)}"
+      if agg["model"][0] is not None:
+        text += f" [{agg['model'][0] - values[0]:+.{digits}f}]"
+      parts.append(text)
+    lines.append(f"- {agg['label']}: {model} {pair(agg['model'])} vs "
+                 + "; ".join(parts))
+  sets, wins = comparison["sets"], comparison["wins"]
+  if not sets:
+    lines.append("- No set in common with the reference columns.")
+  else:
+    line = (f"- Sets where {model}'s Pearson beats the best reference "
+            f"column: {len(wins)} of {len(sets)}")
+    if comparison["losses"]:
+      line += ". Not beaten: " + "; ".join(
+          f"{l['set']} ({_fmt(l['model'], digits)} vs "
+          f"{_fmt(l['reference_pearson'], digits)}, {l['reference']})"
+          for l in comparison["losses"])
+    lines.append(line + ".")
+  return "\n".join(lines) + "\n"
+
+
+def command_note_line(command: str) -> str:
+  """The "Produced by: `command`" line of a results page."""
+  fence = "`"
+  while fence in command:
+    fence += "`"
+  pad = " " if command.startswith("`") or command.endswith("`") else ""
+  return f"Produced by: {fence}{pad}{command}{pad}{fence}"
+
+
 # ------------------------------------------------------------------ json --
 
 
@@ -512,6 +631,14 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                       flag_values=flag_values)
   flags.DEFINE_string("output_markdown", "", "Write the tables to this "
                       "markdown file.", flag_values=flag_values)
+  flags.DEFINE_multi_string(
+      "reference", [], "PREFIX=PATH of a baseline markdown page (see "
+      "evaluation/baselines.py) whose columns, named 'PREFIX X', are shown "
+      "beside the models and compared with the first model; repeatable.",
+      flag_values=flag_values)
+  flags.DEFINE_string("command_note", "", "If set, --output_markdown starts "
+                      "with the line 'Produced by: `COMMAND_NOTE`'.",
+                      flag_values=flag_values)
 
 
 def _default_name(path: str) -> str:
@@ -543,7 +670,11 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
 
   Returns:
     dict with "results" (list of EvalResults), "names", "significance"
-    (comparison label -> {set: WilcoxonResult}) and "markdown".
+    (comparison label -> {set: WilcoxonResult}), "references" (column name
+    -> {row key: (pearson, spearman)}), "comparison" (what
+    `compare_to_references` returns for the first model, None without
+    references) and "markdown" (the printed text; the file written to
+    --output_markdown adds the --command_note line above it).
 
   Raises:
     errors.UserError: bad flags, data directory or model path.
@@ -559,6 +690,7 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   if unknown or not fv.sets:
     raise errors.UserError(f"--sets: unknown groups {unknown}; choose from "
                            f"{','.join(sts_data.GROUPS)}")
+  references = baselines_lib.load_references(fv.reference)
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
   pair_sets, missing = sts_data.load_eval_sets(data_dir, fv.sets)
   if not pair_sets:
@@ -576,8 +708,13 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   for name, r in zip(names[1:], results[1:]):
     significance[name] = significance_lib.wilcoxon_per_set(results[0], r)
 
-  markdown = format_table(results, names, style=fv.table_style,
-                          significance=significance, alpha=fv.alpha)
+  markdown = format_table(results, names, references=references,
+                          style=fv.table_style, significance=significance,
+                          alpha=fv.alpha)
+  comparison = None
+  if references:
+    comparison = compare_to_references(results[0], references)
+    markdown += "\n" + format_comparison(comparison)
   if missing:
     markdown += f"\nMissing sets (not in the data): {', '.join(missing)}\n"
   if significance:
@@ -587,6 +724,8 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
 
   if fv.output_markdown:
     with open(fv.output_markdown, "w", encoding="utf-8") as f:
+      if fv.command_note:
+        f.write(command_note_line(fv.command_note) + "\n\n")
       f.write(markdown)
   if fv.output_json:
     payload = {
@@ -603,9 +742,15 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
                 for set_name, t in s.items()}
             for n, s in significance.items()},
     }
+    if references:
+      payload["references"] = {
+          name: {key: list(_reference_value(v)[:2]) for key, v in c.items()}
+          for name, c in references.items()}
+      payload["reference_comparison"] = comparison
     with open(fv.output_json, "w", encoding="utf-8") as f:
       json.dump(payload, f, ensure_ascii=False)
   return {"results": results, "names": names, "significance": significance,
+          "references": references, "comparison": comparison,
           "markdown": markdown}
 
 

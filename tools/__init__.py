@@ -1,0 +1,1 @@
+"""Repository tools (run from the repository root, e.g. `python tools/check_build_targets.py`)."""
