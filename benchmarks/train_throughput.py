@@ -28,7 +28,7 @@ from inputs import text_to_ids as text_to_ids_lib
 from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import siamese_cbow
-from trainers import siamese_cbow as siamese_cbow_trainer
+from trainers import siamese_cbow_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow"],
@@ -96,7 +96,7 @@ def main(argv):
   optimizer = keras.optimizers.SGD(learning_rate=0.1)
   model(tf.zeros([1, members, 1], tf.int32))
   optimizer.build(model.trainable_variables)
-  train_step = siamese_cbow_trainer.make_train_step(
+  train_step = siamese_cbow_step.make_train_step(
       model, optimizer, FLAGS.num_negatives, jit_compile=True)
   groups_s, tokens_s, seconds = _measure(
       dataset(), FLAGS.warmup_steps, FLAGS.steps,

@@ -29,6 +29,7 @@ from inputs import text_to_ids as text_to_ids_lib
 from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import siamese_cbow
+from trainers import siamese_cbow_step
 from trainers import training_loop
 
 FLAGS = flags.FLAGS
@@ -121,30 +122,6 @@ def _batches_per_epoch(model_dir, files, text_to_ids):
   return batches
 
 
-def make_train_step(model, optimizer, num_negatives, jit_compile=True):
-  """One SGD step on a batch of groups int32 [batch, 3 + n, length].
-
-  The loss is the paper's: cross-entropy between the softmax over cosines
-  and (1/|S+|, ..., 0, ...), averaged over the batch. Under XLA a few
-  distinct batch lengths (see `siamese_cbow_data`) compile once each.
-  """
-  target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
-                                            num_negatives)[None]
-
-  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
-  def train_step(ids):
-    with tf.GradientTape() as tape:
-      probabilities = model(ids, training=True)
-      loss = keras.losses.categorical_crossentropy(
-          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
-      loss = tf.reduce_mean(loss)
-    gradients = tape.gradient(loss, model.trainable_variables)
-    optimizer.apply(gradients, model.trainable_variables)
-    return {"loss": loss}
-
-  return train_step
-
-
 def main(argv):
   del argv
   data_dir = data_dir_lib.resolve_data_dir(
@@ -189,8 +166,8 @@ def main(argv):
   model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
                   + FLAGS.num_negatives, 1], tf.int32))
   optimizer.build(model.trainable_variables)
-  train_step = make_train_step(model, optimizer, FLAGS.num_negatives,
-                               FLAGS.jit_compile)
+  train_step = siamese_cbow_step.make_train_step(
+      model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile)
 
   dataset = siamese_cbow_data.group_dataset(
       files, text_to_ids, batch_size=FLAGS.batch_size,
