@@ -30,6 +30,13 @@ def _line_blocks(files, block_lines):
       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
+def _flatten_mix(blocks):
+  """[mix, lines] blocks -> [mix * (lines + 1)] lines with a boundary after
+  each block, so no group spans two blocks."""
+  blocks = tf.concat([blocks, tf.fill([tf.shape(blocks)[0], 1], "")], axis=1)
+  return tf.reshape(blocks, [-1])
+
+
 def _valid_centers(ids):
   """Indices i whose sentence and both neighbours are non-empty: [groups]."""
   valid = ids.row_lengths() > 0
@@ -128,12 +135,10 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
       blocks_per_mix, padding_values="").repeat(num_epochs)
 
   def to_batches(index, block):
-    # A boundary after each block, so no group spans two blocks.
-    block = tf.concat([block, tf.fill([tf.shape(block)[0], 1], "")], axis=1)
     block_seed = tf.stack([tf.constant(seed, tf.int64), index])
     seed_groups, seed_buckets = tf.unstack(
         tf.random.experimental.stateless_split(block_seed, 2))
-    groups = make_groups(tf.reshape(block, [-1]), text_to_ids, num_negatives,
+    groups = make_groups(_flatten_mix(block), text_to_ids, num_negatives,
                          max_length, seed_groups)
     return _bucket_by_length(groups, batch_size, length_multiple,
                              seed_buckets)
@@ -155,8 +160,7 @@ def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
       blocks_per_mix, padding_values="")
 
   def count(block):
-    block = tf.concat([block, tf.fill([tf.shape(block)[0], 1], "")], axis=1)
-    ids = text_to_ids(tf.reshape(block, [-1]))[:, :max_length]
+    ids = text_to_ids(_flatten_mix(block))[:, :max_length]
     groups = tf.shape(_valid_centers(ids)[0], out_type=tf.int64)[0]
     return groups // batch_size
 
