@@ -23,6 +23,7 @@ from evaluation import encoder as encoder_lib
 from evaluation import sts
 from evaluation import sts_data
 from export import export_model
+from export import siamese_cbow_export
 from inputs import corpus
 from inputs import siamese_cbow_data
 from inputs import text_to_ids as text_to_ids_lib
@@ -178,7 +179,7 @@ def main(argv):
   dev_set, eval_encoder = None, None
   if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
     dev_set = sts_data.load_stsb_split(data_dir, "dev")
-    eval_encoder = export_model.make_encoder(
+    eval_encoder = siamese_cbow_export.make_encoder(
         vocabulary, tokenizer, model, {})
 
   def eval_fn():

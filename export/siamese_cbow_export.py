@@ -1,0 +1,50 @@
+"""Exporter for Siamese CBOW: word-vector averaging over the trained table."""
+
+import os
+
+import tensorflow as tf
+
+from export import averaging_encoder
+from export import model_dir as model_dir_lib
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import siamese_cbow
+
+PAPER = ("Kenter, Borisov, de Rijke. Siamese CBOW: Optimizing Word "
+         "Embeddings for Sentence Representations. ACL 2016.")
+
+
+def make_encoder(vocabulary, tokenizer, model, metadata):
+  """An `AveragingSentenceEncoder` with the model's current word vectors.
+
+  No truncation: an exported encoder averages every known word.
+  """
+  return averaging_encoder.AveragingSentenceEncoder(
+      text_to_ids_lib.TextToIds(vocabulary, tokenizer),
+      model.embedding.embeddings.numpy(), metadata)
+
+
+def build_module(model_dir, config):
+  """Restores the latest checkpoint of a Siamese CBOW model directory."""
+  vocabulary = vocabulary_lib.Vocabulary.load(
+      os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+  tokenizer = tokenizer_lib.Tokenizer.from_config(config["tokenizer"])
+  model = siamese_cbow.SiameseCBOW.from_config(config["model"])
+  model(tf.zeros([1, 3, 1], tf.int32))
+  checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
+  dim = model.embedding_dim
+  card = model_dir_lib.base_model_card(
+      "siamese_cbow", PAPER, config, checkpoint,
+      {"inputs": {"sentences": "tf.string [batch]"},
+       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+  card.update({
+      "embedding_dim": dim,
+      "vocabulary_size": len(vocabulary),
+      "tokenization": {**config.get("tokenizer", {}),
+                       "description": "lower-case; tokens \\w+ and single "
+                                      "punctuation characters; unknown words "
+                                      "dropped; sentence = mean of word "
+                                      "vectors (zero if none known)"},
+  })
+  return make_encoder(vocabulary, tokenizer, model, card)
