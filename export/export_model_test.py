@@ -2,7 +2,6 @@
 
 import json
 import os
-import re
 
 import numpy as np
 import tensorflow as tf
@@ -10,49 +9,11 @@ import tensorflow as tf
 from common import errors
 from export import export_model
 from export import saved_model_writer
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import siamese_cbow
+from tests import model_dir_fixtures
 
-WORDS = ["the", "cat", ",", "sat", "on", "mat", "café", "猫", "."]
-DIM = 4
-SENTENCES = ["The cat sat on the mat.", "", "   ", "dog bird", "Café, 猫!",
-             "THE", b"\xff cat \xfe".decode("utf-8", "replace"), ", , ,"]
-
-
-def _reference(table, sentence):
-  """Numpy encoder: Python tokens (punctuation kept), known words averaged."""
-  index = {w: i + 1 for i, w in enumerate(WORDS)}
-  ids = [index[t] for t in re.findall(r"\w+|[^\w\s]", sentence.lower())
-         if t in index]
-  if not ids:
-    return np.zeros(table.shape[1], np.float32)
-  return table[ids].mean(0)
-
-
-def _make_model_dir(model_dir, checkpoints=2):
-  """A model directory as trainers/siamese_cbow.py leaves it."""
-  os.makedirs(model_dir, exist_ok=True)
-  vocabulary = vocabulary_lib.Vocabulary(
-      WORDS, list(range(20, 20 - len(WORDS), -1)))
-  vocabulary.save(os.path.join(model_dir, export_model.VOCABULARY_FILE))
-  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
-  model = siamese_cbow.SiameseCBOW(vocabulary.size_with_padding, DIM,
-                                   init_stddev=0.3)
-  model(tf.zeros([1, 4, 1], tf.int32))
-  export_model.write_model_config(model_dir, "siamese_cbow", {
-      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-      "training": {"corpus_files": ["part01.txt.gz"], "total_steps": 10,
-                   "batch_size": 2, "num_epochs": 1}})
-  manager = tf.train.CheckpointManager(
-      tf.train.Checkpoint(model=model),
-      os.path.join(model_dir, "checkpoints"), max_to_keep=3)
-  rng = np.random.default_rng(0)
-  for _ in range(checkpoints):
-    model.embedding.embeddings.assign(
-        rng.normal(size=(len(WORDS) + 1, DIM)).astype(np.float32))
-    manager.save()
-  return model.embedding.embeddings.numpy()
+WORDS = model_dir_fixtures.WORDS
+DIM = model_dir_fixtures.DIM
+SENTENCES = model_dir_fixtures.SENTENCES
 
 
 class ExportModelTest(tf.test.TestCase):
@@ -62,8 +23,10 @@ class ExportModelTest(tf.test.TestCase):
     root = os.path.join(self.get_temp_dir(), self.id())
     self.model_dir = os.path.join(root, "model")
     self.export_dir = os.path.join(root, "exports")
-    self.table = _make_model_dir(self.model_dir)
-    self.expected = np.stack([_reference(self.table, s) for s in SENTENCES])
+    self.table = model_dir_fixtures.make_siamese_cbow_model_dir(self.model_dir)
+    self.expected = np.stack([
+        model_dir_fixtures.siamese_cbow_reference(self.table, s)
+        for s in SENTENCES])
 
   def test_build_encoder_uses_latest_checkpoint(self):
     encoder = export_model.build_encoder(self.model_dir)
@@ -132,7 +95,7 @@ class ExportModelTest(tf.test.TestCase):
 
   def test_missing_checkpoint_raises(self):
     model_dir = os.path.join(self.get_temp_dir(), self.id(), "untrained")
-    _make_model_dir(model_dir, checkpoints=0)
+    model_dir_fixtures.make_siamese_cbow_model_dir(model_dir, checkpoints=0)
     with self.assertRaisesRegex(errors.UserError, "checkpoint"):
       export_model.export(model_dir, self.export_dir)
     self.assertFalse(os.path.exists(os.path.join(self.export_dir, "1")))

@@ -7,6 +7,8 @@ import shutil
 
 import tensorflow as tf
 
+from export import serving_requests
+
 _VERSION = re.compile(r"^\d+$")
 MODEL_CARD = os.path.join("assets.extra", "model_card.json")
 
@@ -26,7 +28,9 @@ def write(module, export_dir, version=None):
   written version, and a failed export leaves no version folder.
 
   Args:
-    module: a tf.Module with a `serve` tf.function and a `metadata` dict.
+    module: a tf.Module with a `serve` tf.function (string inputs, named
+      outputs) and a `metadata` dict. The export also gets a TF Serving
+      warm-up file with one request for `serve`.
     export_dir: the model's base folder (TF Serving's `model_base_path`).
     version: integer version; default one more than the highest present.
 
@@ -49,6 +53,9 @@ def write(module, export_dir, version=None):
     os.makedirs(os.path.dirname(card_path), exist_ok=True)
     with open(card_path, "w", encoding="utf-8") as f:
       json.dump(module.metadata, f, indent=2, sort_keys=True)
+    serving_requests.write_warmup_file(
+        tmp, serving_requests.warmup_inputs(module.serve),
+        model_name=os.path.basename(os.path.abspath(export_dir)))
     os.rename(tmp, final)
   finally:
     shutil.rmtree(tmp, ignore_errors=True)

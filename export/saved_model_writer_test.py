@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from export import averaging_encoder
 from export import saved_model_writer
+from export import serving_requests
 from inputs import text_to_ids as text_to_ids_lib
 from inputs import vocabulary as vocabulary_lib
 
@@ -82,6 +83,16 @@ class SavedModelWriterTest(tf.test.TestCase):
     # The next export still gets version 1.
     self.assertEqual(saved_model_writer.write(_module(), self.export_dir),
                      os.path.join(self.export_dir, "1"))
+
+  def test_warmup_file_runs_through_the_signature(self):
+    path = saved_model_writer.write(_module(), self.export_dir)
+    requests = serving_requests.read_warmup_requests(path)
+    self.assertLen(requests, 1)
+    self.assertEqual(requests[0].model_spec.name, "exports")
+    feeds = serving_requests.request_feeds(requests[0])
+    self.assertEqual(list(feeds), ["sentences"])
+    out = tf.saved_model.load(path).signatures["serving_default"](**feeds)
+    self.assertEqual(out["embeddings"].shape, (2, 3))
 
   def test_model_card(self):
     path = saved_model_writer.write(_module(), self.export_dir)

@@ -1,0 +1,73 @@
+"""Tests for export.serving_requests: PredictRequests and warm-up files."""
+
+import os
+
+import tensorflow as tf
+from tensorflow_serving.apis import predict_pb2
+
+from export import serving_requests
+
+
+class ServingRequestsTest(tf.test.TestCase):
+
+  def test_predict_request_round_trip_keeps_bytes(self):
+    values = ["a cat", "", b"\xff\xfe not utf-8", "猫"]
+    request = serving_requests.predict_request(
+        {"sentences": values}, model_name="m", signature_name="sig")
+    parsed = predict_pb2.PredictRequest.FromString(
+        request.SerializeToString())
+    self.assertEqual(parsed.model_spec.name, "m")
+    self.assertEqual(parsed.model_spec.signature_name, "sig")
+    feeds = serving_requests.request_feeds(parsed)
+    self.assertEqual(feeds["sentences"].dtype, tf.string)
+    self.assertAllEqual(
+        feeds["sentences"],
+        [v if isinstance(v, bytes) else v.encode() for v in values])
+
+  def test_empty_batch_stays_a_string_tensor(self):
+    feeds = serving_requests.request_feeds(
+        serving_requests.predict_request({"sentences": []}))
+    self.assertEqual(feeds["sentences"].dtype, tf.string)
+    self.assertEqual(feeds["sentences"].shape, (0,))
+
+  def test_pair_request_has_both_inputs(self):
+    request = serving_requests.predict_request(
+        {"sentences_a": ["x", "y"], "sentences_b": ["z", "w"]})
+    feeds = serving_requests.request_feeds(request)
+    self.assertCountEqual(feeds, ["sentences_a", "sentences_b"])
+    self.assertAllEqual(feeds["sentences_b"], [b"z", b"w"])
+
+  def test_warmup_inputs_from_input_signature(self):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="a"),
+                                  tf.TensorSpec([None], tf.string, name="b")])
+    def serve(a, b):
+      return {"n": tf.size(a) + tf.size(b)}
+
+    inputs = serving_requests.warmup_inputs(serve)
+    self.assertEqual(list(inputs), ["a", "b"])
+    self.assertEqual(inputs["a"], list(serving_requests.WARMUP_SENTENCES))
+
+  def test_warmup_inputs_reject_non_strings(self):
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32,
+                                                name="x")])
+    def serve(x):
+      return {"y": x}
+
+    with self.assertRaisesRegex(ValueError, "string"):
+      serving_requests.warmup_inputs(serve)
+
+  def test_write_and_read_warmup_file(self):
+    folder = self.get_temp_dir()
+    path = serving_requests.write_warmup_file(
+        folder, {"sentences": ["one", ""]}, model_name="enc")
+    self.assertEqual(path, os.path.join(folder, serving_requests.WARMUP_FILE))
+    requests = serving_requests.read_warmup_requests(folder)
+    self.assertLen(requests, 1)
+    self.assertEqual(requests[0].model_spec.name, "enc")
+    self.assertAllEqual(
+        serving_requests.request_feeds(requests[0])["sentences"],
+        [b"one", b""])
+
+
+if __name__ == "__main__":
+  tf.test.main()
