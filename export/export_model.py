@@ -16,12 +16,15 @@ probability and distance.
 """
 
 import importlib
+import math
 import os
 import re
+import time
 
 from absl import flags
 
 from common import cli
+from common import data_dir as data_dir_lib
 from common import errors
 from export import model_dir as model_dir_lib
 from export import saved_model_writer
@@ -65,10 +68,61 @@ def build_module(model_dir):
 build_encoder = build_module
 
 
-def export(model_dir, export_dir, version=None):
-  """Exports the latest checkpoint of `model_dir`; returns the version path."""
-  return saved_model_writer.write(build_module(model_dir), export_dir,
-                                  version)
+def is_sentence_encoder(module):
+  """Whether `module` serves `sentences` -> `embeddings` (not a pair model)."""
+  return [spec.name for spec in module.serve.input_signature] == ["sentences"]
+
+
+def export_time_scores(module, data_dir):
+  """STS-B dev and SICK test correlations of a sentence encoder, for its card.
+
+  Measured on the in-memory module that is about to be saved (the same
+  graph), so the card states what the export scores. Returns a dict with a
+  "note" instead of scores when there is no data to measure on.
+  """
+  # Imported here: evaluation is only needed when a data directory is given.
+  from evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
+  from evaluation import sts  # pylint: disable=g-import-not-at-top
+  from evaluation import sts_data  # pylint: disable=g-import-not-at-top
+  try:
+    data_dir = data_dir_lib.resolve_data_dir(data_dir)
+    pair_sets = [sts_data.load_stsb_split(data_dir, "dev"),
+                 sts_data.load_sick_split(data_dir, "test")]
+  except (errors.UserError, OSError) as e:
+    return {"note": f"not measured at export time: {e}"}
+  start = time.time()
+  results = sts.evaluate_pair_sets(encoder_lib.FunctionEncoder(module),
+                                   pair_sets)
+
+  def rounded(value):  # NaN (e.g. constant embeddings) is not JSON: None.
+    return round(value, 2) if math.isfinite(value) else None
+
+  scores = {name: {"pearson": rounded(r.pearson),
+                   "spearman": rounded(r.spearman), "pairs": r.num_pairs}
+            for name, r in results.sets.items()}
+  return {"measured": "at export time, on the exported graph (x100)",
+          "seconds": round(time.time() - start, 1), "sets": scores}
+
+
+def export(model_dir, export_dir, version=None, data_dir=None,
+           evaluate=True):
+  """Exports the latest checkpoint of `model_dir`; returns the version path.
+
+  Args:
+    model_dir: a trained model directory.
+    export_dir: the export base folder (gets <version>/).
+    version: integer version; default one more than the highest present.
+    data_dir: where STS-B/SICK are, for the card's scores (default
+      $SENTZOO_DATA_DIR).
+    evaluate: measure sentence encoders on STS-B dev and SICK test and put
+      the scores in the model card (an exporter may have set scores of its
+      own, e.g. a pair classifier's dev accuracy; those are kept).
+  """
+  module = build_module(model_dir)
+  if evaluate and is_sentence_encoder(module) and (
+      "evaluation" not in module.metadata):
+    module.metadata["evaluation"] = export_time_scores(module, data_dir)
+  return saved_model_writer.write(module, export_dir, version)
 
 
 FLAGS = flags.FLAGS
@@ -76,7 +130,8 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version)
+  path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
+                data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate)
   print(f"exported to {path}")
 
 
@@ -86,4 +141,9 @@ if __name__ == "__main__":
   flags.DEFINE_string("export_dir", None, "Export base folder (gets "
                       "<version>/).", required=True)
   flags.DEFINE_integer("version", None, "Version number (default: next).")
+  flags.DEFINE_string("data_dir", None,
+                      "Data directory for the model card's STS-B dev / SICK "
+                      f"scores (default ${data_dir_lib.ENV_VAR}).")
+  flags.DEFINE_boolean("evaluate", True, "Measure the scores in the model "
+                       "card (sentence encoders).")
   cli.run(main)

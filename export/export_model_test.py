@@ -7,6 +7,9 @@ import numpy as np
 import tensorflow as tf
 
 from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import sts as evaluation_sts
+from evaluation import sts_data
 from export import export_model
 from export import saved_model_writer
 from tests import model_dir_fixtures
@@ -86,6 +89,45 @@ class ExportModelTest(tf.test.TestCase):
     self.assertEqual(card["training"]["corpus_files"], ["part01.txt.gz"])
     self.assertIn("Siamese CBOW", card["paper"])
     self.assertEqual(card["versions"]["tensorflow"], tf.__version__)
+
+  def test_model_card_scores_measured_at_export_time(self):
+    data_dir = os.path.join(self.get_temp_dir(), self.id(), "data")
+    sick = os.path.join(data_dir, "sick2014")
+    stsb = os.path.join(data_dir, "sts", "STSBenchmark")
+    os.makedirs(sick)
+    os.makedirs(stsb)
+    with open(os.path.join(sick, "SICK_test_annotated.txt"), "w") as f:
+      f.write("pair_ID\tsentence_A\tsentence_B\trelatedness_score\t"
+              "entailment_judgment\n")
+      for i, (a, b, score) in enumerate([
+          ("the cat sat", "the cat sat", 5.0), ("the cat", "mat", 2.0),
+          ("on the mat", "café 猫", 1.0), ("the mat", "the cat", 3.5)]):
+        f.write(f"{i}\t{a}\t{b}\t{score}\tNEUTRAL\n")
+    with open(os.path.join(stsb, "sts-dev.csv"), "w") as f:
+      for i, (a, b, score) in enumerate([
+          ("the cat sat", "the cat sat", 5.0), ("the cat", "on", 1.0),
+          ("mat", "the mat", 4.0)]):
+        f.write(f"main-captions\tMSRvid\t2012test\t{i}\t{score}\t{a}\t{b}\n")
+    path = export_model.export(self.model_dir, self.export_dir,
+                               data_dir=data_dir)
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
+      evaluation = json.load(f)["evaluation"]
+    self.assertEqual(sorted(evaluation["sets"]), ["SICK.test", "STSB.dev"])
+    self.assertEqual(evaluation["sets"]["SICK.test"]["pairs"], 4)
+    # The card's numbers are the evaluation of the exported encoder.
+    reloaded = evaluation_sts.evaluate_pair_sets(
+        encoder_lib.load_encoder(path),
+        [sts_data.load_sick_split(data_dir, "test")]).sets["SICK.test"]
+    self.assertAlmostEqual(evaluation["sets"]["SICK.test"]["pearson"],
+                           reloaded.pearson, places=2)
+
+  def test_model_card_without_data_says_so(self):
+    path = export_model.export(self.model_dir, self.export_dir,
+                               data_dir=os.path.join(self.get_temp_dir(),
+                                                     "no_such_dir"))
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
+      evaluation = json.load(f)["evaluation"]
+    self.assertIn("not measured", evaluation["note"])
 
   def test_missing_model_config_raises(self):
     os.remove(os.path.join(self.model_dir, export_model.MODEL_CONFIG_FILE))

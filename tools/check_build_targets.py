@@ -36,7 +36,7 @@ import sys
 
 # The folders that hold Python packages, relative to the repository root.
 PACKAGE_DIRS = ("common", "inputs", "layers", "models", "export", "evaluation",
-                "trainers", "tests", "benchmarks", "configs")
+                "trainers", "tests", "benchmarks", "configs", "docs", "losses")
 
 PY_RULES = ("py_library", "py_test", "py_binary")
 

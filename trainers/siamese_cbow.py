@@ -211,7 +211,7 @@ def main(argv):
   if not FLAGS.export:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
-  path = export_model.export(model_dir, export_dir)
+  path = export_model.export(model_dir, export_dir, data_dir=data_dir)
   print(f"exported to {path}", flush=True)
   pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
   results = sts.evaluate_pair_sets(
