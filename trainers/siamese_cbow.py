@@ -4,9 +4,14 @@ r"""Trains Siamese CBOW on an ordered corpus, then exports and evaluates it.
       --data_dir=../shared/data --model_dir=runs/siamese_cbow_demo
 
 Writes to --model_dir: flags.txt (the resolved flags, usable as a
---flagfile), vocab.txt, model_config.json, checkpoints/, tensorboard/, and at
-the end export/<version>/ and sts_results.{json,md}. Rerunning the same
-command after an interruption resumes from the last checkpoint.
+--flagfile), vocab.txt, model_config.json, checkpoints/, tensorboard/,
+train_log.jsonl (the loss curve), and at the end export/<version>/ and
+sts_results.{json,md}. Rerunning the same command after an interruption
+resumes from the last checkpoint.
+
+Several devices or machines: --strategy=mirrored (all local GPUs) or
+--strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
+docs/distributed.md; --batch_size is then the global batch.
 """
 
 import json
@@ -30,6 +35,7 @@ from inputs import text_to_ids as text_to_ids_lib
 from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import siamese_cbow
+from trainers import distribution
 from trainers import siamese_cbow_step
 from trainers import training_loop
 
@@ -49,7 +55,8 @@ flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
 flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
 flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).")
-flags.DEFINE_integer("batch_size", 100, "Groups per batch.")
+flags.DEFINE_integer("batch_size", 100, "Groups per batch (the global "
+                     "batch: split across replicas with --strategy).")
 flags.DEFINE_integer("blocks_per_mix", 8, "Blocks of 2048 lines whose "
                      "sentences are shuffled together and supply negatives; "
                      "with several corpus files each block comes from another "
@@ -103,81 +110,141 @@ def _load_or_build_vocabulary(model_dir, files, tokenizer):
   return vocabulary
 
 
-def _batches_per_epoch(model_dir, files, text_to_ids):
-  """Counted once by a pass over the corpus, then cached in the model dir."""
+def _batches_per_epoch(model_dir, files, text_to_ids, num_pipelines=1):
+  """Counted once by a pass over the corpus, then cached in the model dir.
+
+  With several input pipelines reading disjoint files (see
+  `distribution.shard_inputs`), a step takes one batch of
+  batch_size / pipelines groups from each, so an epoch is as many steps as
+  the pipeline with the fewest batches has (the others' extra batches are
+  left over; no pipeline runs dry before the last step).
+  """
   path = os.path.join(model_dir, "corpus_stats.json")
   key = {"files": files, "batch_size": FLAGS.batch_size,
          "max_length": FLAGS.max_length,
          "blocks_per_mix": FLAGS.blocks_per_mix}
+  if num_pipelines > 1:
+    key["input_pipelines"] = num_pipelines
   if os.path.exists(path):
     with open(path) as f:
       stats = json.load(f)
     if stats.get("key") == key:
       return stats["batches_per_epoch"]
   print("counting training groups (one pass over the corpus)...", flush=True)
-  batches = siamese_cbow_data.count_batches(
-      files, text_to_ids, batch_size=FLAGS.batch_size,
+  shards = [distribution.shard_files(files, num_pipelines, i)
+            for i in range(num_pipelines)]
+  if num_pipelines == 1 or shards[0] is None:
+    shards, batch_size = [files], FLAGS.batch_size
+  else:
+    batch_size = FLAGS.batch_size // num_pipelines
+  batches = min(siamese_cbow_data.count_batches(
+      shard, text_to_ids, batch_size=batch_size,
       max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix)
+                for shard in shards)
   with open(path, "w") as f:
     json.dump({"key": key, "batches_per_epoch": batches}, f)
   return batches
 
 
+def _distributed_dataset_fn(files, text_to_ids):
+  """input_context -> this pipeline's per-replica batches (see
+  `distribution`): its own files in batches of batch_size / pipelines, or
+  its slice of the global batches when there are fewer files than
+  pipelines; each cut into one piece per local replica."""
+
+  def dataset_fn(input_context):
+    own_files, data_shard = distribution.shard_inputs(files, input_context)
+    pipelines = input_context.num_input_pipelines
+    batch_size = FLAGS.batch_size if data_shard else (
+        FLAGS.batch_size // pipelines)
+    dataset = siamese_cbow_data.group_dataset(
+        own_files, text_to_ids, batch_size=batch_size,
+        num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
+        num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
+        seed=FLAGS.seed)
+    if data_shard:
+      dataset = distribution.slice_batches(dataset, *data_shard)
+    return distribution.split_batches(
+        dataset, distribution.replicas_per_pipeline(input_context))
+
+  return dataset_fn
+
+
 def main(argv):
   del argv
+  # First: logical CPU devices can only be set before TensorFlow starts.
+  strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(
       FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
+  distribution.check_global_batch(FLAGS.batch_size, strategy)
+  num_pipelines = distribution.num_input_pipelines(strategy)
+  chief = distribution.is_chief(strategy)
+  # Checkpoints are read from --model_dir; everything else this worker
+  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  os.makedirs(model_dir, exist_ok=True)
-  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+  out_dir = distribution.worker_dir(model_dir, strategy)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
     f.write(FLAGS.flags_into_string())
   keras.utils.set_random_seed(FLAGS.seed)
 
   files = _corpus_files(data_dir)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary = _load_or_build_vocabulary(model_dir, files, tokenizer)
+  vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer)
   text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                           max_length=FLAGS.max_length)
   print(f"vocabulary: {len(vocabulary):,} words (min count "
         f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
-  batches_per_epoch = _batches_per_epoch(model_dir, files, text_to_ids)
+  batches_per_epoch = _batches_per_epoch(out_dir, files, text_to_ids,
+                                         num_pipelines)
   total_steps = FLAGS.num_epochs * batches_per_epoch
   if FLAGS.train_steps:
     total_steps = min(total_steps, FLAGS.train_steps)
   if total_steps <= 0:
     raise errors.UserError("the corpus yields no full batch of groups")
   print(f"{batches_per_epoch:,} batches per epoch; training {total_steps:,} "
-        f"steps of {FLAGS.batch_size} groups", flush=True)
+        f"steps of {FLAGS.batch_size} groups"
+        + (f" over {strategy.num_replicas_in_sync} replicas"
+           if strategy else ""), flush=True)
 
-  model = siamese_cbow.SiameseCBOW(
-      vocabulary.size_with_padding, FLAGS.embedding_dim,
-      init_stddev=FLAGS.init_stddev)
-  export_model.write_model_config(model_dir, "siamese_cbow", {
+  with distribution.scope(strategy):
+    model = siamese_cbow.SiameseCBOW(
+        vocabulary.size_with_padding, FLAGS.embedding_dim,
+        init_stddev=FLAGS.init_stddev)
+  export_model.write_model_config(out_dir, "siamese_cbow", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "training": {"corpus_files": [os.path.basename(p) for p in files],
                    "total_steps": total_steps,
                    "batch_size": FLAGS.batch_size,
-                   "num_epochs": FLAGS.num_epochs}})
+                   "num_epochs": FLAGS.num_epochs,
+                   "strategy": FLAGS.strategy,
+                   "replicas": distribution.num_replicas(strategy)}})
   schedule = keras.optimizers.schedules.PolynomialDecay(
       FLAGS.learning_rate, decay_steps=total_steps,
       end_learning_rate=FLAGS.learning_rate
       * FLAGS.final_learning_rate_fraction, power=1.0)
-  # Plain SGD (no momentum) updates only the looked-up rows of the table.
-  optimizer = keras.optimizers.SGD(learning_rate=schedule)
-  model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
-                  + FLAGS.num_negatives, 1], tf.int32))
-  optimizer.build(model.trainable_variables)
-  train_step = siamese_cbow_step.make_train_step(
-      model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile)
-
-  dataset = siamese_cbow_data.group_dataset(
-      files, text_to_ids, batch_size=FLAGS.batch_size,
-      num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-      num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
-      seed=FLAGS.seed)
+  with distribution.scope(strategy):
+    # Plain SGD (no momentum) updates only the looked-up rows of the table.
+    optimizer = keras.optimizers.SGD(learning_rate=schedule)
+    model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
+                    + FLAGS.num_negatives, 1], tf.int32))
+    optimizer.build(model.trainable_variables)
+  if strategy is None:
+    train_step = siamese_cbow_step.make_train_step(
+        model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile)
+    dataset = siamese_cbow_data.group_dataset(
+        files, text_to_ids, batch_size=FLAGS.batch_size,
+        num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
+        num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
+        seed=FLAGS.seed)
+  else:
+    train_step = siamese_cbow_step.make_replica_step(
+        model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
+        FLAGS.jit_compile)
+    dataset = _distributed_dataset_fn(files, text_to_ids)
 
   dev_set, eval_encoder = None, None
-  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
+  if chief and os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
     dev_set = sts_data.load_stsb_split(data_dir, "dev")
     eval_encoder = siamese_cbow_export.make_encoder(
         vocabulary, tokenizer, model, {})
@@ -203,12 +270,12 @@ def main(argv):
       dataset, train_step, optimizer.iterations,
       {"model": model, "optimizer": optimizer},
       learning_rate_fn=lambda: schedule(optimizer.iterations),
-      eval_fn=eval_fn)
+      eval_fn=eval_fn, strategy=strategy)
   if outcome["interrupted"]:
     print(f"stopped at step {outcome['step']}; rerun the same command to "
           "resume", flush=True)
     return
-  if not FLAGS.export:
+  if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
   path = export_model.export(model_dir, export_dir, data_dir=data_dir)

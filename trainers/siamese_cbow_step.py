@@ -7,6 +7,13 @@ from inputs import siamese_cbow_data
 from models import siamese_cbow
 
 
+def _per_group_loss(model, ids, target):
+  """Cross-entropy between the softmax over cosines and the target: [batch]."""
+  probabilities = model(ids, training=True)
+  return keras.losses.categorical_crossentropy(
+      tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
+
+
 def make_train_step(model, optimizer, num_negatives, jit_compile=True):
   """One SGD step on a batch of groups int32 [batch, 3 + n, length].
 
@@ -20,12 +27,44 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True):
   @tf.function(jit_compile=jit_compile, reduce_retracing=True)
   def train_step(ids):
     with tf.GradientTape() as tape:
-      probabilities = model(ids, training=True)
-      loss = keras.losses.categorical_crossentropy(
-          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
-      loss = tf.reduce_mean(loss)
+      loss = tf.reduce_mean(_per_group_loss(model, ids, target))
     gradients = tape.gradient(loss, model.trainable_variables)
     optimizer.apply(gradients, model.trainable_variables)
     return {"loss": loss}
 
   return train_step
+
+
+def make_replica_step(model, optimizer, num_negatives, global_batch_size,
+                      jit_compile=True):
+  """The per-replica step for `training_loop.run(..., strategy=...)`.
+
+  Each replica gets int32 [global_batch_size / replicas, 3 + n, length]. Its
+  loss is sum of its groups' losses / `global_batch_size`
+  (`tf.nn.compute_average_loss`), so the sum over replicas is the global
+  batch's mean loss, and its gradient (IndexedSlices of the looked-up rows)
+  is summed over replicas by the optimizer. The loss and gradient are
+  computed under XLA (no collective inside); `optimizer.apply` runs outside
+  it, in the replica context, where it all-reduces the gradients and updates
+  the mirrored table (plain SGD touches only the looked-up rows).
+
+  Returns:
+    ids -> {"loss": this replica's share of the global mean loss}.
+  """
+  target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
+                                            num_negatives)[None]
+
+  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+  def loss_and_gradients(ids):
+    with tf.GradientTape() as tape:
+      loss = tf.nn.compute_average_loss(
+          _per_group_loss(model, ids, target),
+          global_batch_size=global_batch_size)
+    return loss, tape.gradient(loss, model.trainable_variables)
+
+  def replica_step(ids):
+    loss, gradients = loss_and_gradients(ids)
+    optimizer.apply(gradients, model.trainable_variables)
+    return {"loss": loss}
+
+  return replica_step

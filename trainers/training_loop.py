@@ -2,21 +2,47 @@
 
 What it guarantees:
 - Resume: a checkpoint holds the model, the optimizer (its iteration count
-  drives the learning-rate schedule) and the input iterator's position, so a
-  restarted run continues with the next batch it would have seen.
+  drives the learning-rate schedule) and the input position, so a restarted
+  run continues with the next batch it would have seen. On one device the
+  input iterator itself is checkpointed; under a `tf.distribute` strategy
+  (whose distributed iterators TF 2.21 cannot checkpoint) the number of
+  consumed batches is, and the deterministic input is skipped ahead by that
+  many batches on resume.
 - Interruption: SIGINT/SIGTERM finish the current step, write a checkpoint
-  and stop; a second signal stops at once.
-- Progress: a console line with rate and ETA, TensorBoard scalars, and an
-  optional periodic evaluation (e.g. STS dev correlation).
+  and stop; a second signal stops at once. With several workers SIGTERM is
+  handled cluster-wide by `tf.distribute.experimental.
+  PreemptionCheckpointHandler`: every worker checkpoints at the same step and
+  stops (see docs/distributed.md).
+- Progress: a console line with rate and ETA, TensorBoard scalars, a
+  machine-readable loss curve `train_log.jsonl` (one JSON object per logged
+  step: step, loss, learning_rate, the other metrics), and an optional
+  periodic evaluation (e.g. STS dev correlation).
+
+Distributed training (`strategy=`): `train_step` is then the per-replica
+step, run with `strategy.run`; each metric it returns must be the replica's
+contribution to the global value, so that the SUM over replicas is that
+value (e.g. the loss as `tf.nn.compute_average_loss(per_example,
+global_batch_size=...)`: per-replica sum / global batch). The global batch
+is per-replica batch x `strategy.num_replicas_in_sync`. Only the chief writes
+to `model_dir`; other workers write to `model_dir/workertemp_<task id>`
+(`worker_dir`), which is scratch.
 """
 
+import contextlib
 import dataclasses
+import json
+import os
 import signal
 import sys
 import time
 from typing import Callable, Mapping, Optional
 
 import tensorflow as tf
+
+TRAIN_LOG_FILE = "train_log.jsonl"
+CHECKPOINT_SUBDIR = "checkpoints"
+# Name of the checkpointed count of distributed batches consumed.
+INPUT_POSITION = "input_batches"
 
 
 @dataclasses.dataclass
@@ -34,15 +60,53 @@ class LoopConfig:
   max_steps_per_run: int = 0
 
 
+def _cluster(strategy):
+  """(task_type, task_id, cluster spec dict) of a strategy; ({}) if local."""
+  resolver = getattr(strategy, "cluster_resolver", None)
+  if resolver is None:
+    return None, None, {}
+  spec = resolver.cluster_spec().as_dict()
+  return resolver.task_type, resolver.task_id, spec
+
+
+def is_multi_worker(strategy) -> bool:
+  """True when `strategy` spans several worker processes (TF_CONFIG)."""
+  return bool(strategy is not None and _cluster(strategy)[2])
+
+
+def is_chief(strategy) -> bool:
+  """The worker that writes the model directory: always true on one worker.
+
+  With TF_CONFIG the chief is task "chief" if the cluster has one, else
+  "worker" 0 (TensorFlow's convention).
+  """
+  task_type, task_id, spec = _cluster(strategy)
+  if not spec or task_type is None:
+    return True
+  if task_type == "chief":
+    return True
+  return task_type == "worker" and task_id == 0 and "chief" not in spec
+
+
+def worker_dir(model_dir: str, strategy=None) -> str:
+  """Where this worker writes: `model_dir` for the chief, else a scratch
+  subfolder `model_dir/workertemp_<task id>` (all workers must save
+  checkpoints, only the chief's count)."""
+  if is_chief(strategy):
+    return model_dir
+  return os.path.join(model_dir, f"workertemp_{_cluster(strategy)[1]}")
+
+
 class _StopRequest:
   """Turns the first SIGINT/SIGTERM into a request to stop after this step."""
 
-  def __init__(self):
+  def __init__(self, signals=(signal.SIGINT, signal.SIGTERM)):
     self.requested = False
+    self._signals = signals
     self._previous = {}
 
   def __enter__(self):
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in self._signals:
       try:
         self._previous[sig] = signal.signal(sig, self._handle)
       except ValueError:  # Not in the main thread: leave signals alone.
@@ -71,44 +135,131 @@ def _format_seconds(seconds):
   return f"{seconds}s"
 
 
+def _trim_train_log(path, last_step):
+  """Keeps the records of steps <= last_step (drops those a crash lost)."""
+  if not os.path.exists(path):
+    return
+  kept = []
+  with open(path) as f:
+    for line in f:
+      try:
+        if json.loads(line)["step"] <= last_step:
+          kept.append(line)
+      except (ValueError, KeyError):
+        pass  # A line cut short by a crash.
+  with open(path, "w") as f:
+    f.writelines(kept)
+
+
+def read_train_log(model_dir: str):
+  """The loss curve a run wrote: list of dicts (step, loss, ...)."""
+  with open(os.path.join(model_dir, TRAIN_LOG_FILE)) as f:
+    return [json.loads(line) for line in f if line.strip()]
+
+
+def _distribute(strategy, dataset, skip_batches):
+  """Distributes `dataset` (a Dataset of global batches, or a function of a
+  `tf.distribute.InputContext` returning per-replica batches) with the first
+  `skip_batches` steps' batches skipped."""
+  if isinstance(dataset, tf.data.Dataset):
+    return strategy.experimental_distribute_dataset(dataset.skip(skip_batches))
+
+  def dataset_fn(input_context):
+    # Every step takes one batch per local replica from this pipeline.
+    per_step = (input_context.num_replicas_in_sync
+                // input_context.num_input_pipelines)
+    return dataset(input_context).skip(skip_batches * per_step)
+
+  return strategy.distribute_datasets_from_function(dataset_fn)
+
+
 def run(model_dir: str,
         config: LoopConfig,
-        dataset: tf.data.Dataset,
+        dataset,
         train_step: Callable[[tf.Tensor], Mapping[str, tf.Tensor]],
         step_counter: tf.Variable,
         checkpoint_items: Mapping[str, object],
         learning_rate_fn: Optional[Callable[[], float]] = None,
         eval_fn: Optional[Callable[[], Mapping[str, float]]] = None,
-        log=print) -> dict:
+        log=print,
+        strategy: Optional[tf.distribute.Strategy] = None) -> dict:
   """Trains until `config.total_steps`, resuming from `model_dir` if it can.
 
   Args:
-    model_dir: holds `checkpoints/` and `tensorboard/`.
+    model_dir: holds `checkpoints/`, `tensorboard/` and `train_log.jsonl`.
     config: the loop's settings.
-    dataset: yields the batches `train_step` takes; it may end early.
-    train_step: batch -> dict of scalar metrics (at least "loss").
+    dataset: yields the batches `train_step` takes; it may end early. With
+      `strategy`: either a `tf.data.Dataset` of global batches (split across
+      replicas by `experimental_distribute_dataset`) or a function
+      `input_context -> tf.data.Dataset` of per-replica batches (see
+      `trainers.distribution`); either must be deterministic, since resuming
+      skips the batches already consumed.
+    train_step: batch -> dict of scalar metrics (at least "loss"). With
+      `strategy`: the per-replica step (see the module docstring).
     step_counter: int variable the step increments (e.g. the optimizer's
       `iterations`); saved in the checkpoint, read for the step number.
-    checkpoint_items: trackables to checkpoint besides the iterator.
+    checkpoint_items: trackables to checkpoint besides the input position.
     learning_rate_fn: returns the current learning rate, for logs.
     eval_fn: returns a dict of scalars to log; called every
       `eval_every_steps` and at the end.
     log: where progress lines go.
+    strategy: optional `tf.distribute.Strategy` the model and optimizer were
+      built under; None: one device, the step is called directly.
 
   Returns:
-    dict with "step", "interrupted" and the last metrics and evaluation.
+    dict with "step", "interrupted", "preempted" and the last metrics and
+    evaluation.
   """
-  iterator = iter(dataset)
-  checkpoint = tf.train.Checkpoint(iterator=iterator, **checkpoint_items)
+  out_dir = worker_dir(model_dir, strategy)
+  read_checkpoints = os.path.join(model_dir, CHECKPOINT_SUBDIR)
+  write_checkpoints = os.path.join(out_dir, CHECKPOINT_SUBDIR)
+  multi_worker = is_multi_worker(strategy)
+  if strategy is None:
+    iterator = iter(dataset)
+    checkpoint = tf.train.Checkpoint(iterator=iterator, **checkpoint_items)
+    consumed = None
+  else:
+    consumed = tf.Variable(0, dtype=tf.int64, trainable=False,
+                           name=INPUT_POSITION)
+    checkpoint = tf.train.Checkpoint(**{INPUT_POSITION: consumed},
+                                     **checkpoint_items)
   manager = tf.train.CheckpointManager(
-      checkpoint, f"{model_dir}/checkpoints",
-      max_to_keep=config.max_checkpoints)
-  if manager.latest_checkpoint:
-    checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
-    log(f"resumed from {manager.latest_checkpoint} at step "
-        f"{int(step_counter.numpy())}")
-  writer = tf.summary.create_file_writer(f"{model_dir}/tensorboard")
+      checkpoint, write_checkpoints, max_to_keep=config.max_checkpoints)
+  preemption = None
+  preempted = []
   step = int(step_counter.numpy())
+  if multi_worker:
+    # Watches SIGTERM on every worker; when one gets it, all checkpoint at
+    # the same step (through our manager) and the loop stops.
+    preemption = tf.distribute.experimental.PreemptionCheckpointHandler(
+        strategy.cluster_resolver, checkpoint, read_checkpoints,
+        termination_config=tf.distribute.experimental.TerminationConfig(
+            exit_fn=lambda: preempted.append(True),
+            save_fn=lambda: manager.save(checkpoint_number=step)))
+  latest = tf.train.latest_checkpoint(read_checkpoints)
+  if latest:
+    status = checkpoint.restore(latest)
+    if not multi_worker:
+      status.assert_existing_objects_matched()
+    log(f"resumed from {latest} at step {int(step_counter.numpy())}")
+  if strategy is not None:
+    skip = int(consumed.numpy())
+    if skip:
+      log(f"skipping the {skip} batches consumed before the checkpoint")
+    iterator = iter(_distribute(strategy, dataset, skip))
+    element_spec = iterator.element_spec
+
+    @tf.function(input_signature=[element_spec])
+    def distributed_step(batch):
+      per_replica = strategy.run(train_step, args=(batch,))
+      return {name: strategy.reduce(tf.distribute.ReduceOp.SUM, value,
+                                    axis=None)
+              for name, value in per_replica.items()}
+
+  writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
+  step = int(step_counter.numpy())
+  train_log_path = os.path.join(out_dir, TRAIN_LOG_FILE)
+  _trim_train_log(train_log_path, step if latest else -1)
   first_step = step
   metrics, evaluation, interrupted = {}, {}, False
   window_start, window_step = time.time(), step
@@ -125,14 +276,27 @@ def run(model_dir: str,
     log(f"step {step}: " + ", ".join(
         f"{k} {v:.4f}" for k, v in sorted(evaluation.items())))
 
-  with _StopRequest() as stop:
+  # Several workers: a local stop would leave the others waiting in a
+  # collective, so SIGTERM goes to the preemption handler, SIGINT is not
+  # caught.
+  signals = () if multi_worker else (signal.SIGINT, signal.SIGTERM)
+  with _StopRequest(signals) as stop, open(train_log_path, "a") as train_log:
     while step < config.total_steps:
-      try:
-        batch = next(iterator)
-      except StopIteration:
-        log(f"input ended at step {step}")
-        break
-      metrics = train_step(batch)
+      if strategy is None:
+        try:
+          batch = next(iterator)
+        except StopIteration:
+          log(f"input ended at step {step}")
+          break
+        metrics = train_step(batch)
+      else:
+        # Agreed by all workers: stops everyone if any input ended.
+        optional = iterator.get_next_as_optional()
+        if not optional.has_value():
+          log(f"input ended at step {step}")
+          break
+        metrics = distributed_step(optional.get_value())
+        consumed.assign_add(1)
       step = int(step_counter.numpy())
       if step % config.log_every_steps == 0 or step == config.total_steps:
         now = time.time()
@@ -146,6 +310,8 @@ def run(model_dir: str,
             tf.summary.scalar(f"train/{name}", value)
           tf.summary.scalar(f"train/{config.unit_name}_per_second",
                             rate * config.units_per_step)
+        train_log.write(json.dumps({"step": step, **values}) + "\n")
+        train_log.flush()
         eta = (config.total_steps - step) / max(rate, 1e-9)
         log(f"step {step}/{config.total_steps} "
             f"({100.0 * step / config.total_steps:.1f}%) "
@@ -156,14 +322,35 @@ def run(model_dir: str,
         manager.save(checkpoint_number=step)
       if config.eval_every_steps and step % config.eval_every_steps == 0:
         evaluate()
+      if preemption is not None:
+        preemption.save_checkpoint_if_preempted()
+        if preempted:
+          log(f"preempted: checkpointed at step {step} on every worker")
+          interrupted = True
+          break
       if stop.requested or (config.max_steps_per_run and
                             step - first_step >= config.max_steps_per_run):
         interrupted = True
         break
-  manager.save(checkpoint_number=step)
+  if not preempted:
+    manager.save(checkpoint_number=step)
+  if preemption is not None:
+    # Once every worker is here (a one-number all-reduce), release the
+    # handler's thread that waits for a peer's preemption notice, so that it
+    # does not fail noisily when the first worker exits.
+    strategy.reduce(tf.distribute.ReduceOp.SUM,
+                    strategy.run(lambda: tf.ones([])), axis=None)
+    stop_watching = getattr(
+        preemption, "_stop_cluster_wise_termination_watcher_thread", None)
+    if stop_watching is not None:
+      stop_watching()
   if not interrupted:
     evaluate()
   writer.flush()
+  if out_dir != model_dir and tf.io.gfile.exists(write_checkpoints):
+    # A non-chief worker's checkpoints only served to take part in saving.
+    tf.io.gfile.rmtree(write_checkpoints)
   return {"step": step, "interrupted": interrupted,
+          "preempted": bool(preempted),
           "metrics": {k: float(v) for k, v in metrics.items()},
           "evaluation": evaluation, "steps_per_second": rate}
