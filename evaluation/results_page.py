@@ -1,0 +1,483 @@
+r"""Evaluates a list of exports and writes the zoo's results page.
+
+One command: every export is evaluated on the STS 2012-2015 sets, SICK
+relatedness (test), STS Benchmark dev (evaluation/sts.py) and the SentEval
+transfer tasks (evaluation/senteval.py), and a markdown page is written with
+the papers' reported numbers (evaluation/paper_numbers.py) side by side, the
+training data each export actually used (its assets.extra/model_card.json),
+the time each evaluation took, and the command that produced each row. The
+page is generated; never edit it by hand.
+
+Each export's evaluation is cached as JSON in --cache_dir under a key made of
+the export's SavedModel fingerprint, the evaluation settings and the data
+files' sizes, so regenerating the page after adding one export evaluates only
+that export (--nouse_cache re-evaluates everything).
+
+Usage:
+
+  python -m evaluation.results_page \
+      --model="Siamese CBOW=runs/siamese_cbow_paper/export" \
+      --model="Sent2Vec uni=runs/sent2vec_uni/export" \
+      --data_dir=../shared/data --output=docs/RESULTS.md \
+      [--cache_dir=runs/results_cache] [--compare="Siamese CBOW,Sent2Vec uni"] \
+      [--train_command="Siamese CBOW=python -m trainers.siamese_cbow ..."] \
+      [--command_note="bash docs/make_results_page.sh"]
+
+--model is NAME=PATH (or just PATH; the name then comes from the model card
+and the folder). --compare=A,B adds per-set Wilcoxon signed-rank p-values of
+B against A on the STS sets (the Siamese CBOW paper's test).
+"""
+
+import datetime
+import hashlib
+import json
+import os
+import sys
+import time
+from typing import Any, Mapping, Optional, Sequence
+
+from absl import flags
+from absl import logging
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import paper_numbers
+from evaluation import senteval
+from evaluation import senteval_data
+from evaluation import significance as significance_lib
+from evaluation import sts
+from evaluation import sts_data
+
+# Bump when a change of the evaluation code changes the numbers.
+CACHE_VERSION = 1
+MODEL_CARD = os.path.join("assets.extra", "model_card.json")
+STS_GROUPS = ("sts", "sick", "stsb")
+
+# Reference columns of the STS table: label -> (row key -> value).
+STS_REFERENCES = (
+    ("Siamese CBOW (paper)",
+     lambda: paper_numbers.siamese_cbow_reference("Siamese CBOW")),
+    ("w2v CBOW (Siamese CBOW paper)",
+     lambda: paper_numbers.siamese_cbow_reference("w2v CBOW")),
+    ("CHARAGRAM-PHRASE (paper)",
+     lambda: paper_numbers.charagram_reference("CHARAGRAM-PHRASE")),
+    ("Sent2Vec uni. (paper)",
+     lambda: paper_numbers.sent2vec_sts_reference("Sent2Vec uni.")),
+    ("Sent2Vec uni.+bi. (paper)",
+     lambda: paper_numbers.sent2vec_sts_reference("Sent2Vec uni. + bi.")),
+)
+
+
+def parse_model_spec(spec: str) -> tuple:
+  """'NAME=PATH' -> (NAME, PATH); 'PATH' -> (None, PATH)."""
+  if "=" in spec:
+    name, path = spec.split("=", 1)
+    if not name.strip() or not path.strip():
+      raise errors.UserError(f"--model {spec!r}: expected NAME=PATH or PATH")
+    return name.strip(), path.strip()
+  return None, spec.strip()
+
+
+def read_model_card(export_dir: str) -> dict:
+  """The export's model card ({} if it has none)."""
+  path = os.path.join(export_dir, MODEL_CARD)
+  if not os.path.isfile(path):
+    return {}
+  with open(path, encoding="utf-8") as f:
+    try:
+      return json.load(f)
+    except json.JSONDecodeError as e:
+      raise errors.DataFormatError(path, e.lineno, f"invalid JSON: {e.msg}")
+
+
+def _file_digest(path: str) -> str:
+  h = hashlib.sha256()
+  with open(path, "rb") as f:
+    for block in iter(lambda: f.read(1 << 20), b""):
+      h.update(block)
+  return h.hexdigest()
+
+
+def export_fingerprint(export_dir: str) -> str:
+  """A digest of the SavedModel's graph and variables index."""
+  h = hashlib.sha256()
+  for name in ("fingerprint.pb", "saved_model.pb", "saved_model.pbtxt",
+               os.path.join("variables", "variables.index")):
+    path = os.path.join(export_dir, name)
+    if os.path.isfile(path):
+      h.update(name.encode() + b"\0" + _file_digest(path).encode())
+  return h.hexdigest()
+
+
+def _data_signature(data_dir: str, tasks: Sequence[str]) -> dict:
+  out = {}
+  for task in tasks:
+    for path in senteval_data.task_files(data_dir, task):
+      out[os.path.relpath(path, data_dir)] = (
+          os.path.getsize(path) if os.path.isfile(path) else None)
+  return out
+
+
+def cache_key(export_dir: str, data_dir: str, tasks: Sequence[str],
+              config: senteval.TransferConfig) -> str:
+  """The cache key of one export's evaluation (hex sha256)."""
+  payload = {"version": CACHE_VERSION,
+             "export": export_fingerprint(export_dir),
+             "sts_groups": list(STS_GROUPS), "tasks": list(tasks),
+             "transfer": config.to_json(),
+             "data": _data_signature(data_dir, tasks)}
+  return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()
+                        ).hexdigest()
+
+
+def _load_average() -> Optional[list]:
+  try:
+    return [round(x, 2) for x in os.getloadavg()]
+  except OSError:
+    return None
+
+
+def evaluate_export(export_dir: str, data_dir: str, tasks: Sequence[str],
+                    config: senteval.TransferConfig, batch_size: int = 1024
+                    ) -> dict:
+  """Evaluates one export on STS/SICK/STSB and the transfer tasks.
+
+  Returns:
+    A JSON-able dict: "sts" (sts.results_to_json with per-pair predictions),
+    "sts_seconds", "transfer" ({task: TaskResult json}), "transfer_missing",
+    "load_average" ([1, 5, 15 min] before and after), "evaluated_at".
+  """
+  load_before = _load_average()
+  encoder = encoder_lib.load_encoder(export_dir)
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, STS_GROUPS)
+  start = time.perf_counter()
+  sts_results = sts.evaluate_pair_sets(encoder, pair_sets, missing,
+                                       batch_size=batch_size)
+  sts_seconds = time.perf_counter() - start
+  loaded, transfer_missing = senteval.load_tasks(data_dir, tasks)
+  transfer = senteval.evaluate(encoder, loaded, config, batch_size)
+  return {
+      "sts": sts.results_to_json(sts_results, include_predictions=True),
+      "sts_seconds": sts_seconds,
+      "transfer": {t: r.to_json() for t, r in transfer.items()},
+      "transfer_missing": transfer_missing,
+      "load_average": [load_before, _load_average()],
+      "evaluated_at": datetime.datetime.now(datetime.timezone.utc).strftime(
+          "%Y-%m-%d %H:%M UTC"),
+  }
+
+
+def cached_evaluation(export_path: str, data_dir: str, tasks: Sequence[str],
+                      config: senteval.TransferConfig, cache_dir: str,
+                      use_cache: bool = True, batch_size: int = 1024) -> dict:
+  """`evaluate_export` through the JSON cache; adds "export_dir", "key",
+  "model_card" and "cached" (whether it came from the cache)."""
+  export_dir = encoder_lib.resolve_export_dir(export_path)
+  key = cache_key(export_dir, data_dir, tasks, config)
+  path = os.path.join(cache_dir, f"{key[:24]}.json") if cache_dir else ""
+  if use_cache and path and os.path.isfile(path):
+    with open(path, encoding="utf-8") as f:
+      entry = json.load(f)
+    if entry.get("key") == key:
+      entry["cached"] = True
+      logging.info("%s: evaluation from cache %s", export_dir, path)
+      return entry
+  logging.info("%s: evaluating", export_dir)
+  entry = evaluate_export(export_dir, data_dir, tasks, config, batch_size)
+  entry.update({"key": key, "export_dir": export_dir,
+                "model_card": read_model_card(export_dir)})
+  if path:
+    os.makedirs(cache_dir, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+      json.dump(entry, f)
+    os.replace(tmp, path)
+  entry["cached"] = False
+  return entry
+
+
+# ------------------------------------------------------------------ page --
+
+
+def _format_value(value) -> str:
+  if isinstance(value, (list, tuple)):
+    return ", ".join(str(v) for v in value)
+  if isinstance(value, Mapping):
+    return "; ".join(f"{k}: {_format_value(v)}" for k, v in value.items())
+  return str(value)
+
+
+def training_data(card: Mapping[str, Any]) -> str:
+  """What the export was trained on, from its model card."""
+  training = card.get("training")
+  if not training:
+    return "(no training record in the model card)"
+  if not isinstance(training, Mapping):
+    return _format_value(training)
+  return "; ".join(f"{k}: {_format_value(v)}" for k, v in training.items())
+
+
+def _code(text: str) -> str:
+  fence = "`"
+  while fence in text:
+    fence += "`"
+  pad = " " if text.startswith("`") or text.endswith("`") else ""
+  return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _cell(text: str) -> str:
+  return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def row_commands(path: str, tasks: Sequence[str],
+                 config: senteval.TransferConfig) -> tuple:
+  """Stand-alone commands that reproduce an export's STS and transfer rows."""
+  sts_cmd = (f"python -m evaluation.sts --model={path} "
+             f"--data_dir=../shared/data --sets={','.join(STS_GROUPS)}")
+  transfer_cmd = (
+      f"python -m evaluation.senteval --model={path} "
+      f"--data_dir=../shared/data --tasks={','.join(tasks)} "
+      f"--outer_folds={config.outer_folds} "
+      f"--inner_folds={config.inner_folds} --seed={config.seed} "
+      f"--l2_grid={','.join(f'{x:g}' for x in config.l2_grid)}")
+  return sts_cmd, transfer_cmd
+
+
+def build_page(entries: Sequence[dict], command: str,
+               config: senteval.TransferConfig, tasks: Sequence[str],
+               compare: Sequence[tuple] = (),
+               train_commands: Optional[Mapping[str, str]] = None) -> str:
+  """The markdown page for evaluated exports.
+
+  Args:
+    entries: per export, what `cached_evaluation` returns plus "name" and
+      "path" (the export path as given on the command line).
+    command: the command that regenerates the page (shown in its header).
+    config: the transfer settings used.
+    tasks: the transfer tasks asked for.
+    compare: (name A, name B) pairs for Wilcoxon tables.
+    train_commands: name -> the command that trained the export.
+  """
+  train_commands = dict(train_commands or {})
+  names = [e["name"] for e in entries]
+  lines = [
+      "# Results: every exported model beside its paper", "",
+      "<!-- Generated by evaluation/results_page.py; do not edit by hand. -->",
+      "",
+      f"Generated by {_code(command)} — regenerate with that command; "
+      "never edit this page by hand. Evaluations are cached per export "
+      "(SavedModel fingerprint + settings), so regeneration only evaluates "
+      "new or changed exports.", ""]
+
+  # -- models and training data
+  lines += ["## Models evaluated", "",
+            "| model | type | export | checkpoint | training data actually "
+            "used (model card) | the paper trained on |",
+            "|---|---|---|---|---|---|"]
+  for e in entries:
+    card = e.get("model_card", {})
+    model_type = card.get("model_type", "?")
+    lines.append("| " + " | ".join(_cell(x) for x in (
+        e["name"], model_type, e["path"], card.get("checkpoint", ""),
+        training_data(card),
+        paper_numbers.PAPER_TRAINING_DATA.get(model_type, "—"))) + " |")
+  lines += ["", "Commands that produced each model's rows (the page runs the "
+            "same functions; run from the repository root):", ""]
+  for e in entries:
+    sts_cmd, transfer_cmd = row_commands(e["path"], tasks, config)
+    lines.append(f"- **{e['name']}**")
+    if e["name"] in train_commands:
+      lines.append(f"  - trained by: {_code(train_commands[e['name']])}")
+    lines.append(f"  - STS / SICK / STS-B rows: {_code(sts_cmd)}")
+    lines.append(f"  - transfer rows: {_code(transfer_cmd)}")
+    load = e.get("load_average") or [None, None]
+    lines.append(
+        f"  - evaluated {e.get('evaluated_at', '?')}; load average (1, 5, 15 "
+        f"min) before {load[0]}, after {load[1]} on this machine's 2 cores")
+  lines.append("")
+
+  # -- transfer
+  transfer_rows = senteval.paper_rows()
+  transfer_rows += [(e["name"], e.get("transfer", {})) for e in entries]
+  lines += [
+      "## Transfer tasks (SentEval)", "",
+      "Accuracy × 100 (MSRP: accuracy / F1 of the paraphrase class). "
+      "Rows marked *(paper, Table 1)* are the Sent2Vec paper's Table 1 "
+      "(Pagliardini et al., 2018; Toronto books models; their Average as "
+      "printed); the Siamese CBOW and CHARAGRAM papers report no transfer "
+      "results. Protocol here: " + config.describe() + ". "
+      "Average: mean accuracy over the six tasks, as in the paper.", "",
+      senteval.format_transfer_table(transfer_rows),
+      "Seconds each evaluation took (total, in brackets the part spent "
+      "encoding sentences), measured on a shared 2-core machine (see the "
+      "load averages above):", "",
+      senteval.format_time_table(
+          [(e["name"], e.get("transfer", {})) for e in entries])]
+  missing = sorted({t for e in entries for t in e.get("transfer_missing", [])})
+  if missing:
+    lines += [f"Transfer tasks without data: {', '.join(missing)}", ""]
+
+  # -- STS
+  results = []
+  for e in entries:
+    r = sts.results_from_json(e["sts"])
+    r.model_name = e["name"]
+    results.append(r)
+  references = {label: fn() for label, fn in STS_REFERENCES}
+  lines += [
+      "## Semantic similarity: STS 2012–2015, SICK, STS Benchmark", "",
+      "Reference columns are the papers' reported numbers: Siamese CBOW "
+      "paper Table 1 (Toronto Book Corpus; Pearson (Spearman)); CHARAGRAM "
+      "supplement Table 1 (Pearson only; its year means include sets not in "
+      "the shared data, e.g. 2013 SMT); Sent2Vec paper Table 2 (STS 2014 "
+      "sets only, two decimals; its SICK figure is on test + train and is "
+      "left out). STS2013.SMT is LDC-licensed and not in the shared data.",
+      "", sts.format_table(results, names, references=references)]
+  lines += ["Seconds for the STS/SICK/STS-B evaluation (encoding and "
+            "scoring): " + "; ".join(
+                f"{e['name']} {e.get('sts_seconds', 0.0):.1f} s"
+                for e in entries), ""]
+
+  # -- significance
+  if compare:
+    by_name = dict(zip(names, results))
+    labelled = {}
+    for a, b in compare:
+      labelled[f"{b} vs {a}"] = significance_lib.wilcoxon_per_set(
+          by_name[a], by_name[b])
+    lines += ["## Significance (Wilcoxon signed-rank, per set)", "",
+              "As in the Siamese CBOW paper (§3.3): the two systems' cosine "
+              "scores for the same pairs are compared per set.", "",
+              sts.format_significance_table(labelled)]
+  return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# ------------------------------------------------------------------- CLI --
+
+
+def define_flags(flag_values: flags.FlagValues) -> None:
+  """Defines this command's flags on `flag_values`."""
+  flags.DEFINE_multi_string(
+      "model", [], "NAME=PATH (or PATH) of an export (base dir with integer "
+      "versions, or a version dir); repeat for several models.",
+      flag_values=flag_values)
+  flags.DEFINE_string("data_dir", "", "Data directory (default: "
+                      f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
+  flags.DEFINE_string("output", "docs/RESULTS.md", "The page to write.",
+                      flag_values=flag_values)
+  flags.DEFINE_string("cache_dir", "runs/results_cache", "Per-export "
+                      "evaluation JSON cache ('' to disable).",
+                      flag_values=flag_values)
+  flags.DEFINE_boolean("use_cache", True, "Reuse cached evaluations "
+                       "(--nouse_cache re-evaluates and rewrites the cache).",
+                       flag_values=flag_values)
+  flags.DEFINE_list("tasks", list(senteval.TASKS), "Transfer tasks.",
+                    flag_values=flag_values)
+  flags.DEFINE_integer("outer_folds", 10, "Folds of the accuracy CV.",
+                       flag_values=flag_values)
+  flags.DEFINE_integer("inner_folds", 10, "Folds of the penalty-tuning CV.",
+                       flag_values=flag_values)
+  flags.DEFINE_list("l2_grid", [f"{x:g}" for x in senteval.DEFAULT_L2_GRID],
+                    "L2 penalties tried.", flag_values=flag_values)
+  flags.DEFINE_integer("seed", senteval.DEFAULT_SEED, "Seed of the folds.",
+                       flag_values=flag_values)
+  flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
+                       flag_values=flag_values)
+  flags.DEFINE_multi_string(
+      "compare", [], "A,B: per-set Wilcoxon signed-rank test of model B "
+      "against model A on the STS sets (names as in --model); repeatable.",
+      flag_values=flag_values)
+  flags.DEFINE_multi_string(
+      "train_command", [], "NAME=COMMAND that trained model NAME, shown on "
+      "the page; repeatable.", flag_values=flag_values)
+  flags.DEFINE_string("command_note", "", "The regeneration command shown "
+                      "in the page header (default: this command line).",
+                      flag_values=flag_values)
+
+
+def _default_name(card: Mapping[str, Any], path: str) -> str:
+  base = os.path.basename(os.path.normpath(path))
+  if base.isdigit() or base == "export":
+    base = os.path.basename(os.path.dirname(os.path.normpath(path))) + (
+        "" if base == "export" else f"/{base}")
+  model_type = card.get("model_type")
+  return f"{base} ({model_type})" if model_type else base
+
+
+def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
+             ) -> dict:
+  """Runs the command for parsed flags; returns {"page", "entries"}."""
+  out = out or sys.stdout
+  if not fv.model:
+    raise errors.UserError("no model given: pass --model=NAME=EXPORT_PATH "
+                           "(repeat for several models)")
+  config = senteval.config_from_flags(fv)
+  unknown = [t for t in fv.tasks if t not in senteval.TASKS]
+  if unknown:
+    raise errors.UserError(f"--tasks: unknown {unknown}; choose from "
+                           f"{','.join(senteval.TASKS)}")
+  data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
+  entries = []
+  for spec in fv.model:
+    name, path = parse_model_spec(spec)
+    entry = cached_evaluation(path, data_dir, fv.tasks, config, fv.cache_dir,
+                              use_cache=fv.use_cache,
+                              batch_size=fv.batch_size)
+    entry["name"] = name or _default_name(entry.get("model_card", {}), path)
+    entry["path"] = path
+    entries.append(entry)
+    print(f"{entry['name']}: {'cached' if entry['cached'] else 'evaluated'}",
+          file=out)
+  names = [e["name"] for e in entries]
+  if len(set(names)) != len(names):
+    raise errors.UserError(f"model names must be unique, got {names}")
+  compare = []
+  for spec in fv.compare:
+    parts = [p.strip() for p in spec.split(",")]
+    if len(parts) != 2 or any(p not in names for p in parts):
+      raise errors.UserError(f"--compare={spec!r}: expected A,B with two of "
+                             f"the model names {names}")
+    compare.append(tuple(parts))
+  train_commands = {}
+  for spec in fv.train_command:
+    name, _, cmd = spec.partition("=")
+    if name not in names or not cmd:
+      raise errors.UserError(f"--train_command={spec!r}: expected NAME=CMD "
+                             f"with NAME one of {names}")
+    train_commands[name] = cmd
+  command = fv.command_note or " ".join(
+      ["python -m evaluation.results_page", *argv[1:]])
+  page = build_page(entries, command, config, fv.tasks, compare,
+                    train_commands)
+  if fv.output:
+    os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
+    with open(fv.output, "w", encoding="utf-8") as f:
+      f.write(page)
+    print(f"wrote {fv.output}", file=out)
+  return {"page": page, "entries": entries}
+
+
+def run(argv: Sequence[str], out=None) -> dict:
+  """Runs the command in-process with its own flags; argv[0] is the program."""
+  fv = flags.FlagValues()
+  define_flags(fv)
+  try:
+    rest = fv(list(argv))
+  except flags.Error as e:
+    raise errors.UserError(str(e)) from e
+  if len(rest) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(rest[1:])}")
+  return generate(fv, argv, out=out)
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  generate(flags.FLAGS, sys.argv)
+
+
+if __name__ == "__main__":
+  define_flags(flags.FLAGS)
+  cli.run(main)
