@@ -1,0 +1,170 @@
+r"""Sent2Vec training speed on the book corpus, next to the C++ reference.
+
+  python -m benchmarks.sent2vec_train --data_dir=../shared/data \
+      --vocabulary=runs/sent2vec_books_uni/vocab.txt
+
+Runs the trainer's own pipeline (`inputs.sent2vec_data`) and step
+(`trainers.sent2vec_step`) with the uni book settings (700-d, 10 negatives,
+t 1e-5, min target count 8) for --steps batches after --warmup_steps, and
+prints, from the same run:
+- tokens/s (every token read, unknown words included) and words/s counted
+  as the C++ code counts them (tokens + one end-of-line per line), wall
+  clock and per CPU-second of this process;
+- the ratio to the reference's 2 x 181,869 words/s on 2 threads;
+- peak resident memory and its ratio to the reference's 807 MB.
+Also prints the 1-minute load average before and after: numbers taken while
+other processes load the CPU understate the rate; say so when quoting them.
+"""
+
+import json
+import os
+import resource
+import time
+
+from absl import flags
+import numpy as np
+import tensorflow as tf
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from inputs import corpus
+from inputs import sent2vec_data
+from inputs import sent2vec_featurizer
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import sent2vec
+from trainers import sent2vec_step
+
+# ../shared/baselines/sent2vec_books_sts.md (measured on 2 CPU cores).
+REFERENCE_WORDS_PER_SECOND = 2 * 181869
+REFERENCE_PEAK_RSS_MB = 807
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("data_dir", None,
+                    f"Data directory (default ${data_dir_lib.ENV_VAR}).")
+flags.DEFINE_list("corpus_parts", [], "Corpus parts (default: all).")
+flags.DEFINE_string("vocabulary", None, "vocab.txt of a trainer run on the "
+                    "same corpus (with corpus_stats.json beside it); built "
+                    "from --corpus_parts when not given.")
+flags.DEFINE_integer("steps", 200, "Measured steps.")
+flags.DEFINE_integer("warmup_steps", 20, "Unmeasured steps first.")
+flags.DEFINE_integer("embedding_dim", 700, "d.")
+flags.DEFINE_integer("num_negatives", 10, "Negatives per target.")
+flags.DEFINE_integer("word_ngrams", 1, "1: the uni model; 2: uni+bi.")
+flags.DEFINE_integer("num_buckets", 2000000, "Buckets for --word_ngrams=2.")
+flags.DEFINE_integer("negative_group", 8, "As the trainer's flag.")
+flags.DEFINE_float("max_multiplicity", 8.0, "As the trainer's flag.")
+flags.DEFINE_integer("block_lines", 1024, "As the trainer's flag.")
+flags.DEFINE_integer("threads", 2, "Intra- and inter-op threads (the "
+                     "reference ran 2 threads).")
+flags.DEFINE_string("output_json", None, "Also write the numbers here.")
+
+
+def _peak_rss_mb():
+  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _cpu_seconds():
+  usage = resource.getrusage(resource.RUSAGE_SELF)
+  return usage.ru_utime + usage.ru_stime
+
+
+def main(argv):
+  del argv
+  tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
+  tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir, "gutenberg")
+  files = corpus.list_files(corpus.book_corpus_pattern(data_dir,
+                                                       FLAGS.corpus_parts))
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
+  if FLAGS.vocabulary:
+    vocabulary = vocabulary_lib.Vocabulary.load(FLAGS.vocabulary)
+    stats_path = os.path.join(os.path.dirname(FLAGS.vocabulary),
+                              "corpus_stats.json")
+    if not os.path.exists(stats_path):
+      raise errors.UserError(f"no corpus_stats.json beside {FLAGS.vocabulary}")
+    with open(stats_path) as f:
+      total_tokens = json.load(f)["tokens"]
+  else:
+    counter, _, total_tokens = vocabulary_lib.count_words(files, tokenizer)
+    kept = sorted(((w, c) for w, c in counter.items() if c >= 5),
+                  key=lambda wc: (-wc[1], wc[0]))
+    vocabulary = vocabulary_lib.Vocabulary(
+        [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
+  featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
+      vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
+      num_buckets=FLAGS.num_buckets)
+  dataset = sent2vec_data.batch_dataset(
+      files, featurizer,
+      sent2vec_data.keep_probabilities(vocabulary.counts, total_tokens, 1e-5,
+                                       8),
+      sent2vec_data.negative_cdf(vocabulary.counts),
+      num_negatives=FLAGS.num_negatives, block_lines=FLAGS.block_lines,
+      num_epochs=10, negative_group=FLAGS.negative_group)
+  model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
+                            featurizer.num_buckets, FLAGS.embedding_dim)
+  model(np.zeros([1, 1], np.int32))
+  step, _, _, _ = sent2vec_step.make_train_step(
+      model, 0.2, total_tokens=10 * total_tokens,
+      num_negatives=FLAGS.num_negatives, negative_group=FLAGS.negative_group,
+      max_multiplicity=FLAGS.max_multiplicity)
+
+  load_before = os.getloadavg()[0]
+  iterator = iter(dataset)
+  for _ in range(FLAGS.warmup_steps):
+    step(next(iterator))["loss"].numpy()
+  tokens = lines = 0
+  cpu_start, start = _cpu_seconds(), time.perf_counter()
+  for _ in range(FLAGS.steps):
+    batch = next(iterator)
+    step(batch)["loss"].numpy()
+    tokens += int(batch["num_tokens"])
+    lines += int(batch["num_lines"])
+  seconds = time.perf_counter() - start
+  cpu = _cpu_seconds() - cpu_start
+  load_after = os.getloadavg()[0]
+  words = tokens + lines
+  result = {
+      "tokens_per_second": tokens / seconds,
+      "cxx_words_per_second": words / seconds,
+      "ratio_to_reference": words / seconds / REFERENCE_WORDS_PER_SECOND,
+      "cxx_words_per_cpu_second": words / cpu,
+      "cpu_seconds_per_wall_second": cpu / seconds,
+      "peak_rss_mb": _peak_rss_mb(),
+      "rss_ratio_to_reference": _peak_rss_mb() / REFERENCE_PEAK_RSS_MB,
+      "load_average_1min": [load_before, load_after],
+      "steps": FLAGS.steps, "seconds": seconds, "tokens": tokens,
+      "embedding_dim": FLAGS.embedding_dim,
+      "num_negatives": FLAGS.num_negatives,
+      "word_ngrams": FLAGS.word_ngrams,
+      "negative_group": FLAGS.negative_group,
+      "threads": FLAGS.threads,
+      "vocabulary": len(vocabulary),
+  }
+  print(f"\nSent2Vec training speed: {FLAGS.embedding_dim}-d, "
+        f"{FLAGS.num_negatives} negatives (groups of "
+        f"{FLAGS.negative_group}), word n-grams {FLAGS.word_ngrams}, "
+        f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s; "
+        f"1-min load average {load_before:.1f} before, {load_after:.1f} "
+        "after (2 cores)\n")
+  print("| what | this run | C++ reference | ratio |")
+  print("|---|---:|---:|---:|")
+  print(f"| tokens/s | {result['tokens_per_second']:,.0f} | | |")
+  print(f"| words/s (tokens + end-of-lines, as the C++ counts) | "
+        f"{result['cxx_words_per_second']:,.0f} | "
+        f"{REFERENCE_WORDS_PER_SECOND:,} | "
+        f"{result['ratio_to_reference']:.2f}x |")
+  print(f"| words per CPU-second of this process | "
+        f"{result['cxx_words_per_cpu_second']:,.0f} | "
+        f"{REFERENCE_WORDS_PER_SECOND // 2:,} per thread | "
+        f"{result['cxx_words_per_cpu_second'] / (REFERENCE_WORDS_PER_SECOND / 2):.2f}x |")
+  print(f"| peak RSS (MB) | {result['peak_rss_mb']:,.0f} | "
+        f"{REFERENCE_PEAK_RSS_MB} | {result['rss_ratio_to_reference']:.2f}x |")
+  if FLAGS.output_json:
+    with open(FLAGS.output_json, "w") as f:
+      json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+  cli.run(main)

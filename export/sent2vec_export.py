@@ -1,0 +1,81 @@
+"""Exporter for Sent2Vec: mean of unigram and hashed n-gram source vectors.
+
+The exported graph runs `inputs.sent2vec_featurizer.Sent2VecFeaturizer` (the
+tokeniser, vocabulary lookup and n-gram hash of training; core ops only) and
+`export.averaging_encoder.ragged_average` over the source table.
+"""
+
+import os
+
+import tensorflow as tf
+
+from common import errors
+from export import averaging_encoder
+from export import model_dir as model_dir_lib
+from inputs import sent2vec_featurizer
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+
+PAPER = ("Pagliardini, Gupta, Jaggi. Unsupervised Learning of Sentence "
+         "Embeddings using Compositional n-Gram Features. NAACL 2018.")
+
+
+def make_featurizer(vocabulary, config):
+  """The featurizer a model directory's config describes."""
+  return sent2vec_featurizer.Sent2VecFeaturizer(
+      vocabulary, tokenizer_lib.Tokenizer.from_config(config["tokenizer"]),
+      word_ngrams=config["featurizer"]["word_ngrams"],
+      num_buckets=config["model"]["num_buckets"])
+
+
+def build_module(model_dir, config):
+  """Restores the latest checkpoint of a Sent2Vec model directory.
+
+  Only the source table is read (straight from the checkpoint), so a
+  5.9 GB uni+bi table is held twice at most while the module is built.
+  """
+  vocabulary = vocabulary_lib.Vocabulary.load(
+      os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+  checkpoint = tf.train.latest_checkpoint(
+      os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR))
+  if checkpoint is None:
+    raise errors.UserError(f"no checkpoint in {model_dir!r}: train first")
+  reader = tf.train.load_checkpoint(checkpoint)
+  names = [n for n in reader.get_variable_to_shape_map()
+           if n.startswith("model/") and "source_embeddings" in n
+           and "OPTIMIZER" not in n]
+  if len(names) != 1:
+    raise errors.UserError(f"{checkpoint!r} is not a Sent2Vec checkpoint")
+  table = reader.get_tensor(names[0])
+  featurizer = make_featurizer(vocabulary, config)
+  return _module(config, featurizer, table, checkpoint, len(vocabulary))
+
+
+def module_from_model(model_dir, config, model, featurizer, step):
+  """The same module from a trained model in memory (the trainer's export)."""
+  del model_dir
+  return _module(config, featurizer, model.source_embeddings.value,
+                 f"ckpt-{step}", featurizer.vocabulary_size - 1)
+
+
+def _module(config, featurizer, table, checkpoint, vocabulary_size):
+  dim = int(table.shape[1])
+  card = model_dir_lib.base_model_card(
+      "sent2vec", PAPER, config, checkpoint,
+      {"inputs": {"sentences": "tf.string [batch]"},
+       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+  card.update({
+      "embedding_dim": dim,
+      "vocabulary_size": vocabulary_size,
+      "word_ngrams": featurizer.word_ngrams,
+      "num_buckets": featurizer.num_buckets,
+      "tokenization": {**config.get("tokenizer", {}),
+                       "description": "lower-case; tokens \\w+ and single "
+                                      "punctuation characters; unknown words "
+                                      "dropped before n-grams are formed; "
+                                      "n-gram id = V + 1 + hash mod buckets; "
+                                      "sentence = mean of the source vectors "
+                                      "of its unigrams and n-grams (zero if "
+                                      "none)"},
+  })
+  return averaging_encoder.AveragingSentenceEncoder(featurizer, table, card)

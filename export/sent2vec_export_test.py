@@ -1,0 +1,101 @@
+"""Tests for export.sent2vec_export: model directory -> SavedModel."""
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from export import export_model
+from export import model_dir as model_dir_lib
+from inputs import sent2vec_featurizer
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import sent2vec
+from tests import export_test_case
+
+_WORDS = ["the", "cat", "sat", "on", "mat", "."]
+_SENTENCES = ["The cat sat on the mat.", "", "zebra quagga", "cat",
+              "the mat , the cat"]
+_DIM = 5
+_BUCKETS = 11
+
+
+def _make_model_dir(model_dir, word_ngrams):
+  os.makedirs(model_dir, exist_ok=True)
+  vocabulary = vocabulary_lib.Vocabulary(_WORDS, [9, 8, 7, 6, 5, 4])
+  vocabulary.save(os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+  buckets = _BUCKETS if word_ngrams > 1 else 0
+  model = sent2vec.Sent2Vec(vocabulary.size_with_padding, buckets, _DIM)
+  model(np.zeros([1, 1], np.int32))
+  table = np.random.default_rng(1).normal(
+      size=model.source_embeddings.shape).astype(np.float32)
+  table[0] = 0
+  model.source_embeddings.assign(table)
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
+  model_dir_lib.write_model_config(model_dir, "sent2vec", {
+      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+      "featurizer": {"word_ngrams": word_ngrams}, "training": {}})
+  tf.train.Checkpoint(model=model).save(
+      os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR, "ckpt"))
+  return vocabulary, table
+
+
+def _reference(vocabulary, table, sentence, word_ngrams):
+  """Plain Python: tokens -> ids -> n-gram hashes -> mean of rows."""
+  index = {w: i + 1 for i, w in enumerate(vocabulary.words)}
+  tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
+      tf.constant([sentence])).to_list()[0]
+  ids = [index[t.decode()] for t in tokens if t.decode() in index]
+  rows = list(ids)
+  for n in range(2, word_ngrams + 1):
+    for j in range(len(ids) - n + 1):
+      h = ids[j] % _BUCKETS
+      for x in ids[j + 1:j + n]:
+        h = (h * sent2vec_featurizer.HASH_MULTIPLIER + x) % _BUCKETS
+      rows.append(vocabulary.size_with_padding + h)
+  if not rows:
+    return np.zeros(_DIM, np.float32)
+  return table[rows].mean(axis=0)
+
+
+class Sent2VecExportTest(export_test_case.ExportTestCase):
+
+  def test_export_reload_matches_in_memory_and_reference(self):
+    for word_ngrams in (1, 2):
+      root = os.path.join(self.get_temp_dir(), f"n{word_ngrams}")
+      vocabulary, table = _make_model_dir(os.path.join(root, "model"),
+                                          word_ngrams)
+      encoder = export_model.build_encoder(os.path.join(root, "model"))
+      sentences = tf.constant(_SENTENCES)
+      in_memory = encoder(sentences).numpy()
+      expected = np.stack([_reference(vocabulary, table, s, word_ngrams)
+                           for s in _SENTENCES])
+      self.assertAllClose(in_memory, expected, atol=1e-6)
+      # Empty and all-unknown sentences embed to zeros.
+      self.assertAllEqual(in_memory[1:3], np.zeros((2, _DIM)))
+
+      path = export_model.export(os.path.join(root, "model"),
+                                 os.path.join(root, "export"))
+      loaded = tf.saved_model.load(path)
+      served = loaded.signatures["serving_default"](
+          sentences=sentences)["embeddings"]
+      self.assertAllClose(served, in_memory, atol=1e-6)
+      self.assertAllClose(loaded(sentences), in_memory, atol=1e-6)
+      self.assertLen(loaded.trainable_variables, 1)
+      with open(os.path.join(path, "assets.extra", "model_card.json")) as f:
+        card = json.load(f)
+      self.assertEqual(card["model_type"], "sent2vec")
+      self.assertEqual(card["word_ngrams"], word_ngrams)
+      # Every consumer: signature, hub.load, PredictRequest, warm-up, bad
+      # input, core ops only (fresh process), the C API loader.
+      self.run_export_test(
+          path, lambda sentences: {"embeddings": encoder(sentences)},
+          {"sentences": _SENTENCES})
+      if word_ngrams == 2:
+        self.run_finetune_test(path, ["the cat sat", "on the mat", "cat",
+                                      "the mat ."])
+
+
+if __name__ == "__main__":
+  tf.test.main()

@@ -1,0 +1,385 @@
+"""tf.data pipeline of Sent2Vec training batches (Pagliardini et al., NAACL 2018).
+
+Every batch is one block of consecutive corpus lines, turned into flat arrays
+by vectorised ops (no Python per line):
+
+- target selection: position i is a target if uniform < q(w_i) =
+  min(1, sqrt(t/f) + t/f) and count(w_i) >= min_count_label (the reference
+  C++ code's subsampling; the context side is not subsampled);
+- n-gram dropout: per sentence K token positions are chosen (at most
+  length - 2) and every n-gram (n > 1) touching one is left out, unigrams kept;
+- negatives: `num_negatives` words per target from a distribution
+  proportional to sqrt(count), redrawn when equal to the target; or, with
+  `negative_group` g > 1 (faster), one draw shared by g consecutive targets,
+  masked where equal to the target;
+- the context of a target is the sentence's unigrams and n-grams without the
+  target word and the n-grams containing it (`context="remove"`), or, as the
+  C++ code does, with the target replaced by a zero placeholder that also forms
+  n-grams (`context="placeholder"`).
+
+Sentences with fewer than two known words or no target are left out (they
+contribute no gradient). Differences from the C++ code, on purpose: dropout is
+drawn once per sentence, not once per target, so all targets of a sentence
+share one set of source rows (the step then costs O(tokens + targets x
+negatives) rows instead of O(targets x tokens)).
+"""
+
+import gzip
+
+import numpy as np
+import tensorflow as tf
+
+from inputs import corpus as corpus_lib
+from inputs import sent2vec_featurizer
+
+CONTEXT_VARIANTS = ("remove", "placeholder")
+
+
+def keep_probabilities(counts, total_tokens, sample, min_count_label):
+  """q(w) = min(1, sqrt(t/f) + t/f), 0 below `min_count_label`: float32 [V+1].
+
+  Args:
+    counts: int [V] corpus counts of word ids 1..V.
+    total_tokens: tokens in the corpus (f = count / total_tokens).
+    sample: t (0 disables subsampling).
+    min_count_label: words rarer than this are never targets.
+  """
+  counts = np.asarray(counts, np.float64)
+  if sample > 0:
+    ratio = sample * float(total_tokens) / np.maximum(counts, 1.0)
+    keep = np.minimum(1.0, np.sqrt(ratio) + ratio)
+  else:
+    keep = np.ones_like(counts)
+  keep = np.where(counts >= min_count_label, keep, 0.0)
+  return np.concatenate([[0.0], keep]).astype(np.float32)
+
+
+def negative_cdf(counts, power=0.5):
+  """Cumulative distribution over word ids 1..V, proportional to count^power.
+
+  Returns float64 [V]; `sample_negatives` draws id k + 1 with probability
+  cdf[k] - cdf[k - 1].
+  """
+  weights = np.power(np.asarray(counts, np.float64), power)
+  cdf = np.cumsum(weights)
+  return cdf / cdf[-1]
+
+
+def shared_negatives(targets, cdf, num_negatives, group, seed):
+  """Negatives shared by groups of `group` consecutive targets.
+
+  Every target still sees `num_negatives` independent draws from the same
+  distribution, but the k rows are shared by its group, so a step gathers
+  and updates T / group x k target rows instead of T x k and scores them
+  with dense matrix products. A draw equal to a target is masked for that
+  target (weight 0) instead of redrawn.
+
+  Returns:
+    (int32 [ceil(T / group), k] negatives, float32 [T, k] weights).
+  """
+  num_targets = tf.size(targets)
+  num_groups = (num_targets + group - 1) // group
+  u = tf.random.stateless_uniform(tf.stack([num_groups * num_negatives]),
+                                  seed, dtype=tf.float64)
+  ids = tf.searchsorted(cdf, u, side="right")
+  ids = tf.minimum(ids, tf.shape(cdf, out_type=ids.dtype)[0] - 1) + 1
+  negatives = tf.reshape(tf.cast(ids, tf.int32),
+                         tf.stack([num_groups, num_negatives]))
+  per_target = tf.gather(negatives, tf.range(num_targets) // group)
+  weights = tf.cast(tf.not_equal(per_target, targets[:, None]), tf.float32)
+  return negatives, weights
+
+
+def sample_negatives(targets, cdf, num_negatives, seed, redraws=3):
+  """Negatives per target, redrawn (up to `redraws` times) when equal to it.
+
+  Args:
+    targets: int32 [T] word ids.
+    cdf: float64 [V] from `negative_cdf`.
+    num_negatives: k.
+    seed: int [2] stateless seed.
+    redraws: extra rounds for draws equal to their target.
+
+  Returns:
+    (int32 [T, k] negatives, float32 [T, k] weights: 0 where a negative still
+    equals its target after the redraws, which only the most frequent words
+    can reach).
+  """
+  shape = tf.stack([tf.size(targets), num_negatives])
+  seeds = tf.random.experimental.stateless_split(seed, redraws + 1)
+
+  def draw(s):
+    u = tf.random.stateless_uniform(shape, s, dtype=tf.float64)
+    ids = tf.searchsorted(cdf, tf.reshape(u, [-1]), side="right")
+    ids = tf.minimum(ids, tf.shape(cdf, out_type=ids.dtype)[0] - 1) + 1
+    return tf.reshape(tf.cast(ids, tf.int32), shape)
+
+  negatives = draw(seeds[0])
+  for r in range(redraws):
+    equal = tf.equal(negatives, targets[:, None])
+    negatives = tf.where(equal, draw(seeds[r + 1]), negatives)
+  weights = tf.cast(tf.not_equal(negatives, targets[:, None]), tf.float32)
+  return negatives, weights
+
+
+def _ranks_within_rows(row, keys, starts):
+  """Rank of each flat entry among its row's entries by `keys`: int32 [W]."""
+  composite = tf.cast(row, tf.float64) + tf.cast(keys, tf.float64)
+  order = tf.argsort(composite)
+  size = tf.shape(row)[0]
+  sorted_rank = tf.range(size) - tf.gather(starts, tf.gather(row, order))
+  return tf.scatter_nd(order[:, None], sorted_rank, [size])
+
+
+def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
+               dropout_k=0, context="remove", seed=(0, 0), negative_group=1):
+  """One block of raw lines -> one training batch.
+
+  Args:
+    lines: tf.string [lines].
+    featurizer: `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
+    keep_prob: float32 [V+1] from `keep_probabilities`.
+    cdf: float64 [V] from `negative_cdf`.
+    num_negatives: k.
+    dropout_k: K token positions whose n-grams are dropped per sentence.
+    context: "remove" or "placeholder" (see the module docstring).
+    seed: int [2] stateless seed for this block.
+    negative_group: 1: independent negatives per target (the C++ code);
+      g > 1: `shared_negatives` for groups of g consecutive targets.
+
+  Returns:
+    dict of tensors (S sentences, N source entries, T targets, E = 1 + sum of
+    the n-gram orders 2..n excluded entries per target):
+      source_ids int32 [N]: unigram and n-gram rows of the source table,
+        sorted by sentence;
+      source_row int32 [N]: sentence of each entry, in [0, S), sorted;
+      sentence_size float32 [S]: entries per sentence;
+      unique_ids int32 [U]: the distinct source rows of the batch;
+      source_unique int32 [N]: index into unique_ids of each entry;
+      unique_counts float32 [U]: entries per distinct row;
+      excluded_unique int32 [T, E]: `excluded` as indices into unique_ids
+        (U where none);
+      grad_index, grad_segment int32 [N + X]: the sorted segment sum that
+        gathers the source gradients (see `trainers.sent2vec_step`);
+      target_ids int32 [T], target_row int32 [T];
+      excluded int32 [T, E]: indices into source_ids of the entries left out
+        of the target's context (its unigram first), N where none;
+      added_ids int32 [T, E - 1]: placeholder n-gram rows added to the
+        context (0 = none; all 0 unless context="placeholder");
+      context_size float32 [T]: |context| (the mean's divisor);
+      negatives int32 [T, k] (or [ceil(T / g), k] with negative_group g),
+      negative_weights float32 [T, k];
+      out_unique_ids int32 [U']: distinct target-table rows of
+        concat([target_ids, flat negatives]) (R entries);
+      out_counts float32 [U']: contributions summed into each;
+      out_grad_index, out_grad_segment int32 [R]: sorted segment sum of the
+        R target-table gradients into the U' distinct rows;
+      num_tokens int64 [], num_lines int64 []: tokens (unknown words
+        included) and lines read, for the learning rate and words/s.
+  """
+  if context not in CONTEXT_VARIANTS:
+    raise ValueError(f"context must be one of {CONTEXT_VARIANTS}")
+  order_max = featurizer.word_ngrams
+  num_buckets = featurizer.num_buckets
+  offset = featurizer.vocabulary_size
+  seed = tf.convert_to_tensor(seed, tf.int64)
+  seed_keep, seed_drop, seed_neg = tf.unstack(
+      tf.random.experimental.stateless_split(seed, 3))
+
+  words, num_tokens = featurizer.word_ids_and_token_count(lines)
+  u = tf.random.stateless_uniform(tf.shape(words.flat_values), seed_keep)
+  is_target = words.with_flat_values(
+      u < tf.gather(keep_prob, words.flat_values))
+  targets_per_row = tf.reduce_sum(tf.cast(is_target, tf.int32), axis=1)
+  keep_rows = (words.row_lengths() >= 2) & (targets_per_row > 0)
+  words = tf.ragged.boolean_mask(words, keep_rows)
+  is_target = tf.ragged.boolean_mask(is_target, keep_rows).flat_values
+
+  w = words.flat_values
+  size = tf.shape(w)[0]
+  num_rows = tf.cast(words.nrows(), tf.int32)
+  row = tf.cast(words.value_rowids(), tf.int32)
+  starts = tf.cast(words.row_starts(), tf.int32)
+  lengths = tf.cast(words.row_lengths(), tf.int32)
+  flat = tf.range(size)
+  pos = flat - tf.gather(starts, row)
+  length = tf.gather(lengths, row)
+
+  if order_max > 1 and dropout_k > 0:
+    keys = tf.random.stateless_uniform([size], seed_drop)
+    rank = _ranks_within_rows(row, keys, starts)
+    dropped = rank < tf.minimum(dropout_k, tf.maximum(length - 2, 0))
+  else:
+    dropped = tf.zeros([size], tf.bool)
+
+  # Slot (m - 1) * W + j holds the m-gram starting at flat position j.
+  slot_ids, slot_valid = [w], [tf.ones([size], tf.bool)]
+  for m in range(2, order_max + 1):
+    idx = tf.minimum(flat[:, None] + tf.range(m)[None, :], size - 1)
+    window = tf.gather(w, idx)
+    hashed = sent2vec_featurizer.hash_ngrams(window, num_buckets)
+    slot_ids.append(tf.cast(hashed + offset, tf.int32))
+    slot_valid.append((pos + m - 1 < length)
+                      & ~tf.reduce_any(tf.gather(dropped, idx), axis=1))
+  all_ids = tf.concat(slot_ids, 0)
+  all_valid = tf.concat(slot_valid, 0)
+  all_row = tf.tile(row, [order_max])
+  if order_max > 1:
+    # Source entries sorted by sentence (the step's sorted segment sums).
+    perm = tf.argsort(all_row, stable=True)
+    all_ids = tf.gather(all_ids, perm)
+    sorted_valid = tf.gather(all_valid, perm)
+    all_row = tf.gather(all_row, perm)
+  else:
+    perm, sorted_valid = None, all_valid
+  position = tf.cumsum(tf.cast(sorted_valid, tf.int32)) - 1
+  if perm is not None:
+    position = tf.scatter_nd(perm[:, None], position, tf.shape(perm))
+  new_index = position  # Slot -> index of its source entry (if valid).
+  source_ids = tf.boolean_mask(all_ids, sorted_valid)
+  source_row = tf.boolean_mask(all_row, sorted_valid)
+  num_source = tf.shape(source_ids)[0]
+  sentence_size = tf.math.unsorted_segment_sum(
+      tf.ones_like(source_row, tf.float32), source_row, num_rows)
+  unique_ids, source_unique = tf.unique(source_ids)
+  num_unique = tf.shape(unique_ids)[0]
+  unique_counts = tf.math.unsorted_segment_sum(
+      tf.ones_like(source_row, tf.float32), source_unique, num_unique)
+
+  t = tf.cast(tf.where(is_target)[:, 0], tf.int32)
+  target_ids = tf.gather(w, t)
+  target_row = tf.gather(row, t)
+  t_pos = tf.gather(pos, t)
+  t_len = tf.gather(length, t)
+  excluded = [tf.gather(new_index, t)]
+  added = []
+  for m in range(2, order_max + 1):
+    for s in range(m):
+      start = t - s
+      ok = (t_pos - s >= 0) & (t_pos - s + m - 1 < t_len)
+      slot = (m - 1) * size + tf.maximum(start, 0)
+      ok &= tf.gather(all_valid, slot)
+      excluded.append(tf.where(ok, tf.gather(new_index, slot), num_source))
+      if context == "placeholder":
+        idx = tf.clip_by_value(tf.maximum(start, 0)[:, None]
+                               + tf.range(m)[None, :], 0, size - 1)
+        window = tf.where(tf.range(m)[None, :] == s, 0, tf.gather(w, idx))
+        hashed = sent2vec_featurizer.hash_ngrams(window, num_buckets)
+        added.append(tf.where(ok, tf.cast(hashed + offset, tf.int32), 0))
+      else:
+        added.append(tf.zeros_like(t))
+  excluded = tf.stack(excluded, axis=1)
+  added = (tf.stack(added, axis=1) if added
+           else tf.zeros([tf.size(t), 0], tf.int32))
+  context_size = tf.gather(sentence_size, target_row)
+  excluded_valid = excluded < num_source
+  if context == "remove":
+    context_size -= tf.reduce_sum(tf.cast(excluded_valid, tf.float32), axis=1)
+  excluded_unique = tf.where(
+      excluded_valid,
+      tf.gather(source_unique, tf.minimum(excluded, num_source - 1)),
+      num_unique)
+  # The source gradient of unique row u is the sum over its entries of their
+  # sentence's context gradient, minus the context gradients of the targets
+  # that exclude one of its entries: a sorted segment sum over
+  # concat([sentence gradients (S rows), -target gradients (T rows)]).
+  num_targets = tf.size(t)
+  width = excluded.shape[1]
+  spread_t = tf.reshape(tf.tile(tf.range(num_targets)[:, None], [1, width]),
+                        [-1])
+  flat_valid = tf.reshape(excluded_valid, [-1])
+  grad_index = tf.concat([source_row,
+                          num_rows + tf.boolean_mask(spread_t, flat_valid)], 0)
+  grad_segment = tf.concat([source_unique, tf.boolean_mask(
+      tf.reshape(excluded_unique, [-1]), flat_valid)], 0)
+  order = tf.argsort(grad_segment, stable=True)
+  grad_index = tf.gather(grad_index, order)
+  grad_segment = tf.gather(grad_segment, order)
+  if negative_group > 1:
+    negatives, negative_weights = shared_negatives(
+        target_ids, cdf, num_negatives, negative_group, seed_neg)
+  else:
+    negatives, negative_weights = sample_negatives(
+        target_ids, cdf, num_negatives, seed_neg)
+  # Target-table rows: the targets, then the negatives (flattened); each
+  # negative of group i counts once per target of the group.
+  if negative_group > 1:
+    group_sizes = tf.math.unsorted_segment_sum(
+        tf.ones([num_targets]), tf.range(num_targets) // negative_group,
+        tf.shape(negatives)[0])
+  else:
+    group_sizes = tf.ones([num_targets])
+  out_ids = tf.concat([target_ids, tf.reshape(negatives, [-1])], 0)
+  out_contributions = tf.concat(
+      [tf.ones([num_targets]), tf.repeat(group_sizes, num_negatives)], 0)
+  out_unique_ids, out_index = tf.unique(out_ids)
+  out_counts = tf.math.unsorted_segment_sum(
+      out_contributions, out_index, tf.shape(out_unique_ids)[0])
+  out_order = tf.argsort(out_index, stable=True)
+  return {
+      "source_ids": source_ids,
+      "source_row": source_row,
+      "sentence_size": sentence_size,
+      "unique_ids": unique_ids,
+      "source_unique": source_unique,
+      "unique_counts": unique_counts,
+      "excluded_unique": excluded_unique,
+      "grad_index": grad_index,
+      "grad_segment": grad_segment,
+      "target_ids": target_ids,
+      "target_row": target_row,
+      "excluded": excluded,
+      "added_ids": added,
+      "context_size": context_size,
+      "negatives": negatives,
+      "negative_weights": negative_weights,
+      "out_unique_ids": out_unique_ids,
+      "out_counts": out_counts,
+      "out_grad_index": out_order,
+      "out_grad_segment": tf.gather(out_index, out_order),
+      "num_tokens": num_tokens,
+      "num_lines": tf.size(lines, tf.int64),
+  }
+
+
+def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
+                  dropout_k=0, context="remove", block_lines=1024,
+                  num_epochs=1, seed=0, negative_group=1):
+  """Batches of `make_batch` over `num_epochs` passes, in corpus order.
+
+  One batch per `block_lines` lines; the iterator's position checkpoints
+  (its block counter seeds every batch, so a resumed run draws the same).
+  """
+  files = corpus_lib.list_files(file_patterns)
+  keep_prob = tf.constant(keep_prob, tf.float32)
+  cdf = tf.constant(cdf, tf.float64)
+  blocks = corpus_lib.line_dataset(files).batch(block_lines).repeat(num_epochs)
+
+  def to_batch(index, lines):
+    block_seed = tf.stack([tf.constant(seed, tf.int64), index])
+    return make_batch(lines, featurizer, keep_prob, cdf, num_negatives,
+                      dropout_k, context, block_seed, negative_group)
+
+  return blocks.enumerate().map(
+      to_batch, num_parallel_calls=tf.data.AUTOTUNE,
+      deterministic=True).prefetch(4)
+
+
+def count_lines(file_patterns):
+  """Lines `corpus.line_dataset` yields for these files (one pass)."""
+  files = corpus_lib.list_files(file_patterns)
+  total = len(files) - 1  # The boundary line between files.
+  for path in files:
+    opener = gzip.open if path.endswith(".gz") else open
+    last = b"\n"
+    with opener(path, "rb") as f:
+      for block in iter(lambda: f.read(1 << 22), b""):
+        total += block.count(b"\n")
+        last = block[-1:]
+    if last != b"\n":  # A last line without a newline still counts.
+      total += 1
+  return total
+
+
+def batches_per_epoch(num_lines, block_lines):
+  return -(-num_lines // block_lines)

@@ -1,0 +1,209 @@
+"""Tests for the Sent2Vec batch pipeline: parity with the export featurizer,
+subsampling and negative-table statistics, n-gram dropout, contexts."""
+
+import collections
+import gzip
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from inputs import sent2vec_data
+from inputs import sent2vec_featurizer
+from inputs import vocabulary as vocabulary_lib
+
+_WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
+_COUNTS = [1000, 400, 90, 60, 30, 20, 9, 4]
+_VOCAB = vocabulary_lib.Vocabulary(_WORDS, _COUNTS)
+_LINES = ["the cat sat on the mat", "a dog ran", "", "the dog sat on a cat",
+          "cat", "zzz unknown words only", "a mat the cat the dog ran on",
+          "mat zzz on"]
+
+
+def _featurizer(ngrams, buckets=97):
+  return sent2vec_featurizer.Sent2VecFeaturizer(
+      _VOCAB, word_ngrams=ngrams, num_buckets=buckets if ngrams > 1 else 0)
+
+
+def _batch(ngrams, sample=0.0, dropout_k=0, context="remove", seed=(1, 2),
+           lines=_LINES, group=1, min_count_label=1):
+  keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), sample,
+                                          min_count_label)
+  cdf = sent2vec_data.negative_cdf(_COUNTS)
+  return sent2vec_data.make_batch(
+      tf.constant(lines), _featurizer(ngrams), keep, cdf, num_negatives=5,
+      dropout_k=dropout_k, context=context, seed=seed, negative_group=group)
+
+
+def _source_rows(batch):
+  """Source ids grouped by sentence: list of sorted lists."""
+  rows = collections.defaultdict(list)
+  for i, r in zip(batch["source_ids"].numpy(), batch["source_row"].numpy()):
+    rows[int(r)].append(int(i))
+  return [sorted(rows[r]) for r in sorted(rows)]
+
+
+class TablesTest(tf.test.TestCase):
+
+  def test_keep_probabilities(self):
+    keep = sent2vec_data.keep_probabilities([100, 2, 1], 1000, 1e-3, 2)
+    self.assertEqual(keep[0], 0.0)  # Padding is never a target.
+    ratio = 1e-3 * 1000 / 100.0
+    self.assertAllClose(keep[1], np.sqrt(ratio) + ratio)
+    self.assertAllClose(keep[2], 1.0)  # min(1, ...)
+    self.assertEqual(keep[3], 0.0)  # Below min_count_label.
+    self.assertAllClose(
+        sent2vec_data.keep_probabilities([100, 10], 1000, 0.0, 1), [0, 1, 1])
+
+  def test_negative_frequencies_follow_sqrt_counts(self):
+    cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
+    targets = tf.fill([20000], 0)  # No word has id 0: nothing redrawn.
+    negatives, weights = sent2vec_data.sample_negatives(
+        targets, cdf, 5, tf.constant([5, 6], tf.int64))
+    self.assertAllEqual(weights, tf.ones_like(weights))
+    freq = np.bincount(negatives.numpy().ravel(), minlength=9)[1:] / 1e5
+    want = np.sqrt(_COUNTS) / np.sqrt(_COUNTS).sum()
+    self.assertAllClose(freq, want, atol=0.006)
+    self.assertGreater(negatives.numpy().min(), 0)
+
+  def test_negatives_equal_to_the_target_are_redrawn(self):
+    cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
+    targets = tf.fill([5000], 1)  # "the": about 1/4 of the draws.
+    negatives, weights = sent2vec_data.sample_negatives(
+        targets, cdf, 5, tf.constant([1, 1], tf.int64))
+    equal = negatives.numpy() == 1
+    p_the = np.sqrt(1000) / np.sqrt(_COUNTS).sum()
+    # Four draws (one + three redraws) all hit "the": p^4 ~ 2%, not p ~ 38%.
+    self.assertAllClose(equal.mean(), p_the ** 4, atol=0.006)
+    self.assertAllEqual(weights.numpy() == 0, equal)
+
+  def test_shared_negatives(self):
+    cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
+    targets = tf.constant([1, 2, 3, 4, 5, 6, 7], tf.int32)
+    negatives, weights = sent2vec_data.shared_negatives(
+        targets, cdf, 4, 3, tf.constant([1, 2], tf.int64))
+    self.assertEqual(negatives.shape, [3, 4])
+    per_target = np.repeat(negatives.numpy(), 3, axis=0)[:7]
+    self.assertAllEqual(weights.numpy(),
+                        per_target != targets.numpy()[:, None])
+
+
+class MakeBatchTest(tf.test.TestCase):
+
+  def test_source_ids_match_the_export_featurizer(self):
+    for ngrams in (1, 2, 3):
+      batch = _batch(ngrams)
+      kept = [l for l in _LINES
+              if len(_featurizer(1)(tf.constant([l])).to_list()[0]) >= 2]
+      want = [sorted(r) for r in _featurizer(ngrams)(tf.constant(kept))
+              .to_list()]
+      self.assertEqual(_source_rows(batch), want)
+
+  def test_sentences_without_context_or_target_are_left_out(self):
+    batch = _batch(1)
+    # "", "cat", the unknown-only line and "mat zzz on" (2 words, kept).
+    self.assertEqual(batch["sentence_size"].numpy().tolist(),
+                     [6, 3, 6, 8, 2])
+    self.assertEqual(int(batch["num_lines"]), len(_LINES))
+    self.assertEqual(int(batch["num_tokens"]), 31)
+    # Without subsampling every known word is a target.
+    self.assertEqual(int(tf.size(batch["target_ids"])), 25)
+
+  def test_subsampling_statistics(self):
+    lines = ["the cat sat on the mat a dog ran"] * 400
+    keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.01, 5)
+    hits = collections.Counter()
+    for seed in range(5):
+      batch = _batch(1, sample=0.01, lines=lines, seed=(seed, 0),
+                     min_count_label=5)
+      hits.update(batch["target_ids"].numpy().tolist())
+    for word_id, per_line in [(1, 2), (2, 1), (3, 1), (6, 1)]:
+      expected = keep[word_id] * per_line * 400 * 5
+      self.assertAllClose(hits[word_id], expected,
+                          atol=4 * np.sqrt(expected) + 1)
+    # "ran" (count 4 < min_count_label 5) is never a target.
+    self.assertEqual(hits[8], 0)
+
+  def test_context_remove(self):
+    batch = _batch(2)
+    sizes = batch["sentence_size"].numpy()
+    rows = batch["target_row"].numpy()
+    excluded = batch["excluded"].numpy()
+    n = int(tf.size(batch["source_ids"]))
+    valid = (excluded < n).sum(axis=1)
+    self.assertAllEqual(batch["context_size"].numpy(), sizes[rows] - valid)
+    source_ids = batch["source_ids"].numpy()
+    # The first excluded entry is the target word itself.
+    self.assertAllEqual(source_ids[excluded[:, 0]], batch["target_ids"])
+    # Interior words exclude two bigrams, edge words one (+ the unigram).
+    self.assertIn(2, valid.tolist())
+    self.assertIn(3, valid.tolist())
+    self.assertTrue(set(valid.tolist()) <= {2, 3})
+    self.assertAllEqual(batch["added_ids"], tf.zeros_like(batch["added_ids"]))
+
+  def test_context_placeholder(self):
+    batch = _batch(2, context="placeholder")
+    sizes = batch["sentence_size"].numpy()
+    self.assertAllEqual(batch["context_size"].numpy(),
+                        sizes[batch["target_row"].numpy()])
+    # "the cat sat ...": target "cat" (position 1) forms (the, PH), (PH, sat).
+    offset = _VOCAB.size_with_padding
+    target_1 = batch["added_ids"].numpy()[1]
+    h = lambda w: offset + int(sent2vec_featurizer.hash_ngrams([w], 97)[0])
+    self.assertEqual(target_1.tolist(), [h([0, 3]), h([1, 0])])
+
+  def test_ngram_dropout(self):
+    lines = ["the cat sat on mat", "a dog", "the cat sat"]
+    batch = _batch(2, dropout_k=1, lines=lines, seed=(7, 7))
+    rows = _source_rows(batch)
+    offset = _VOCAB.size_with_padding
+    unigrams = [[i for i in r if i < offset] for r in rows]
+    bigrams = [[i for i in r if i >= offset] for r in rows]
+    self.assertEqual([len(u) for u in unigrams], [5, 2, 3])  # All kept.
+    # One position dropped: 4 bigrams lose 2 (interior) or 1 (edge).
+    self.assertIn(len(bigrams[0]), (2, 3))
+    self.assertLen(bigrams[1], 1)  # Two tokens: no dropout.
+    self.assertIn(len(bigrams[2]), (0, 1))
+    # Dropout varies with the seed and never touches unigrams.
+    sizes = set()
+    for seed in range(20):
+      b = _batch(2, dropout_k=2, lines=lines, seed=(seed, 1))
+      sizes.add(tuple(b["sentence_size"].numpy().tolist()))
+      self.assertEqual(
+          [len([i for i in r if i < offset]) for r in _source_rows(b)],
+          [5, 2, 3])
+    self.assertGreater(len(sizes), 1)
+
+  def test_gradient_segments_are_sorted(self):
+    batch = _batch(2, dropout_k=1)
+    self.assertTrue(np.all(np.diff(batch["grad_segment"].numpy()) >= 0))
+    self.assertTrue(np.all(np.diff(batch["source_row"].numpy()) >= 0))
+    self.assertTrue(np.all(np.diff(batch["out_grad_segment"].numpy()) >= 0))
+    self.assertAllEqual(
+        tf.gather(batch["unique_ids"], batch["source_unique"]),
+        batch["source_ids"])
+
+  def test_an_all_unknown_block_gives_an_empty_batch(self):
+    batch = _batch(2, lines=["zzz yyy", "", "qqq"])
+    self.assertEqual(int(tf.size(batch["target_ids"])), 0)
+    self.assertEqual(int(tf.size(batch["source_ids"])), 0)
+
+
+class DatasetTest(tf.test.TestCase):
+
+  def test_batches_cover_the_corpus(self):
+    path = os.path.join(self.get_temp_dir(), "c.txt.gz")
+    with gzip.open(path, "wt") as f:
+      f.write("\n".join(_LINES * 10) + "\n")
+    lines = sent2vec_data.count_lines(path)
+    self.assertEqual(lines, len(_LINES) * 10)
+    keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.0, 1)
+    cdf = sent2vec_data.negative_cdf(_COUNTS)
+    batches = list(sent2vec_data.batch_dataset(
+        path, _featurizer(2), keep, cdf, block_lines=7, num_epochs=2))
+    self.assertLen(batches, 2 * sent2vec_data.batches_per_epoch(lines, 7))
+    self.assertEqual(sum(int(b["num_tokens"]) for b in batches), 2 * 310)
+
+
+if __name__ == "__main__":
+  tf.test.main()

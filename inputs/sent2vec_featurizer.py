@@ -1,0 +1,144 @@
+"""Sent2Vec features: unigram ids plus hashed word n-gram ids, one mapping.
+
+Sent2Vec (Pagliardini, Gupta, Jaggi, NAACL 2018) embeds a sentence as the
+mean of the source vectors of its unigrams and word n-grams, the n-grams
+hashed into `num_buckets` rows after the vocabulary. The same hash
+(`hash_ngrams`, core integer ops on word ids) runs in the training pipeline
+(`inputs.sent2vec_data`) and inside the exported graph (this module), so the
+two cannot drift apart.
+
+Ids: 0 is the padding/placeholder row, words are 1..V (`Vocabulary` ids),
+n-grams are V + 1 + (hash mod num_buckets). Unknown words are dropped before
+n-grams are formed (as the reference C++ code does).
+"""
+
+import tensorflow as tf
+
+from inputs import tokenizer as tokenizer_lib
+
+# The multiplier of fastText's word n-gram hash (h = h * 116049371 + id).
+HASH_MULTIPLIER = 116049371
+
+
+def hash_ngrams(windows, num_buckets):
+  """Hashes word-id windows into buckets: int [..., n] -> int64 [...].
+
+  h = a_1; h = (h * 116049371 + a_k) mod num_buckets for k = 2..n. Every
+  intermediate stays below 2^63 because h < num_buckets < 2^31.
+
+  Args:
+    windows: integer tensor [..., n] of word ids (0 may stand for the
+      placeholder token).
+    num_buckets: positive int, number of hash buckets.
+
+  Returns:
+    int64 tensor [...] in [0, num_buckets).
+  """
+  windows = tf.cast(windows, tf.int64)
+  h = tf.math.floormod(windows[..., 0], num_buckets)
+  for k in range(1, windows.shape[-1]):
+    h = tf.math.floormod(h * HASH_MULTIPLIER + windows[..., k], num_buckets)
+  return h
+
+
+def ngram_ids(word_ids, order, num_buckets, offset):
+  """Hashed ids of all contiguous n-grams of one order.
+
+  Args:
+    word_ids: int tf.RaggedTensor [batch, (words)].
+    order: n >= 2.
+    num_buckets: hash buckets.
+    offset: id of bucket 0 (vocabulary size including padding).
+
+  Returns:
+    int32 tf.RaggedTensor [batch, (max(words - n + 1, 0))]: the n-gram
+    starting at word j is entry j of its row.
+  """
+  windows = tf.stack([_shifted(word_ids, k, order) for k in range(order)],
+                     axis=-1)
+  hashed = hash_ngrams(windows.flat_values, num_buckets)
+  return windows.with_flat_values(tf.cast(hashed + offset, tf.int32))
+
+
+def _shifted(word_ids, k, order):
+  """Rows of `word_ids[i][k : len_i - order + 1 + k]` (empty if too short)."""
+  lengths = word_ids.row_lengths()
+  counts = tf.maximum(lengths - order + 1, 0)
+  starts = word_ids.row_starts() + k
+  flat_index = tf.ragged.range(starts, starts + counts)
+  return tf.gather(word_ids.flat_values, flat_index)
+
+
+def add_ngrams(word_ids, word_ngrams, num_buckets, offset):
+  """Each row's unigram ids followed by its hashed 2..word_ngrams-gram ids."""
+  pieces = [word_ids]
+  for order in range(2, word_ngrams + 1):
+    pieces.append(ngram_ids(word_ids, order, num_buckets, offset))
+  if len(pieces) == 1:
+    return word_ids
+  return tf.concat(pieces, axis=1)
+
+
+class Sent2VecFeaturizer(tf.Module):
+  """Raw sentences -> source-table ids (unigrams, then hashed n-grams).
+
+  A `TextToIds`-like module: `export.averaging_encoder` averages the rows it
+  names, and the training pipeline calls `word_ids` and `hash_ngrams` of the
+  same object. No n-gram dropout here (inference uses every n-gram).
+
+  Example:
+    >>> f = Sent2VecFeaturizer(Vocabulary(["a", "cat"], [9, 5]),
+    ...                        word_ngrams=2, num_buckets=10)
+    >>> f(tf.constant(["a cat", "dog"]))  # [[1, 2, 3 + h(1, 2)], []]
+
+  Args:
+    vocabulary: `inputs.vocabulary.Vocabulary`.
+    tokenizer: `inputs.tokenizer.Tokenizer` (default settings if None).
+    word_ngrams: largest n-gram order (1: unigrams only).
+    num_buckets: hash buckets for n-grams (ignored when word_ngrams is 1).
+  """
+
+  def __init__(self, vocabulary, tokenizer=None, word_ngrams=1,
+               num_buckets=0, name=None):
+    super().__init__(name=name)
+    if word_ngrams < 1:
+      raise ValueError(f"word_ngrams must be >= 1, got {word_ngrams}")
+    if word_ngrams > 1 and num_buckets < 1:
+      raise ValueError("n-grams need num_buckets >= 1")
+    self.tokenizer = tokenizer or tokenizer_lib.Tokenizer()
+    # Word -> id (1-based), -1 if unknown; a tracked resource, so exports
+    # carry it (core ops only).
+    self.table = vocabulary.lookup_table()
+    self.word_ngrams = word_ngrams
+    self.num_buckets = num_buckets if word_ngrams > 1 else 0
+    # Rows of the word part of the source table (padding row + V words).
+    self.vocabulary_size = vocabulary.size_with_padding
+
+  @property
+  def source_rows(self):
+    """Rows the source table needs: padding + words + buckets."""
+    return self.vocabulary_size + self.num_buckets
+
+  def word_ids(self, sentences):
+    """int32 ragged [batch, (known words)]; unknown words dropped."""
+    return self.word_ids_and_token_count(sentences)[0]
+
+  def word_ids_and_token_count(self, sentences):
+    """(int32 ragged [batch, (known words)], int64 number of tokens read).
+
+    The count includes unknown words (what the reference code's learning
+    rate schedule and words/s count).
+    """
+    tokens = self.tokenizer.tokenize(sentences)
+    ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
+    ids = tf.ragged.boolean_mask(ids, ids > 0)
+    return tf.cast(ids, tf.int32), tf.size(tokens.flat_values, tf.int64)
+
+  def ids_from_words(self, word_ids):
+    """Source ids of every unigram and n-gram of ragged word ids."""
+    return add_ngrams(word_ids, self.word_ngrams, self.num_buckets,
+                      self.vocabulary_size)
+
+  def __call__(self, sentences):
+    """tf.string [batch] -> int32 ragged [batch, (ids)] of source rows."""
+    return self.ids_from_words(self.word_ids(sentences))

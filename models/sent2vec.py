@@ -1,0 +1,77 @@
+"""Sent2Vec (Pagliardini, Gupta, Jaggi, NAACL 2018): sentences as mean n-gram vectors."""
+
+import keras
+from keras import ops
+
+_INIT_CHUNK_ROWS = 1 << 16
+
+
+@keras.saving.register_keras_serializable(package="sentzoo")
+class Sent2Vec(keras.Model):
+  """Source vectors for words and hashed n-grams, target vectors for words.
+
+  The sentence embedding v_S is the mean of the source vectors of the
+  sentence's unigrams and n-grams R(S) (paper eq. 2). Training predicts each
+  kept target word w_t from v_{S \\ {w_t}} with negative sampling
+  (`trainers.sent2vec_step`), which updates the target vectors u_w.
+
+  Source rows: 0 is padding/placeholder (kept at zero), 1..V words, then
+  `num_buckets` hashed n-gram rows (`inputs.sent2vec_featurizer` ids).
+  Init as the reference C++ code: source ~ uniform(-1/d, 1/d), targets zero.
+
+  Masking: id 0 is padding; a sentence with no id embeds to zeros (no NaN).
+
+  Args:
+    vocab_size: word rows including the padding row (V + 1).
+    num_buckets: hashed n-gram rows (0 for a unigram model).
+    embedding_dim: d (the paper's book models: 700).
+
+  Call:
+    ids: int [batch, length] source ids, 0 = padding.
+    Returns float32 [batch, d] sentence embeddings.
+
+  Example:
+    >>> model = Sent2Vec(vocab_size=100, num_buckets=50, embedding_dim=8)
+    >>> model(np.array([[1, 2, 120, 0]])).shape
+    TensorShape([1, 8])
+  """
+
+  def __init__(self, vocab_size, num_buckets=0, embedding_dim=700, **kwargs):
+    super().__init__(**kwargs)
+    self.vocab_size = vocab_size
+    self.num_buckets = num_buckets
+    self.embedding_dim = embedding_dim
+    bound = 1.0 / embedding_dim
+    self.source_embeddings = self.add_weight(
+        shape=(vocab_size + num_buckets, embedding_dim), initializer="zeros",
+        name="source_embeddings")
+    # uniform(-1/d, 1/d) written in place, chunk by chunk, so a 5.9 GB table
+    # never exists twice; row 0 (padding/placeholder) stays zero.
+    seed = keras.random.SeedGenerator()
+    rows = vocab_size + num_buckets
+    for start in range(1, rows, _INIT_CHUNK_ROWS):
+      end = min(rows, start + _INIT_CHUNK_ROWS)
+      self.source_embeddings.value[start:end].assign(keras.random.uniform(
+          (end - start, embedding_dim), -bound, bound, seed=seed))
+    self.target_embeddings = self.add_weight(
+        shape=(vocab_size, embedding_dim), initializer="zeros",
+        name="target_embeddings")
+
+  @property
+  def source_rows(self):
+    return self.vocab_size + self.num_buckets
+
+  def call(self, ids):
+    ids = ops.convert_to_tensor(ids, "int32")
+    mask = ops.cast(ids > 0, "float32")
+    vectors = ops.take(self.source_embeddings, ids, axis=0)
+    total = ops.sum(vectors * mask[..., None], axis=-2)
+    count = ops.sum(mask, axis=-1, keepdims=True)
+    return total / ops.maximum(count, 1.0)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({"vocab_size": self.vocab_size,
+                   "num_buckets": self.num_buckets,
+                   "embedding_dim": self.embedding_dim})
+    return config

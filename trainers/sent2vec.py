@@ -1,0 +1,275 @@
+r"""Trains Sent2Vec on a corpus of sentences, then exports and evaluates it.
+
+  python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
+      --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni
+
+Writes to --model_dir: flags.txt (the resolved flags, usable as a
+--flagfile), vocab.txt, corpus_stats.json, model_config.json, checkpoints/,
+tensorboard/, and at the end export/<version>/ and sts_results.{json,md}.
+Rerunning the same command after an interruption (or after
+--max_steps_per_run) resumes from the last checkpoint.
+
+Settings follow the reference C++ code (epfml/sent2vec) and the paper's
+Table 5; where this trainer differs (batched updates) see
+`trainers.sent2vec_step` and `inputs.sent2vec_data`.
+"""
+
+import json
+import os
+
+from absl import flags
+import keras
+import tensorflow as tf
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import sts
+from evaluation import sts_data
+from export import averaging_encoder
+from export import export_model
+from export import saved_model_writer
+from export import sent2vec_export
+from inputs import corpus
+from inputs import sent2vec_data
+from inputs import sent2vec_featurizer
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import sent2vec
+from trainers import sent2vec_step
+from trainers import training_loop
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("data_dir", None,
+                    f"Data directory (default ${data_dir_lib.ENV_VAR}); the "
+                    "corpus is <data_dir>/gutenberg/partNN.txt.gz.")
+flags.DEFINE_list("corpus_parts", [], "Book corpus parts to train on, e.g. 1 "
+                  "for part01 alone; empty: all parts.")
+flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
+                    "files (one sentence per line); overrides "
+                    "--corpus_parts.")
+flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
+                    "and the export go.", required=True)
+flags.DEFINE_string("export_dir", None, "Export base folder; default "
+                    "<model_dir>/export.")
+flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).")
+flags.DEFINE_integer("word_ngrams", 1, "Largest word n-gram order "
+                     "(-wordNgrams; 2: unigrams + bigrams).")
+flags.DEFINE_integer("num_buckets", 2000000, "Hash buckets for n-grams "
+                     "(-bucket); unused when --word_ngrams=1.")
+flags.DEFINE_integer("min_count", 5, "Minimum count of a vocabulary word "
+                     "(-minCount).")
+flags.DEFINE_integer("min_count_label", 8, "Minimum count of a word to be "
+                     "used as a target (-minCountLabel).")
+flags.DEFINE_float("sample", 1e-5, "Subsampling threshold t of targets "
+                   "(-t): kept with probability sqrt(t/f) + t/f.")
+flags.DEFINE_integer("num_negatives", 10, "Negatives per target (-neg).")
+flags.DEFINE_integer("dropout_k", 0, "Token positions whose n-grams are "
+                     "dropped per sentence (-dropoutK).")
+flags.DEFINE_float("learning_rate", 0.2, "Initial learning rate (-lr), "
+                   "decayed linearly to 0 over all tokens of all epochs.")
+flags.DEFINE_integer("num_epochs", 9, "Passes over the corpus (-epoch).")
+flags.DEFINE_enum("context", "remove", sent2vec_data.CONTEXT_VARIANTS,
+                  "remove: the context is the sentence without the target "
+                  "and its n-grams (the paper); placeholder: the target is "
+                  "replaced by a zero placeholder that also forms n-grams "
+                  "(the C++ code).")
+flags.DEFINE_bool("keep_punctuation", True, "Keep punctuation tokens (the "
+                  "C++ baseline's tokenisation keeps them).")
+flags.DEFINE_float("l1_weight", 0.0, "L1 soft-thresholding of updated source "
+                   "rows (paper Appendix B; 0 = off, as in the C++ code).")
+flags.DEFINE_integer("negative_group", 8, "Targets that share one draw of "
+                     "negatives (1: independent per target, as the C++ "
+                     "code; larger is faster).")
+flags.DEFINE_float("max_multiplicity", 8.0, "Per step, a row updated by c > M "
+                   "examples gets each update scaled by M / c (batched SGD "
+                   "diverges at lr 0.2 without it; 0 = off).")
+flags.DEFINE_float("max_source_multiplicity", None, "The same cap for source "
+                   "rows (default: --max_multiplicity; 0 = off; 64 still "
+                   "diverged on the book corpus at lr 0.2).")
+flags.DEFINE_integer("block_lines", 1024, "Corpus lines per batch.")
+flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
+                     "(0: num_epochs full passes).")
+flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
+                     "many steps of this invocation (0: run to the end); "
+                     "rerun the same command to continue.")
+flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
+flags.DEFINE_integer("log_every_steps", 200, "Console/TensorBoard interval.")
+flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
+                     "interval (0: only at the end).")
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA "
+                  "(batches vary in shape, so it recompiles; slower on CPU).")
+flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
+
+
+def _corpus_files(data_dir):
+  if FLAGS.corpus_files:
+    return corpus.list_files(FLAGS.corpus_files)
+  return corpus.list_files(
+      corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
+
+
+def _vocabulary_and_stats(model_dir, files, tokenizer):
+  """The vocabulary and corpus counts, built by one pass and cached."""
+  vocab_path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  stats_path = os.path.join(model_dir, "corpus_stats.json")
+  key = {"files": files, "tokenizer": tokenizer.get_config(),
+         "min_count": FLAGS.min_count}
+  if os.path.exists(vocab_path) and os.path.exists(stats_path):
+    with open(stats_path) as f:
+      stats = json.load(f)
+    if all(stats.get(k) == v for k, v in key.items()):
+      return vocabulary_lib.Vocabulary.load(vocab_path), stats
+  print("counting words (one pass over the corpus)...", flush=True)
+  counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
+  kept = [(w, c) for w, c in counter.items() if c >= FLAGS.min_count]
+  kept.sort(key=lambda wc: (-wc[1], wc[0]))
+  vocabulary = vocabulary_lib.Vocabulary(
+      [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
+  if not len(vocabulary):
+    raise errors.UserError(
+        f"no word occurs --min_count={FLAGS.min_count} times in the corpus")
+  vocabulary.save(vocab_path)
+  stats = dict(key, tokens=int(tokens), sentences=int(sentences),
+               lines=sent2vec_data.count_lines(files))
+  with open(stats_path, "w") as f:
+    json.dump(stats, f, indent=2)
+  return vocabulary, stats
+
+
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(
+      FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
+  model_dir = FLAGS.model_dir
+  os.makedirs(model_dir, exist_ok=True)
+  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+    f.write(FLAGS.flags_into_string())
+  if FLAGS.word_ngrams < 1:
+    raise errors.UserError("--word_ngrams must be at least 1")
+  if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
+    raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
+  keras.utils.set_random_seed(FLAGS.seed)
+
+  files = _corpus_files(data_dir)
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
+  vocabulary, stats = _vocabulary_and_stats(model_dir, files, tokenizer)
+  featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
+      vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
+      num_buckets=FLAGS.num_buckets)
+  steps_per_epoch = sent2vec_data.batches_per_epoch(stats["lines"],
+                                                    FLAGS.block_lines)
+  total_steps = FLAGS.num_epochs * steps_per_epoch
+  if FLAGS.train_steps:
+    total_steps = min(total_steps, FLAGS.train_steps)
+  print(f"vocabulary: {len(vocabulary):,} words (min count "
+        f"{FLAGS.min_count}); corpus: {len(files)} files, "
+        f"{stats['tokens']:,} tokens, {stats['lines']:,} lines; "
+        f"{steps_per_epoch:,} batches per epoch; training {total_steps:,} "
+        "steps", flush=True)
+
+  model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
+                            featurizer.num_buckets, FLAGS.embedding_dim)
+  model(tf.zeros([1, 1], tf.int32))
+  export_model.write_model_config(model_dir, "sent2vec", {
+      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+      "featurizer": {"word_ngrams": FLAGS.word_ngrams},
+      "training": {"corpus_files": [os.path.basename(p) for p in files],
+                   "total_steps": total_steps,
+                   "num_epochs": FLAGS.num_epochs,
+                   "learning_rate": FLAGS.learning_rate,
+                   "min_count": FLAGS.min_count,
+                   "min_count_label": FLAGS.min_count_label,
+                   "sample": FLAGS.sample,
+                   "num_negatives": FLAGS.num_negatives,
+                   "dropout_k": FLAGS.dropout_k,
+                   "context": FLAGS.context,
+                   "negative_group": FLAGS.negative_group,
+                   "max_multiplicity": FLAGS.max_multiplicity,
+                   "max_source_multiplicity": FLAGS.max_source_multiplicity,
+                   "l1_weight": FLAGS.l1_weight}})
+
+  keep_prob = sent2vec_data.keep_probabilities(
+      vocabulary.counts, stats["tokens"], FLAGS.sample, FLAGS.min_count_label)
+  cdf = sent2vec_data.negative_cdf(vocabulary.counts)
+  dataset = sent2vec_data.batch_dataset(
+      files, featurizer, keep_prob, cdf, num_negatives=FLAGS.num_negatives,
+      dropout_k=FLAGS.dropout_k, context=FLAGS.context,
+      block_lines=FLAGS.block_lines, num_epochs=FLAGS.num_epochs,
+      seed=FLAGS.seed, negative_group=FLAGS.negative_group)
+  train_step, step_counter, tokens_seen, learning_rate_fn = (
+      sent2vec_step.make_train_step(
+          model, FLAGS.learning_rate,
+          total_tokens=FLAGS.num_epochs * stats["tokens"],
+          num_negatives=FLAGS.num_negatives,
+          negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
+          max_multiplicity=FLAGS.max_multiplicity,
+          max_source_multiplicity=FLAGS.max_source_multiplicity,
+          jit_compile=FLAGS.jit_compile))
+
+  dev_set = None
+  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
+    dev_set = sts_data.load_stsb_split(data_dir, "dev")
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+  def encode(sentences):
+    # Reads the live table: no copy of a multi-GB source table.
+    return averaging_encoder.ragged_average(model.source_embeddings.value,
+                                            featurizer(sentences))
+
+  def eval_fn():
+    if dev_set is None:
+      return {}
+    result = sts.evaluate_pair_sets(
+        encoder_lib.FunctionEncoder(encode), [dev_set]).sets[dev_set.name]
+    return {"stsb_dev_pearson": result.pearson,
+            "stsb_dev_spearman": result.spearman}
+
+  outcome = training_loop.run(
+      model_dir,
+      training_loop.LoopConfig(
+          total_steps=total_steps,
+          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
+          log_every_steps=FLAGS.log_every_steps,
+          eval_every_steps=FLAGS.eval_every_steps,
+          unit_name="tokens",
+          units_per_step=max(1, stats["tokens"] // steps_per_epoch),
+          max_steps_per_run=FLAGS.max_steps_per_run),
+      dataset, train_step, step_counter,
+      {"model": model, "step": step_counter, "tokens_seen": tokens_seen},
+      learning_rate_fn=learning_rate_fn,
+      eval_fn=eval_fn if FLAGS.eval_every_steps else None)
+  if outcome["interrupted"]:
+    print(f"stopped at step {outcome['step']}; rerun the same command to "
+          "resume", flush=True)
+    return
+  if not FLAGS.export:
+    return
+  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
+  # The export is built from the trained model in memory (the same module
+  # `python -m export.export_model` builds from the checkpoint), so a
+  # multi-GB table is not restored a second time.
+  del train_step, dataset
+  path = saved_model_writer.write(
+      sent2vec_export.module_from_model(model_dir, export_model.read_model_config(
+          model_dir), model, featurizer, outcome["step"]), export_dir)
+  print(f"exported to {path}", flush=True)
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+  results = sts.evaluate_pair_sets(
+      encoder_lib.load_encoder(path), pair_sets, missing=missing,
+      model_name="Sent2Vec")
+  table = sts.format_table([results])
+  with open(os.path.join(model_dir, "sts_results.json"), "w") as f:
+    json.dump(sts.results_to_json(results, include_predictions=False), f,
+              indent=2)
+  with open(os.path.join(model_dir, "sts_results.md"), "w") as f:
+    f.write(table + "\n")
+  print(table, flush=True)
+  print(f"export: {os.path.abspath(path)}", flush=True)
+
+
+if __name__ == "__main__":
+  cli.run(main)
