@@ -1,0 +1,260 @@
+r"""The CHARAGRAM paper's Table 1 for trained runs: STS 2012-2015, SICK, Twitter 2015.
+
+  python -m evaluation.charagram_results \
+      --run="CHARAGRAM-PHRASE MAX=runs/charagram/charagram_phrase_max" \
+      --run="charCNN MAX=runs/charagram/char_cnn_max" \
+      --data_dir=../shared/data --output_markdown=docs/charagram.md
+
+Each --run is NAME=MODEL_DIR of a `trainers/charagram.py` run; its latest
+export (MODEL_DIR/export) is evaluated by cosine similarity, Pearson's r x 100
+per set, as in Table 1 of the supplement of Wieting, Bansal, Gimpel,
+Livescu, "CHARAGRAM: Embedding Words and Sentences via Character n-grams"
+(EMNLP 2016). Rows: every STS set, yearly means, SICK test, Twitter 2015 test
+and the mean over all sets (the paper's "Average" is the mean of its 22
+sets; here 2013 SMT is absent, so the paper's mean over the same 21 sets is
+shown beside it). The paper's four sentence models are shown for reference.
+"""
+
+import json
+import math
+import os
+
+from absl import flags
+import numpy as np
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import sts
+from evaluation import sts_data
+from inputs import twitter_pit
+
+PAPER_COLUMNS = ("charCNN", "charLSTM", "PARAGRAM-PHRASE", "CHARAGRAM-PHRASE")
+# Supplement Table 1 (Pearson's r x 100), per set: charCNN, charLSTM,
+# PARAGRAM-PHRASE, CHARAGRAM-PHRASE.
+PAPER_SETS = {
+    "STS2012.MSRpar": (50.6, 23.6, 42.9, 59.7),
+    "STS2012.MSRvid": (72.2, 47.2, 76.1, 79.6),
+    "STS2012.surprise.OnWN": (61.8, 53.0, 70.7, 68.7),
+    "STS2012.SMTeuroparl": (50.9, 38.5, 45.5, 57.2),
+    "STS2012.surprise.SMTnews": (46.8, 38.3, 57.2, 65.2),
+    "STS2013.FNWN": (26.4, 10.6, 47.5, 42.3),
+    "STS2013.OnWN": (54.4, 33.5, 70.5, 67.8),
+    "STS2013.SMT": (42.0, 24.2, 40.3, 43.6),
+    "STS2013.headlines": (68.1, 54.4, 72.3, 75.0),
+    "STS2014.OnWN": (66.8, 46.1, 79.9, 77.0),
+    "STS2014.deft-forum": (45.6, 19.4, 50.2, 62.7),
+    "STS2014.deft-news": (73.5, 54.6, 73.2, 77.0),
+    "STS2014.headlines": (67.4, 53.7, 69.1, 74.3),
+    "STS2014.images": (68.7, 53.6, 80.0, 77.6),
+    "STS2014.tweet-news": (66.2, 53.6, 76.8, 79.1),
+    "STS2015.answers-forums": (47.2, 27.3, 67.4, 61.5),
+    "STS2015.answers-students": (75.0, 63.1, 78.3, 78.5),
+    "STS2015.belief": (65.7, 22.6, 76.0, 77.2),
+    "STS2015.headlines": (72.2, 61.7, 74.5, 78.7),
+    "STS2015.images": (70.0, 52.8, 82.2, 84.4),
+    "SICK.test": (62.9, 50.3, 72.0, 70.0),
+    twitter_pit.SET_NAME: (48.6, 39.9, 52.7, 53.6),
+}
+# The paper's printed yearly means and overall average (over its 22 sets).
+PAPER_MEANS = {
+    "STS2012.mean": (56.5, 40.1, 58.5, 66.1),
+    "STS2013.mean": (47.7, 30.7, 57.7, 57.2),
+    "STS2014.mean": (64.7, 46.8, 71.5, 74.7),
+    "STS2015.mean": (66.0, 45.5, 75.7, 76.1),
+    "all.mean": (59.2, 41.9, 66.2, 68.7),
+}
+ALL_MEAN = "all.mean"
+
+
+def evaluation_sets(data_dir):
+  """STS 2012-2015 test sets, SICK test, Twitter 2015 test; (sets, missing)."""
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+  try:
+    pair_sets.append(twitter_pit.load_test_split(data_dir))
+  except errors.DataDirError:
+    missing.append(twitter_pit.SET_NAME)
+  return pair_sets, missing
+
+
+def table_rows(set_names):
+  """[(row key, label, member set names or None)] in Table 1 order."""
+  rows = []
+  for year in (2012, 2013, 2014, 2015):
+    members = [n for n in set_names if sts_data.sts_year(n) == year]
+    for name in members:
+      rows.append((name, name, None))
+    if members:
+      rows.append((f"STS{year}.mean", f"**STS {year} mean** "
+                   f"({len(members)} sets)", members))
+  for name in ("SICK.test", twitter_pit.SET_NAME):
+    if name in set_names:
+      rows.append((name, name, None))
+  rows.append((ALL_MEAN, f"**Average** ({len(set_names)} sets)",
+               list(set_names)))
+  return rows
+
+
+def pearsons(results):
+  """EvalResults -> {set name: Pearson x 100}."""
+  return {name: r.pearson for name, r in results.sets.items()}
+
+
+def _mean(values):
+  values = [v for v in values if v is not None and not math.isnan(v)]
+  return float(np.mean(values)) if values else math.nan
+
+
+def row_values(scores, rows):
+  """{row key: value} for one column of per-set scores."""
+  out = {}
+  for key, _, members in rows:
+    out[key] = (_mean([scores.get(m, math.nan) for m in members])
+                if members else scores.get(key, math.nan))
+  return out
+
+
+def _fmt(value):
+  return "–" if value is None or math.isnan(value) else f"{value:.1f}"
+
+
+def format_markdown(columns, set_names, missing=()):
+  """Markdown: the runs' Table 1 rows beside the paper's.
+
+  Args:
+    columns: list of (column name, {set name: Pearson x 100}).
+    set_names: the evaluated sets, in order.
+    missing: sets absent from the data.
+  """
+  rows = table_rows(set_names)
+  values = [(name, row_values(scores, rows)) for name, scores in columns]
+  paper = [(f"paper {p}", {**{k: v[i] for k, v in PAPER_SETS.items()}})
+           for i, p in enumerate(PAPER_COLUMNS)]
+  paper_values = [(name, row_values(scores, rows)) for name, scores in paper]
+  header = ["set"] + [n for n, _ in values] + [n for n, _ in paper_values]
+  lines = ["| " + " | ".join(header) + " |",
+           "|" + "---|" * len(header)]
+  for key, label, _ in rows:
+    cells = [label] + [_fmt(v[key]) for _, v in values]
+    cells += [_fmt(v[key]) for _, v in paper_values]
+    lines.append("| " + " | ".join(cells) + " |")
+  printed = [_fmt(PAPER_MEANS[ALL_MEAN][i]) for i in range(len(PAPER_COLUMNS))]
+  lines.append("| paper's printed Average (22 sets, incl. 2013 SMT) | "
+               + " | ".join("" for _ in values) + " | "
+               + " | ".join(printed) + " |")
+  text = "\n".join(lines) + "\n"
+  text += ("\nPearson's r x 100 of cosine similarity. The paper columns are "
+           "copied from the supplement's Table 1; their yearly means and "
+           "Average here are recomputed over the same sets as the runs "
+           "(the paper's own means include 2013 SMT).\n")
+  if missing:
+    text += f"\nMissing sets (not in the data): {', '.join(missing)}\n"
+  return text, dict(values)
+
+
+def ordering_lines(averages, groups):
+  """Sentences on the paper's ordering and on MAX vs MIX.
+
+  Args:
+    averages: {column name: overall average}.
+    groups: {model label: {"max": column name, "mix": column name}}.
+  """
+  lines = []
+  best = {}
+  for model, by_sampling in groups.items():
+    scored = {s: averages[c] for s, c in by_sampling.items()
+              if c in averages and not math.isnan(averages[c])}
+    if scored:
+      best[model] = max(scored.values())
+    if "max" in scored and "mix" in scored:
+      winner = "MAX" if scored["max"] > scored["mix"] else "MIX"
+      lines.append(f"- {model}: MAX {scored['max']:.1f}, MIX "
+                   f"{scored['mix']:.1f} -> {winner} is better by "
+                   f"{abs(scored['max'] - scored['mix']):.1f}.")
+  paper_order = ["CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM"]
+  present = [m for m in paper_order if m in best]
+  order = sorted(present, key=lambda m: -best[m])
+  lines.append("- Ordering of the paper's four models by the better of "
+               "MAX/MIX: " + " > ".join(
+                   f"{m} ({best[m]:.1f})" for m in order) + ".")
+  holds = order == present
+  lines.append("- The paper's ordering CHARAGRAM-PHRASE > PARAGRAM-PHRASE > "
+               f"charCNN > charLSTM {'holds' if holds else 'does not hold'} "
+               "here" + ("" if len(present) == 4 else
+                         f" (among {', '.join(present)})") + ".")
+  return lines
+
+
+FLAGS = flags.FLAGS
+
+
+def _training_line(name, model_dir):
+  path = os.path.join(model_dir, "model_config.json")
+  if not os.path.exists(path):
+    return f"- {name}: `{model_dir}`"
+  with open(path) as f:
+    config = json.load(f)
+  if config.get("model_type") != "charagram":
+    return (f"- {name}: `{model_dir}`: a {config.get('model_type')} model "
+            "(not trained on paraphrase pairs)")
+  t = config.get("training", {})
+  return (f"- {name}: `{model_dir}`: {config.get('variant')}, "
+          f"{t.get('num_pairs')} pairs of {', '.join(t.get('train_files', []))}"
+          f" (format {t.get('train_format')}, min score {t.get('min_score')}),"
+          f" {t.get('total_steps')} steps of {t.get('batch_size')}, sampling "
+          f"{t.get('sampling')}, L2 {t.get('l2')}, init "
+          f"{t.get('initialisation', 'random')}")
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  if not FLAGS.run:
+    raise errors.UserError("pass --run=NAME=MODEL_DIR at least once")
+  runs = []
+  for spec in FLAGS.run:
+    name, sep, model_dir = spec.partition("=")
+    if not sep or not name or not model_dir:
+      raise errors.UserError(f"--run={spec!r}: expected NAME=MODEL_DIR")
+    runs.append((name, model_dir))
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  pair_sets, missing = evaluation_sets(data_dir)
+  columns = []
+  for name, model_dir in runs:
+    encoder = encoder_lib.load_encoder(os.path.join(model_dir, "export"))
+    results = sts.evaluate_pair_sets(encoder, pair_sets, missing,
+                                     model_name=name)
+    columns.append((name, pearsons(results)))
+  set_names = [p.name for p in pair_sets]
+  table, values = format_markdown(columns, set_names, missing)
+  averages = {name: v[ALL_MEAN] for name, v in values.items()}
+  groups = {}
+  for name, _ in runs:
+    model, _, sampling = name.rpartition(" ")
+    if sampling.lower() in ("max", "mix"):
+      groups.setdefault(model, {})[sampling.lower()] = name
+  text = table + "\n" + "\n".join(ordering_lines(averages, groups)) + "\n"
+  text += "\nRuns:\n" + "\n".join(_training_line(n, d) for n, d in runs)
+  text += "\n"
+  print(text)
+  if FLAGS.output_markdown:
+    with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:
+      if FLAGS.command_note:
+        f.write(sts.command_note_line(FLAGS.command_note) + "\n\n")
+      if FLAGS.preamble:
+        with open(FLAGS.preamble, encoding="utf-8") as p:
+          f.write(p.read().rstrip("\n") + "\n\n")
+      f.write(text)
+
+
+if __name__ == "__main__":
+  flags.DEFINE_multi_string("run", [], "NAME=MODEL_DIR of a trained run; "
+                            "names ending in ' MAX' / ' MIX' are compared.")
+  flags.DEFINE_string("data_dir", "", "Data directory (default: "
+                      f"${data_dir_lib.ENV_VAR}).")
+  flags.DEFINE_string("output_markdown", "", "Also write the page here.")
+  flags.DEFINE_string("command_note", "", "First line 'Produced by: ...'.")
+  flags.DEFINE_string("preamble", "", "A markdown file written above the "
+                      "table (prose that states no measured numbers).")
+  cli.run(main)

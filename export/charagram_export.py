@@ -1,0 +1,98 @@
+"""Exporter for the CHARAGRAM family: CHARAGRAM, PARAGRAM-PHRASE, charCNN, charLSTM.
+
+A model directory written by `trainers/charagram.py` has model_config.json
+with "model_type": "charagram", "variant" (one of VARIANTS), the Keras model
+config, and the featuriser config; the vocabulary is `ngrams.txt` (n-gram or
+character variants) or `vocab.txt` (PARAGRAM-PHRASE words). The export is a
+`FeaturizedEncoder`: raw `tf.string` sentences -> float32 [batch, dim], core
+ops only.
+"""
+
+import os
+
+import tensorflow as tf
+
+from export import featurized_encoder
+from export import model_dir as model_dir_lib
+from inputs import char_ngrams
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import char_cnn
+from models import char_lstm
+from models import charagram
+from models import paragram_phrase
+
+PAPER = ("Wieting, Bansal, Gimpel, Livescu. CHARAGRAM: Embedding Words and "
+         "Sentences via Character n-grams. EMNLP 2016.")
+MODEL_TYPE = "charagram"
+VARIANTS = {
+    "charagram": charagram.Charagram,
+    "paragram_phrase": paragram_phrase.ParagramPhrase,
+    "char_cnn": char_cnn.CharCNN,
+    "char_lstm": char_lstm.CharLSTM,
+}
+DESCRIPTIONS = {
+    "charagram": "h(b + sum of character n-gram vectors); text padded with a "
+                 "space on each side, lower-cased, tokens joined by spaces",
+    "paragram_phrase": "mean of word vectors (unknown words dropped)",
+    "char_cnn": "character CNN, max-over-time pooling, dense layer",
+    "char_lstm": "character LSTM, last hidden state",
+}
+
+
+def featurizer_config(featurizer):
+  """What model_config.json stores to rebuild a featuriser."""
+  if isinstance(featurizer, char_ngrams.CharNgramFeaturizer):
+    return {"kind": "char_ngrams", **featurizer.get_config()}
+  return {"kind": "words", "tokenizer": featurizer.tokenizer.get_config()}
+
+
+def load_featurizer(model_dir, config):
+  """Rebuilds the featuriser of `featurizer_config` from `model_dir`."""
+  config = dict(config)
+  kind = config.pop("kind")
+  if kind == "words":
+    vocabulary = vocabulary_lib.Vocabulary.load(
+        os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+    return text_to_ids_lib.TextToIds(
+        vocabulary, tokenizer_lib.Tokenizer.from_config(config["tokenizer"]))
+  vocabulary = None
+  if not config.get("num_buckets"):
+    vocabulary = vocabulary_lib.Vocabulary.load(
+        char_ngrams.vocabulary_path(model_dir))
+  return char_ngrams.CharNgramFeaturizer.from_config(config, vocabulary)
+
+
+def build_model(variant, model_config):
+  """The Keras model of `variant` from its config, with its weights built."""
+  model = VARIANTS[variant].from_config(model_config)
+  model(tf.ragged.constant([[1], []], dtype=tf.int32))
+  return model
+
+
+def make_encoder(featurizer, model, metadata=None):
+  return featurized_encoder.FeaturizedEncoder(featurizer, model, metadata)
+
+
+def build_module(model_dir, config):
+  """Restores the latest checkpoint of a CHARAGRAM-family model directory."""
+  variant = config["variant"]
+  featurizer = load_featurizer(model_dir, config["featurizer"])
+  model = build_model(variant, config["model"])
+  checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
+  dim = int(model.embedding_dim)
+  card = model_dir_lib.base_model_card(
+      MODEL_TYPE, PAPER, config, checkpoint,
+      {"inputs": {"sentences": "tf.string [batch]"},
+       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+  card.update({
+      "variant": variant,
+      "embedding_dim": dim,
+      "featurizer": {**config["featurizer"],
+                     "description": DESCRIPTIONS[variant]},
+      "num_feature_ids": int(getattr(featurizer, "num_ids",
+                                     getattr(featurizer, "vocabulary_size",
+                                             0))),
+  })
+  return make_encoder(featurizer, model, card)

@@ -1,0 +1,333 @@
+r"""Trains a CHARAGRAM-family model on paraphrase pairs, then exports and evaluates it.
+
+  python -m trainers.charagram --flagfile=configs/charagram_phrase.flags \
+      --data_dir=../shared/data --model_dir=runs/charagram_phrase
+
+One loop for every variant (`--model`): CHARAGRAM (character n-gram sums;
+phrases or words by --ngram_sizes / --activation), PARAGRAM-PHRASE (word
+averaging), charCNN and charLSTM (Wieting, Bansal, Gimpel, Livescu, EMNLP
+2016). Loss: the margin loss with in-batch MAX or MIX negatives
+(`models.paraphrase_margin_loss`) plus 0.5 * --l2 * sum ||theta||^2; Adam.
+
+Writes to --model_dir: flags.txt, ngrams.txt or vocab.txt, model_config.json,
+checkpoints/, tensorboard/, and at the end export/<version>/ and
+results.{json,md} (STS 2012-2015, SICK test, Twitter 2015 test). Rerunning
+the same command resumes from the last checkpoint.
+"""
+
+import collections
+import json
+import os
+import shutil
+
+from absl import flags
+import keras
+import tensorflow as tf
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from evaluation import encoder as encoder_lib
+from evaluation import sts
+from evaluation import sts_data
+from export import charagram_export
+from export import export_model
+from inputs import char_ngrams
+from inputs import ppdb
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import twitter_pit
+from inputs import vocabulary as vocabulary_lib
+from models import paraphrase_margin_loss
+from trainers import charagram_step
+from trainers import training_loop
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_enum("model", "charagram", sorted(charagram_export.VARIANTS),
+                  "Which model to train.")
+flags.DEFINE_string("data_dir", None,
+                    f"Data directory (default ${data_dir_lib.ENV_VAR}); "
+                    "relative --train_files are read from it.")
+flags.DEFINE_list("train_files", [
+    "ppdb/ppdb-2.0-human-labels.ppdb-sample.tsv",
+    "ppdb/ppdb-2.0-human-labels.wiki-sample.tsv"],
+                  "Paraphrase pair files (absolute, or relative to "
+                  "--data_dir).")
+flags.DEFINE_enum("train_format", "human_labels", sorted(ppdb.FORMATS),
+                  "Format of --train_files (see inputs/ppdb.py).")
+flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
+                   "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).")
+flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
+                     "many pairs (0: all).")
+flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
+                    "and the export go.", required=True)
+flags.DEFINE_string("export_dir", None, "Export base folder; default "
+                    "<model_dir>/export.")
+flags.DEFINE_integer("embedding_dim", 300, "d.")
+flags.DEFINE_list("ngram_sizes", ["2", "3", "4"], "Character n-gram sizes "
+                  "(charagram; the paper: 2,3,4 for phrases, 2-6 for words).")
+flags.DEFINE_integer("ngram_min_count", 1, "An n-gram (a character for "
+                     "charCNN/charLSTM, a word for PARAGRAM-PHRASE without "
+                     "--word_vocab) enters the vocabulary if seen this often "
+                     "in the training pairs.")
+flags.DEFINE_integer("ngram_buckets", 0, "> 0: hash n-grams into this many "
+                     "buckets instead of a vocabulary.")
+flags.DEFINE_enum("activation", "tanh", ["tanh", "linear"], "h of CHARAGRAM.")
+flags.DEFINE_float("init_scale", 0.0, "Uniform init range of CHARAGRAM / "
+                   "PARAGRAM-PHRASE tables (0: Glorot uniform).")
+flags.DEFINE_integer("char_dim", 300, "charCNN/charLSTM character vectors.")
+flags.DEFINE_list("filter_widths", ["2", "3", "4"], "charCNN filter widths.")
+flags.DEFINE_integer("filters_per_width", 175, "charCNN filters per width.")
+flags.DEFINE_enum("filter_activation", "relu", ["relu", "tanh"],
+                  "charCNN filter activation.")
+flags.DEFINE_enum("output_activation", "tanh", ["tanh", "linear"],
+                  "charCNN fully connected layer activation.")
+flags.DEFINE_string("word_vectors", None, "PARAGRAM-PHRASE: a sentence "
+                    "encoder export with an `embeddings` variable [V+1, d] "
+                    "(e.g. runs/siamese_cbow_paper/export/1) to initialise "
+                    "the word vectors; needs --word_vocab. None: random.")
+flags.DEFINE_string("word_vocab", None, "PARAGRAM-PHRASE: the vocabulary "
+                    "(word<TAB>count) of --word_vectors; without "
+                    "--word_vectors, a vocabulary to use with random init.")
+flags.DEFINE_bool("keep_punctuation", False, "PARAGRAM-PHRASE tokeniser: "
+                  "keep punctuation tokens (keep False for a Siamese CBOW "
+                  "vocabulary, built without them).")
+flags.DEFINE_enum("sampling", "max", list(paraphrase_margin_loss.SAMPLINGS),
+                  "Negative selection: max or mix (the paper's two), rand.")
+flags.DEFINE_float("margin", 0.4, "delta.")
+flags.DEFINE_float("l2", 0.0, "lambda of 0.5 * lambda * sum ||theta||^2.")
+flags.DEFINE_integer("batch_size", 100, "Pairs per batch.")
+flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
+flags.DEFINE_integer("num_epochs", 10, "Passes over the pairs.")
+flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
+                     "(0: num_epochs full passes).")
+flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
+                     "many steps of this invocation (0: run to the end).")
+flags.DEFINE_integer("checkpoint_every_steps", 1000, "Checkpoint interval.")
+flags.DEFINE_integer("log_every_steps", 100, "Console/TensorBoard interval.")
+flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
+                     "interval (0: only at the end).")
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+flags.DEFINE_bool("export", True, "Export and evaluate at the end.")
+
+
+def _resolve(data_dir, path):
+  return path if os.path.isabs(path) or data_dir is None else os.path.join(
+      data_dir, path)
+
+
+def load_pairs(data_dir):
+  """The training pairs of the flags, deduplicated."""
+  pairs = []
+  for path in FLAGS.train_files:
+    pairs.extend(ppdb.load(_resolve(data_dir, path), FLAGS.train_format,
+                           min_score=FLAGS.min_score))
+  pairs = ppdb.subsample(ppdb.deduplicate(pairs), FLAGS.max_pairs,
+                         FLAGS.seed)
+  if len(pairs) < FLAGS.batch_size:
+    raise errors.UserError(
+        f"{len(pairs)} training pairs, fewer than --batch_size="
+        f"{FLAGS.batch_size}: lower --min_score or add --train_files")
+  return pairs
+
+
+def _int_list(values, name):
+  try:
+    return [int(v) for v in values]
+  except ValueError:
+    raise errors.UserError(f"--{name} must be integers, got {values}")
+
+
+def _word_featurizer(model_dir, texts):
+  path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
+  if not os.path.exists(path):
+    if FLAGS.word_vocab:
+      shutil.copyfile(FLAGS.word_vocab, path)
+    else:
+      tokens = tokenizer.tokenize(tf.constant(texts)).flat_values.numpy()
+      counts = collections.Counter(t.decode("utf-8") for t in tokens)
+      kept = sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))
+      kept = [(w, c) for w, c in kept if c >= FLAGS.ngram_min_count]
+      vocabulary_lib.Vocabulary([w for w, _ in kept],
+                                [c for _, c in kept]).save(path)
+  return text_to_ids_lib.TextToIds(vocabulary_lib.Vocabulary.load(path),
+                                   tokenizer)
+
+
+def make_featurizer(model_dir, texts):
+  """The featuriser of --model; its vocabulary is built once and saved."""
+  if FLAGS.model == "paragram_phrase":
+    return _word_featurizer(model_dir, texts)
+  characters = FLAGS.model in ("char_cnn", "char_lstm")
+  sizes = [1] if characters else _int_list(FLAGS.ngram_sizes, "ngram_sizes")
+  if FLAGS.ngram_buckets and not characters:
+    return char_ngrams.CharNgramFeaturizer(sizes,
+                                           num_buckets=FLAGS.ngram_buckets)
+  path = char_ngrams.vocabulary_path(model_dir)
+  if not os.path.exists(path):
+    char_ngrams.build_ngram_vocabulary(
+        texts, sizes, min_count=FLAGS.ngram_min_count).save(path)
+  return char_ngrams.CharNgramFeaturizer(
+      sizes, vocabulary=vocabulary_lib.Vocabulary.load(path),
+      unknown_id=characters)
+
+
+def make_model(featurizer):
+  num_ids = (featurizer.vocabulary_size if FLAGS.model == "paragram_phrase"
+             else featurizer.num_ids)
+  cls = charagram_export.VARIANTS[FLAGS.model]
+  if FLAGS.model == "charagram":
+    model = cls(num_ids, FLAGS.embedding_dim, activation=FLAGS.activation,
+                init_scale=FLAGS.init_scale)
+  elif FLAGS.model == "paragram_phrase":
+    model = cls(num_ids, FLAGS.embedding_dim, init_scale=FLAGS.init_scale)
+  elif FLAGS.model == "char_cnn":
+    model = cls(num_ids, FLAGS.char_dim,
+                filter_widths=_int_list(FLAGS.filter_widths, "filter_widths"),
+                filters_per_width=FLAGS.filters_per_width,
+                filter_activation=FLAGS.filter_activation,
+                embedding_dim=FLAGS.embedding_dim,
+                output_activation=FLAGS.output_activation)
+  else:
+    model = cls(num_ids, FLAGS.char_dim, FLAGS.embedding_dim)
+  model(tf.ragged.constant([[1], []], dtype=tf.int32))
+  return model
+
+
+def initial_word_vectors(vocab_size):
+  """Rows [vocab_size, d] of --word_vectors (an export's `embeddings`)."""
+  if not FLAGS.word_vocab:
+    raise errors.UserError("--word_vectors needs --word_vocab (the "
+                           "vocabulary its rows follow)")
+  try:
+    loaded = tf.saved_model.load(
+        encoder_lib.resolve_export_dir(FLAGS.word_vectors))
+  except (OSError, ValueError, tf.errors.OpError) as e:
+    raise errors.UserError(f"cannot load --word_vectors: {e}")
+  if not hasattr(loaded, "embeddings"):
+    raise errors.UserError(f"--word_vectors={FLAGS.word_vectors} has no "
+                           "`embeddings` variable (a Siamese CBOW export has)")
+  vectors = loaded.embeddings.numpy()
+  if vectors.shape != (vocab_size, FLAGS.embedding_dim):
+    raise errors.UserError(
+        f"--word_vectors has shape {vectors.shape}, the vocabulary needs "
+        f"({vocab_size}, {FLAGS.embedding_dim}); check --word_vocab and "
+        "--embedding_dim")
+  return vectors
+
+
+def evaluation_sets(data_dir):
+  """STS 2012-2015, SICK test and Twitter 2015 test: (pair sets, missing)."""
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+  try:
+    pair_sets.append(twitter_pit.load_test_split(data_dir))
+  except errors.DataDirError:
+    missing.append(twitter_pit.SET_NAME)
+  return pair_sets, missing
+
+
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  model_dir = FLAGS.model_dir
+  os.makedirs(model_dir, exist_ok=True)
+  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+    f.write(FLAGS.flags_into_string())
+  keras.utils.set_random_seed(FLAGS.seed)
+
+  pairs = load_pairs(data_dir)
+  texts1 = [p.phrase1 for p in pairs]
+  texts2 = [p.phrase2 for p in pairs]
+  featurizer = make_featurizer(model_dir, texts1 + texts2)
+  model = make_model(featurizer)
+  resuming = tf.train.latest_checkpoint(
+      os.path.join(model_dir, "checkpoints")) is not None
+  init = "random"
+  if FLAGS.model == "paragram_phrase" and FLAGS.word_vectors:
+    init = f"word vectors of {FLAGS.word_vectors}"
+    if not resuming:
+      model.word_embedding.embeddings.assign(
+          initial_word_vectors(model.vocab_size))
+  steps_per_epoch = len(pairs) // FLAGS.batch_size
+  total_steps = FLAGS.num_epochs * steps_per_epoch
+  if FLAGS.train_steps:
+    total_steps = min(total_steps, FLAGS.train_steps)
+  print(f"{FLAGS.model}: {len(pairs):,} training pairs, "
+        f"{getattr(featurizer, 'num_ids', featurizer.vocabulary_size):,} "
+        f"feature ids, {model.count_params():,} parameters, "
+        f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps",
+        flush=True)
+  export_model.write_model_config(model_dir, charagram_export.MODEL_TYPE, {
+      "variant": FLAGS.model,
+      "model": model.get_config(),
+      "featurizer": charagram_export.featurizer_config(featurizer),
+      "loss": paraphrase_margin_loss.ParaphraseMarginLoss(
+          FLAGS.margin, FLAGS.sampling).get_config(),
+      "training": {"train_files": [os.path.basename(p)
+                                   for p in FLAGS.train_files],
+                   "train_format": FLAGS.train_format,
+                   "min_score": FLAGS.min_score,
+                   "num_pairs": len(pairs), "total_steps": total_steps,
+                   "batch_size": FLAGS.batch_size, "sampling": FLAGS.sampling,
+                   "l2": FLAGS.l2, "learning_rate": FLAGS.learning_rate,
+                   "num_epochs": FLAGS.num_epochs, "initialisation": init}})
+
+  loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(
+      FLAGS.margin, FLAGS.sampling, seed=FLAGS.seed)
+  optimizer = keras.optimizers.Adam(learning_rate=FLAGS.learning_rate)
+  optimizer.build(model.trainable_variables)
+  dataset = charagram_step.pair_dataset(
+      texts1, texts2, featurizer, FLAGS.batch_size,
+      num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
+  train_step = charagram_step.make_train_step(
+      model, optimizer, loss_fn, FLAGS.l2,
+      input_signature=list(dataset.element_spec))
+
+  encoder = charagram_export.make_encoder(featurizer, model)
+  dev_set = None
+  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
+    dev_set = sts_data.load_stsb_split(data_dir, "dev")
+
+  def eval_fn():
+    if dev_set is None:
+      return {}
+    result = sts.evaluate_pair_sets(
+        encoder_lib.FunctionEncoder(encoder), [dev_set]).sets[dev_set.name]
+    return {"stsb_dev_pearson": result.pearson,
+            "stsb_dev_spearman": result.spearman}
+
+  outcome = training_loop.run(
+      model_dir,
+      training_loop.LoopConfig(
+          total_steps=total_steps,
+          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
+          log_every_steps=FLAGS.log_every_steps,
+          eval_every_steps=FLAGS.eval_every_steps,
+          unit_name="pairs", units_per_step=FLAGS.batch_size,
+          max_steps_per_run=FLAGS.max_steps_per_run),
+      dataset, train_step, optimizer.iterations,
+      {"model": model, "optimizer": optimizer}, eval_fn=eval_fn)
+  if outcome["interrupted"]:
+    print(f"stopped at step {outcome['step']}; rerun the same command to "
+          "resume", flush=True)
+    return
+  if not FLAGS.export:
+    return
+  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
+  path = export_model.export(model_dir, export_dir)
+  print(f"exported to {path}", flush=True)
+  pair_sets, missing = evaluation_sets(data_dir)
+  results = sts.evaluate_pair_sets(encoder_lib.load_encoder(path), pair_sets,
+                                   missing=missing, model_name=FLAGS.model)
+  with open(os.path.join(model_dir, "results.json"), "w") as f:
+    json.dump(sts.results_to_json(results, include_predictions=False), f,
+              indent=2)
+  summary = {name: round(r.pearson, 2) for name, r in results.sets.items()}
+  print(json.dumps(summary), flush=True)
+  print(f"export: {os.path.abspath(path)}", flush=True)
+
+
+if __name__ == "__main__":
+  cli.run(main)

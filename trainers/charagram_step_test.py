@@ -1,0 +1,35 @@
+"""Tests for trainers.charagram_step."""
+
+import numpy as np
+import tensorflow as tf
+
+from inputs import char_ngrams
+from trainers import charagram_step
+
+
+class CharagramStepTest(tf.test.TestCase):
+
+  def test_pair_dataset_batches_featurised_pairs_and_drops_remainder(self):
+    featurizer = char_ngrams.CharNgramFeaturizer((2,), num_buckets=11)
+    texts1 = [f"a{i}" for i in range(7)]
+    texts2 = [f"b{i}" for i in range(7)]
+    batches = list(charagram_step.pair_dataset(
+        texts1, texts2, featurizer, batch_size=3, num_epochs=2, seed=1))
+    self.assertLen(batches, 4)  # 2 full batches per epoch.
+    ids1, ids2 = batches[0]
+    self.assertIsInstance(ids1, tf.RaggedTensor)
+    self.assertEqual(ids1.nrows(), 3)
+    self.assertEqual(ids1.dtype, tf.int32)
+    # Pairs stay aligned through the shuffle: "ai" -> " a","ai","i " and
+    # "bi" -> " b","bi","i ": the last ids match.
+    self.assertAllEqual(ids1.to_tensor()[:, 2], ids2.to_tensor()[:, 2])
+    self.assertAllEqual(ids1.row_lengths(), [3, 3, 3])
+
+  def test_l2_penalty(self):
+    value = charagram_step.l2_penalty([tf.constant([1.0, 2.0]),
+                                       tf.constant([[3.0]])])
+    self.assertAllClose(value, 0.5 * (1 + 4 + 9))
+
+
+if __name__ == "__main__":
+  tf.test.main()
