@@ -122,7 +122,9 @@ class ExportTestCase(tf.test.TestCase):
       atol: tolerance of the comparisons.
     """
     feeds = {k: tf.constant(v, tf.string) for k, v in inputs.items()}
-    expected = {k: np.asarray(v) for k, v in reference_fn(**feeds).items()}
+    # Bool outputs (a pair model's `match`) compare as 0/1.
+    expected = {k: np.asarray(v, np.float32)
+                for k, v in reference_fn(**feeds).items()}
 
     signature = signature_info.read_signature(export_path)
     self.assertEqual(signature.method_name, signature_info.PREDICT_METHOD)
@@ -131,10 +133,15 @@ class ExportTestCase(tf.test.TestCase):
       self.assertEqual((info.dtype, info.shape), ("DT_STRING", (-1,)), key)
     self.assertCountEqual(signature.outputs, expected)
     for key, info in signature.outputs.items():
-      self.assertEqual(info.dtype, "DT_FLOAT", key)
+      self.assertIn(info.dtype, ("DT_FLOAT", "DT_BOOL"), key)
 
     loaded = tf.saved_model.load(export_path)
-    serve = loaded.signatures["serving_default"]
+    signature_fn = loaded.signatures["serving_default"]
+
+    def serve(**kwargs):
+      return {k: tf.cast(v, tf.float32)
+              for k, v in signature_fn(**kwargs).items()}
+
     served = serve(**feeds)
     for key in expected:
       self.assertAllClose(served[key], expected[key], atol=atol, msg=key)
@@ -143,7 +150,8 @@ class ExportTestCase(tf.test.TestCase):
     hub_loaded = hub.load(export_path)
     hub_served = hub_loaded.signatures["serving_default"](**feeds)
     for key in expected:
-      self.assertAllClose(hub_served[key], expected[key], atol=atol, msg=key)
+      self.assertAllClose(tf.cast(hub_served[key], tf.float32), expected[key],
+                          atol=atol, msg=key)
     if list(inputs) == ["sentences"]:
       # A sentence encoder's root is callable (Reusable SavedModel API).
       self.assertAllClose(hub_loaded(feeds["sentences"]),

@@ -8,7 +8,7 @@
  * them; each LINES_FILE holds one string element per line (raw bytes, so
  * non-UTF-8 input reaches the graph unchanged). Each input is a 1-D tf.string
  * tensor. Output, per output tensor: a line "name rank dim0 dim1 ..." then the
- * float32 values, one per line. Exit status 1 on any error, with the message
+ * values, one per line (float32 as %.9g, bool as 0/1). Exit status 1 on any error, with the message
  * on stderr.
  *
  * Built by export/c_loader_test.py with gcc against the tensorflow wheel's
@@ -125,17 +125,24 @@ int main(int argc, char **argv) {
 
   for (int i = 0; i < n_outputs; ++i) {
     TF_Tensor *value = output_values[i];
-    if (TF_TensorType(value) != TF_FLOAT) {
-      fprintf(stderr, "output %s is not float32\n", argv[3 + 2 * n_inputs + i]);
+    TF_DataType type = TF_TensorType(value);
+    if (type != TF_FLOAT && type != TF_BOOL) {
+      fprintf(stderr, "output %s is neither float32 nor bool\n",
+              argv[3 + 2 * n_inputs + i]);
       return 1;
     }
     int rank = TF_NumDims(value);
     printf("%s %d", argv[3 + 2 * n_inputs + i], rank);
     for (int d = 0; d < rank; ++d) printf(" %lld", (long long)TF_Dim(value, d));
     printf("\n");
-    const float *data = (const float *)TF_TensorData(value);
     size_t n = TF_TensorElementCount(value);
-    for (size_t k = 0; k < n; ++k) printf("%.9g\n", data[k]);
+    if (type == TF_FLOAT) {
+      const float *data = (const float *)TF_TensorData(value);
+      for (size_t k = 0; k < n; ++k) printf("%.9g\n", data[k]);
+    } else {
+      const unsigned char *data = (const unsigned char *)TF_TensorData(value);
+      for (size_t k = 0; k < n; ++k) printf("%d\n", data[k] ? 1 : 0);
+    }
     TF_DeleteTensor(value);
   }
   for (int i = 0; i < n_inputs; ++i) TF_DeleteTensor(input_values[i]);

@@ -1,0 +1,189 @@
+r"""Exporter for the hybrid siamese matcher: the pair classifier, or the encoder.
+
+`python -m export.export_model --model_dir=M --export_dir=E` (the shared
+path) exports the pair classifier: `serving_default` takes `sentences_a` and
+`sentences_b` (tf.string [batch]) and returns `probability` (float32
+[batch], the MLP's match probability), `distance` (float32 [batch], the
+Euclidean distance of the encodings) and `match` (bool [batch], the trained
+mode's decision). The module is also callable as a sentence encoder
+(`module(sentences) -> float32 [batch, dim]`) and has an `encode`
+tf.function.
+
+The encoder alone, with `serving_default`: `sentences` -> `embeddings`:
+
+  python -m export.hybrid_siamese_export --model_dir=M --export_dir=E \
+      --encoder_only
+
+Weights: the best dev epoch (`<model_dir>/best/`) when the trainer wrote
+one, else the newest checkpoint. Tokenisation is `inputs.text_to_ids` (core
+ops only) with the training truncation (`max_length`).
+"""
+
+import os
+
+from absl import flags
+import tensorflow as tf
+
+from common import cli
+from common import errors
+from export import model_dir as model_dir_lib
+from export import saved_model_writer
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from models import hybrid_siamese
+
+PAPER = ("Nicosia, Moschitti. Accurate Sentence Matching with Hybrid Siamese "
+         "Networks. CIKM 2017.")
+BEST_SUBDIR = "best"
+
+
+class HybridSiameseEncoder(tf.Module):
+  """Raw sentences -> encodings f(s) of a trained hybrid siamese model.
+
+  Reusable SavedModel API: callable, `variables` / `trainable_variables` as
+  plain lists. Empty and all-unknown sentences encode to the zero vector.
+  """
+
+  variables = None
+  trainable_variables = None
+
+  def __init__(self, text_to_ids, model, metadata=None, name=None):
+    super().__init__(name=name)
+    self.text_to_ids = text_to_ids
+    self.model = model
+    self.max_length = int(text_to_ids.max_length)
+    self.variables = [w.value for w in model.weights]
+    self.trainable_variables = [w.value for w in model.trainable_weights]
+    self.regularization_losses = []
+    self.metadata = dict(metadata or {})
+
+  def ids(self, sentences):
+    return hybrid_siamese.pad_ids(self.text_to_ids(sentences),
+                                  self.max_length, pad_multiple=1)
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+  def __call__(self, sentences):
+    """float32 [batch, dim] encodings of tf.string [batch] sentences."""
+    return self.model.encode(self.ids(sentences))
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
+                                              name="sentences")])
+  def serve(self, sentences):
+    return {"embeddings": self(sentences)}
+
+
+class HybridSiamesePairClassifier(HybridSiameseEncoder):
+  """Two batches of raw sentences -> match probability, distance, decision.
+
+  In contrastive mode the MLP was not trained: `match` is distance <
+  threshold and `probability` is that decision as 0.0/1.0.
+  """
+
+  def __init__(self, text_to_ids, model, mode, threshold, metadata=None,
+               name=None):
+    super().__init__(text_to_ids, model, metadata, name)
+    if mode not in hybrid_siamese.MODES:
+      raise ValueError(f"unknown mode {mode!r}")
+    self.mode = mode
+    self.threshold = float(threshold)
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string),
+                                tf.TensorSpec([None], tf.string)])
+  def match(self, sentences_a, sentences_b):
+    outputs = self.model((self.ids(sentences_a), self.ids(sentences_b)))
+    match = hybrid_siamese.predict_match(outputs, self.mode, self.threshold)
+    probability = outputs["probability"]
+    if self.mode == "contrastive":
+      probability = tf.cast(match, tf.float32)
+    return {"probability": probability, "distance": outputs["distance"],
+            "match": match}
+
+  @tf.function(input_signature=[
+      tf.TensorSpec([None], tf.string, name="sentences_a"),
+      tf.TensorSpec([None], tf.string, name="sentences_b")])
+  def serve(self, sentences_a, sentences_b):
+    return self.match(sentences_a, sentences_b)
+
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
+                                              name="sentences")])
+  def encode(self, sentences):
+    return {"embeddings": self(sentences)}
+
+
+def restore_model(model_dir, config):
+  """The model of `model_dir` with its best-dev (else newest) weights."""
+  model = hybrid_siamese.HybridSiamese.from_config(config["model"])
+  model.build()
+  checkpoint = tf.train.Checkpoint(model=model)
+  best = tf.train.latest_checkpoint(os.path.join(model_dir, BEST_SUBDIR))
+  if best is None and os.path.exists(
+      os.path.join(model_dir, BEST_SUBDIR, "ckpt.index")):
+    best = os.path.join(model_dir, BEST_SUBDIR, "ckpt")
+  if best is not None:
+    checkpoint.read(best).expect_partial()
+    return model, best
+  return model, model_dir_lib.restore_latest(model_dir, model=model)
+
+
+def build_module(model_dir, config, encoder_only=False):
+  """The pair classifier (or, with `encoder_only`, the encoder) module."""
+  vocabulary = vocabulary_lib.Vocabulary.load(
+      os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+  tokenizer = tokenizer_lib.Tokenizer.from_config(config["tokenizer"])
+  text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                          max_length=config["max_length"])
+  model, checkpoint = restore_model(model_dir, config)
+  dim = model.encoding_dim
+  if encoder_only:
+    signature = {"inputs": {"sentences": "tf.string [batch]"},
+                 "outputs": {"embeddings": f"float32 [batch, {dim}]"}}
+  else:
+    signature = {"inputs": {"sentences_a": "tf.string [batch]",
+                            "sentences_b": "tf.string [batch]"},
+                 "outputs": {"probability": "float32 [batch]",
+                             "distance": "float32 [batch]",
+                             "match": "bool [batch]"}}
+  card = model_dir_lib.base_model_card("hybrid_siamese", PAPER, config,
+                                       checkpoint, signature)
+  card.update({
+      "encoder": model.encoder_name, "encoding_dim": dim,
+      "mode": config["mode"], "threshold": config["threshold"],
+      "max_length": config["max_length"],
+      "vocabulary_size": len(vocabulary),
+      "parameters_without_embeddings":
+          model.count_params_without_embeddings(),
+      "tokenization": {**config.get("tokenizer", {}),
+                       "description": "lower-case; \\w+ tokens (punctuation "
+                                      "per keep_punctuation); unknown words "
+                                      "dropped; truncated to max_length"},
+      "callable": f"module(sentences) -> float32 [batch, {dim}] encodings",
+  })
+  if encoder_only:
+    return HybridSiameseEncoder(text_to_ids, model, card)
+  return HybridSiamesePairClassifier(text_to_ids, model, config["mode"],
+                                     config["threshold"], card)
+
+
+FLAGS = flags.FLAGS
+
+
+def main(argv):
+  del argv
+  config = model_dir_lib.read_model_config(FLAGS.model_dir)
+  if config.get("model_type") != "hybrid_siamese":
+    raise errors.UserError(f"{FLAGS.model_dir!r} is not a hybrid siamese "
+                           "model directory")
+  module = build_module(FLAGS.model_dir, config, FLAGS.encoder_only)
+  print(f"exported to {saved_model_writer.write(module, FLAGS.export_dir)}")
+
+
+if __name__ == "__main__":
+  flags.DEFINE_string("model_dir", None, "A trained model directory.",
+                      required=True)
+  flags.DEFINE_string("export_dir", None, "Export base folder.",
+                      required=True)
+  flags.DEFINE_bool("encoder_only", False, "Export the encoder alone "
+                    "(sentences -> embeddings) instead of the pair "
+                    "classifier.")
+  cli.run(main)

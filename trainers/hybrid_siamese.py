@@ -1,0 +1,321 @@
+r"""Trains the hybrid siamese + MLP matcher on a sentence-pair task.
+
+  python -m trainers.hybrid_siamese --flagfile=configs/hybrid_msrp_gru.flags \
+      --data_dir=../shared/data --model_dir=runs/hybrid_msrp_gru_joint \
+      --word_vectors=runs/siamese_cbow_paper/export/1 --mode=joint
+
+Nicosia and Moschitti, "Accurate Sentence Matching with Hybrid Siamese
+Networks", CIKM 2017. Trains for --num_epochs, evaluates dev (and test)
+accuracy after every epoch, and keeps the weights of the best dev epoch in
+<model_dir>/best/ (the paper reports test accuracy at the best dev epoch).
+Writes flags.txt, vocab.txt, model_config.json, checkpoints/ (resume: rerun
+the same command), tensorboard/, best/, epochs.jsonl, results.json and, with
+--export, export/<version>/ (built from best/).
+"""
+
+import collections
+import json
+import os
+import time
+
+from absl import flags
+import keras
+import numpy as np
+import tensorflow as tf
+
+from common import cli
+from common import data_dir as data_dir_lib
+from common import errors
+from export import export_model
+from inputs import pair_datasets
+from inputs import text_to_ids as text_to_ids_lib
+from inputs import tokenizer as tokenizer_lib
+from inputs import vocabulary as vocabulary_lib
+from inputs import word_vectors as word_vectors_lib
+from models import hybrid_siamese
+from trainers import hybrid_siamese_optimizer
+from trainers import hybrid_siamese_step
+from trainers import training_loop
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("data_dir", None, f"Data directory (default "
+                    f"${data_dir_lib.ENV_VAR}).")
+flags.DEFINE_enum("task", "msrp", pair_datasets.TASKS, "Pair task; files "
+                  "from inputs.pair_datasets.task_files unless overridden.")
+flags.DEFINE_string("train_file", None, "Overrides the task's train file.")
+flags.DEFINE_string("dev_file", None, "Overrides the task's dev file.")
+flags.DEFINE_string("test_file", None, "Overrides the task's test file.")
+flags.DEFINE_string("model_dir", None, "Output folder.", required=True)
+flags.DEFINE_enum("encoder", "gru", hybrid_siamese.ENCODERS,
+                  "Sentence encoder.")
+flags.DEFINE_enum("mode", "joint", hybrid_siamese.MODES, "contrastive: Lc, "
+                  "predict distance < --threshold; logistic: Ll; joint: "
+                  "--contrastive_weight * Lc + Ll.")
+flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.")
+flags.DEFINE_float("contrastive_weight", 1.0, "λc (paper: 1.0 paraphrase, "
+                   "0.01 entailment).")
+flags.DEFINE_float("threshold", 0.5, "Contrastive mode: a match if the "
+                   "distance is below this.")
+flags.DEFINE_integer("encoder_units", 200, "LSTM/GRU units (per direction "
+                     "for the BiGRU).")
+flags.DEFINE_integer("cnn_filters", 100, "CNN filters per width.")
+flags.DEFINE_list("cnn_kernel_sizes", ["1", "3", "5"], "CNN widths.")
+flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.")
+flags.DEFINE_list("mlp_units", ["200", "200"], "MLP hidden layers.")
+flags.DEFINE_string("mlp_activation", "relu", "MLP hidden activation.")
+flags.DEFINE_string("word_vectors", None, "Pretrained vectors: a GloVe/"
+                    "word2vec text file, a model directory of this project, "
+                    "or an export (e.g. runs/siamese_cbow_paper/export/1); "
+                    "none: random U[-r, r] rows.")
+flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary file of an "
+                    "export given as --word_vectors (default: the model "
+                    "directory's vocab.txt two levels up).")
+flags.DEFINE_float("word_vectors_scale_to_std", 0.0, "Rescale the "
+                   "pretrained rows to this standard deviation (0: as they "
+                   "are).")
+flags.DEFINE_float("oov_range", 0.25, "Words without a vector ~ U[-r, r].")
+flags.DEFINE_integer("embedding_dim", 300, "Word vector size without "
+                     "--word_vectors.")
+flags.DEFINE_bool("train_embeddings", True, "Fine-tune the word vectors "
+                  "(the paper does).")
+flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
+                  "up embedding rows (plain Keras Adam updates every row).")
+flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.")
+flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
+flags.DEFINE_integer("batch_size", 128, "Pairs per batch.")
+flags.DEFINE_integer("max_length", 50, "Sentences truncated to this many "
+                     "word ids.")
+flags.DEFINE_integer("pad_multiple", 10, "Pad each batch to its longest "
+                     "sentence rounded up to this (0: always to "
+                     "--max_length; results are the same, masking is exact).")
+flags.DEFINE_integer("num_epochs", 20, "Epochs.")
+flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
+                     "many steps (0: to the end); rerun to continue.")
+flags.DEFINE_integer("log_every_steps", 50, "Console/TensorBoard interval.")
+flags.DEFINE_integer("seed", 0, "Seed.")
+flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA.")
+flags.DEFINE_bool("export", True, "Export the best dev epoch at the end.")
+
+BEST_DIR = "best"
+BEST_FILE = "best.json"
+EPOCHS_FILE = "epochs.jsonl"
+RESULTS_FILE = "results.json"
+
+
+def _split_files():
+  return {s: p for s, p in (("train", FLAGS.train_file),
+                            ("dev", FLAGS.dev_file),
+                            ("test", FLAGS.test_file)) if p}
+
+
+def build_vocabulary(sets, tokenizer, pretrained_words):
+  """Every training word, plus dev/test words that have a pretrained vector.
+
+  Dev/test words without a vector could only keep their random rows, so
+  they are left unknown (dropped), as are all other unseen words.
+  """
+  counts = collections.Counter()
+  for split, pairs in sets.items():
+    sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
+    for token in tokenizer.tokenize(sentences).flat_values.numpy():
+      word = token.decode("utf-8")
+      if split == "train" or word in pretrained_words:
+        counts[word] += 1 if split == "train" else 0
+  words = sorted(counts, key=lambda w: (-counts[w], w))
+  return vocabulary_lib.Vocabulary(words, [counts[w] for w in words])
+
+
+def evaluate_set(model, text_to_ids, pairs, mode, threshold, batch_size=256):
+  """Accuracy of `model` on a PairSet (and its outputs)."""
+  if not len(pairs):
+    return {"accuracy": float("nan"), "pairs": 0}
+  predict = _predict_fn(model)
+  matches, distances, probabilities = [], [], []
+  for start in range(0, len(pairs), batch_size):
+    a = text_to_ids(tf.constant(pairs.sentences_a[start:start + batch_size]))
+    b = text_to_ids(tf.constant(pairs.sentences_b[start:start + batch_size]))
+    outputs = predict(hybrid_siamese_step.pad_batch(a, text_to_ids.max_length),
+                      hybrid_siamese_step.pad_batch(b, text_to_ids.max_length))
+    matches.append(hybrid_siamese.predict_match(outputs, mode,
+                                                threshold).numpy())
+    distances.append(outputs["distance"].numpy())
+    probabilities.append(outputs["probability"].numpy())
+  matches = np.concatenate(matches)
+  return {"accuracy": float(np.mean(matches == (pairs.labels == 1))),
+          "pairs": len(pairs),
+          "mean_distance": float(np.mean(np.concatenate(distances)))}
+
+
+_PREDICT_FNS = {}
+
+
+def _predict_fn(model):
+  if id(model) not in _PREDICT_FNS:
+    _PREDICT_FNS[id(model)] = tf.function(
+        lambda a, b: model((a, b), training=False), reduce_retracing=True)
+  return _PREDICT_FNS[id(model)]
+
+
+def _read_json(path, default):
+  if os.path.exists(path):
+    with open(path) as f:
+      return json.load(f)
+  return default
+
+
+def main(argv):
+  del argv
+  start_time = time.time()
+  data_dir = data_dir_lib.resolve_data_dir(
+      FLAGS.data_dir) if len(_split_files()) < 3 else (FLAGS.data_dir or "")
+  model_dir = FLAGS.model_dir
+  os.makedirs(model_dir, exist_ok=True)
+  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+    f.write(FLAGS.flags_into_string())
+  keras.utils.set_random_seed(FLAGS.seed)
+
+  sets = pair_datasets.load_task(data_dir, FLAGS.task, _split_files())
+  for split in pair_datasets.SPLITS:
+    if split not in sets:
+      raise errors.UserError(f"no {split} set for task {FLAGS.task}")
+  if not len(sets["train"]):
+    raise errors.UserError("the training set has no pairs")
+  print(", ".join(f"{s} {len(p):,} pairs ({int(p.labels.sum()):,} matches)"
+                  for s, p in sets.items()), flush=True)
+
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
+  vocab_path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  vectors = None
+  if FLAGS.word_vectors:
+    all_words = set()
+    for pairs in sets.values():
+      sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
+      all_words.update(w.decode("utf-8") for w in
+                       tokenizer.tokenize(sentences).flat_values.numpy())
+    vectors = word_vectors_lib.load(FLAGS.word_vectors,
+                                    FLAGS.word_vectors_vocab, wanted=all_words)
+  if os.path.exists(vocab_path):
+    vocabulary = vocabulary_lib.Vocabulary.load(vocab_path)
+  else:
+    vocabulary = build_vocabulary(
+        sets, tokenizer, set(vectors.words) if vectors else set())
+    vocabulary.save(vocab_path)
+  matrix, found = word_vectors_lib.embedding_matrix(
+      vocabulary.words, vectors, dim=FLAGS.embedding_dim,
+      oov_range=FLAGS.oov_range, seed=FLAGS.seed,
+      scale_to_std=FLAGS.word_vectors_scale_to_std or None)
+  print(f"vocabulary: {len(vocabulary):,} words, {found:,} with a pretrained "
+        f"vector ({FLAGS.word_vectors or 'none'})", flush=True)
+
+  text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                          max_length=FLAGS.max_length)
+  model = hybrid_siamese.HybridSiamese(
+      vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
+      encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
+      cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
+      bigru_layers=FLAGS.bigru_layers,
+      mlp_units=[int(u) for u in FLAGS.mlp_units],
+      mlp_activation=FLAGS.mlp_activation)
+  model.build()
+  model.embedding.embeddings.assign(matrix)
+  params = model.count_params_without_embeddings()
+  train = sets["train"]
+  spe = hybrid_siamese_step.steps_per_epoch(len(train), FLAGS.batch_size)
+  total_steps = FLAGS.num_epochs * spe
+  training_info = {
+      "task": FLAGS.task, "mode": FLAGS.mode, "encoder": FLAGS.encoder,
+      "margin": FLAGS.margin, "contrastive_weight": FLAGS.contrastive_weight,
+      "threshold": FLAGS.threshold, "num_epochs": FLAGS.num_epochs,
+      "batch_size": FLAGS.batch_size, "learning_rate": FLAGS.learning_rate,
+      "lazy_adam": FLAGS.lazy_adam, "train_embeddings": FLAGS.train_embeddings,
+      "word_vectors": FLAGS.word_vectors, "pretrained_words": found,
+      "word_vectors_scale_to_std": FLAGS.word_vectors_scale_to_std,
+      "train_pairs": len(train), "steps_per_epoch": spe,
+      "total_steps": total_steps}
+  export_model.write_model_config(model_dir, "hybrid_siamese", {
+      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+      "mode": FLAGS.mode, "threshold": FLAGS.threshold,
+      "max_length": FLAGS.max_length, "training": training_info})
+  print(f"{FLAGS.encoder} encoder, {FLAGS.mode} loss: {params:,} parameters "
+        f"without embeddings; {spe} steps per epoch, {total_steps} steps",
+        flush=True)
+
+  optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if FLAGS.lazy_adam
+                   else keras.optimizers.Adam)
+  optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
+  train_step = hybrid_siamese_step.make_train_step(
+      model, optimizer, FLAGS.mode, FLAGS.margin, FLAGS.contrastive_weight,
+      FLAGS.train_embeddings, FLAGS.jit_compile)
+  optimizer.build(train_step.variables)
+  dataset = hybrid_siamese_step.pair_dataset(
+      text_to_ids(tf.constant(train.sentences_a)),
+      text_to_ids(tf.constant(train.sentences_b)), train.labels,
+      FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
+      shuffle_seed=FLAGS.seed, repeat=True)
+
+  best_path = os.path.join(model_dir, BEST_FILE)
+  best = _read_json(best_path, {"dev_accuracy": -1.0})
+  best_checkpoint = tf.train.Checkpoint(model=model)
+
+  last_eval = {}
+
+  def eval_fn():
+    step = int(optimizer.iterations.numpy())
+    if last_eval.get("step") == step:  # The loop's final call repeats it.
+      return last_eval["metrics"]
+    epoch = step // spe
+    dev = evaluate_set(model, text_to_ids, sets["dev"], FLAGS.mode,
+                       FLAGS.threshold)
+    test = evaluate_set(model, text_to_ids, sets["test"], FLAGS.mode,
+                        FLAGS.threshold)
+    record = {"epoch": epoch, "step": step,
+              "dev_accuracy": dev["accuracy"],
+              "test_accuracy": test["accuracy"],
+              "dev_mean_distance": dev["mean_distance"]}
+    with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
+      f.write(json.dumps(record) + "\n")
+    if step % spe == 0 and dev["accuracy"] > best["dev_accuracy"]:
+      best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
+      best.clear()
+      best.update(record)
+      with open(best_path, "w") as f:
+        json.dump(best, f, indent=2)
+    metrics = {"dev_accuracy": dev["accuracy"],
+               "test_accuracy": test["accuracy"], "epoch": epoch,
+               "best_dev_accuracy": best["dev_accuracy"]}
+    last_eval.update(step=step, metrics=metrics)
+    return metrics
+
+  outcome = training_loop.run(
+      model_dir,
+      training_loop.LoopConfig(
+          total_steps=total_steps, checkpoint_every_steps=spe,
+          log_every_steps=FLAGS.log_every_steps, eval_every_steps=spe,
+          unit_name="pairs", units_per_step=FLAGS.batch_size,
+          max_steps_per_run=FLAGS.max_steps_per_run),
+      dataset, train_step, optimizer.iterations,
+      {"model": model, "optimizer": optimizer},
+      eval_fn=eval_fn)
+  if outcome["interrupted"]:
+    print(f"stopped at step {outcome['step']}; rerun the same command to "
+          "resume", flush=True)
+    return
+  results = {**training_info, "parameters_without_embeddings": params,
+             "best_epoch": best.get("epoch"),
+             "dev_accuracy": best.get("dev_accuracy"),
+             "test_accuracy": best.get("test_accuracy"),
+             "final_step": outcome["step"],
+             "seconds_this_run": round(time.time() - start_time, 1)}
+  with open(os.path.join(model_dir, RESULTS_FILE), "w") as f:
+    json.dump(results, f, indent=2)
+  print(f"best dev epoch {results['best_epoch']}: dev accuracy "
+        f"{100 * results['dev_accuracy']:.2f}, test accuracy "
+        f"{100 * results['test_accuracy']:.2f}", flush=True)
+  if FLAGS.export:
+    path = export_model.export(model_dir, os.path.join(model_dir, "export"))
+    print(f"exported to {path}", flush=True)
+
+
+if __name__ == "__main__":
+  cli.run(main)

@@ -1,0 +1,176 @@
+"""Tests of `python -m trainers.hybrid_siamese` on tiny pair files it writes."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from inputs import pair_datasets
+from inputs import tokenizer as tokenizer_lib
+from models import hybrid_siamese
+from trainers import hybrid_siamese as trainer
+from trainers import hybrid_siamese_optimizer
+from trainers import hybrid_siamese_step
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORDS = [f"w{i}" for i in range(30)]
+
+
+def _write_msrp_files(folder, seed=0):
+  """MSRP-format train/dev/test: a match iff both share their first word."""
+  rng = random.Random(seed)
+  os.makedirs(folder, exist_ok=True)
+  paths = {}
+  for split, n in (("train", 48), ("dev", 12), ("test", 12)):
+    lines = ["\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String"]
+    for i in range(n):
+      a = [rng.choice(WORDS) for _ in range(rng.randint(1, 7))]
+      label = i % 2
+      b = [a[0] if label else rng.choice(WORDS)] + [
+          rng.choice(WORDS) for _ in range(rng.randint(0, 5))]
+      lines.append(f"{label}\t{i}\t{i + 1000}\t{' '.join(a)}.\t"
+                   f"{' '.join(b)}!")
+    paths[split] = os.path.join(folder, f"{split}.tsv")
+    with open(paths[split], "w", encoding="utf-8") as f:
+      f.write("\r\n".join(lines) + "\r\n")
+  vectors = os.path.join(folder, "vectors.txt")
+  with open(vectors, "w") as f:
+    for w in WORDS[:20]:
+      f.write(w + " " + " ".join(f"{rng.uniform(-1, 1):.3f}"
+                                 for _ in range(6)) + "\n")
+  return paths, vectors
+
+
+def _train(args):
+  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+  return subprocess.run(
+      [sys.executable, "-m", "trainers.hybrid_siamese", *args],
+      cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+class HybridSiameseTrainerTest(tf.test.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    root = os.path.join(tf.compat.v1.test.get_temp_dir(), "hybrid_trainer")
+    cls.paths, cls.vectors = _write_msrp_files(os.path.join(root, "data"))
+    cls.root = root
+    cls.common = [
+        "--task=msrp", f"--train_file={cls.paths['train']}",
+        f"--dev_file={cls.paths['dev']}", f"--test_file={cls.paths['test']}",
+        f"--word_vectors={cls.vectors}", "--encoder=cnn",
+        "--cnn_filters=3", "--mlp_units=5,5", "--batch_size=16",
+        "--num_epochs=3", "--log_every_steps=2"]
+
+  def test_train_resume_best_epoch_and_export(self):
+    model_dir = os.path.join(self.root, "resume")
+    first = _train(self.common + [f"--model_dir={model_dir}",
+                                  "--max_steps_per_run=4"])
+    self.assertEqual(first.returncode, 0, first.stderr[-3000:])
+    self.assertIn("stopped at step 4", first.stdout)
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "results.json")))
+    second = _train(self.common + [f"--model_dir={model_dir}"])
+    self.assertEqual(second.returncode, 0, second.stderr[-3000:])
+    self.assertIn("resumed from", second.stdout)
+    with open(os.path.join(model_dir, "results.json")) as f:
+      results = json.load(f)
+    self.assertEqual(results["steps_per_epoch"], 3)
+    self.assertEqual(results["final_step"], 9)
+    self.assertEqual(results["pretrained_words"], 20)
+    with open(os.path.join(model_dir, "epochs.jsonl")) as f:
+      epochs = [json.loads(line) for line in f]
+    per_epoch = {e["epoch"]: e for e in epochs}
+    self.assertEqual([e["epoch"] for e in epochs], [1, 2, 3])
+    best = max(per_epoch.values(), key=lambda e: e["dev_accuracy"])
+    self.assertEqual(results["dev_accuracy"], best["dev_accuracy"])
+    self.assertEqual(results["test_accuracy"],
+                     per_epoch[results["best_epoch"]]["test_accuracy"])
+    self.assertTrue(os.path.exists(os.path.join(model_dir, "best",
+                                                "ckpt.index")))
+    self.assertTrue(os.path.exists(os.path.join(model_dir, "export", "1",
+                                                "saved_model.pb")))
+    with open(os.path.join(model_dir, "model_config.json")) as f:
+      config = json.load(f)
+    self.assertEqual(config["model_type"], "hybrid_siamese")
+    self.assertEqual(config["model"]["encoder"], "cnn")
+    # Every model weight is in the checkpoints: table 1, CNN 6, MLP 6 (the
+    # resume checkpoint names the non-table ones through the optimizer).
+    best = [n for n, _ in tf.train.list_variables(
+        os.path.join(model_dir, "best", "ckpt")) if n.startswith("model/")]
+    self.assertLen(best, 13, best)
+    latest = [n for n, _ in tf.train.list_variables(
+        tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints")))
+              if n.startswith(("model/", "optimizer/_trainable_variables/"))]
+    self.assertLen(latest, 13, latest)
+
+  def test_user_errors_have_no_traceback(self):
+    result = _train(self.common[:1] + [
+        "--train_file=/nonexistent/train.tsv",
+        f"--dev_file={self.paths['dev']}", f"--test_file={self.paths['test']}",
+        f"--model_dir={os.path.join(self.root, 'bad')}"])
+    self.assertEqual(result.returncode, 2)
+    self.assertIn("error:", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
+
+class TrainStepTest(tf.test.TestCase):
+
+  def test_every_mode_learns_a_batch(self):
+    rng = np.random.default_rng(0)
+    ids_a = rng.integers(1, 40, size=(16, 6)).astype("int32")
+    ids_a[0] = 0  # An empty sentence: no NaN.
+    ids_b = ids_a.copy()
+    labels = np.arange(16) % 2
+    ids_b[labels == 0] = rng.integers(1, 40, size=(8, 6))
+    batch = ((tf.constant(ids_a), tf.constant(ids_b)), tf.constant(labels))
+    # Every mode with the CNN; the recurrent encoders' gradients are tested
+    # with their layers (tracing them is slow).
+    for encoder, modes in (("cnn", hybrid_siamese.MODES), ("gru", ["joint"])):
+      for mode in modes:
+        keras.utils.set_random_seed(0)
+        model = hybrid_siamese.HybridSiamese(40, 8, encoder, encoder_units=6,
+                                             cnn_filters=4, mlp_units=(8,))
+        model.build()
+        optimizer = hybrid_siamese_optimizer.LazyAdam(0.01)
+        step = hybrid_siamese_step.make_train_step(
+            model, optimizer, mode, contrastive_weight=0.5)
+        losses = [float(step(batch)["loss"]) for _ in range(6)]
+        self.assertTrue(np.all(np.isfinite(losses)), (encoder, mode))
+        self.assertLess(losses[-1], losses[0], (encoder, mode))
+
+  def test_frozen_embeddings_stay_fixed(self):
+    model = hybrid_siamese.HybridSiamese(20, 4, "cnn", cnn_filters=2,
+                                         mlp_units=(3,))
+    model.build()
+    before = model.embedding.embeddings.numpy()
+    step = hybrid_siamese_step.make_train_step(
+        model, keras.optimizers.Adam(0.1), "joint", train_embeddings=False)
+    ids = tf.constant([[1, 2, 3], [4, 5, 0]])
+    step(((ids, ids[::-1]), tf.constant([1, 0])))
+    self.assertAllEqual(model.embedding.embeddings, before)
+
+  def test_pad_batch_rounds_up_and_truncates(self):
+    ids = tf.ragged.constant([[1, 2, 3], [4], []], tf.int32)
+    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 50, 10).shape, (3, 10))
+    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 2, 10).shape, (3, 2))
+    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 50, 0).shape, (3, 50))
+    self.assertAllEqual(hybrid_siamese_step.pad_batch(ids, 50, 1),
+                        [[1, 2, 3], [4, 0, 0], [0, 0, 0]])
+
+  def test_vocabulary_keeps_train_words_and_pretrained_test_words(self):
+    sets = {"train": pair_datasets.PairSet("t", ["a b", "b c"], ["c"],
+                                           np.array([1, 0])),
+            "test": pair_datasets.PairSet("e", ["d e"], ["f"], np.array([1]))}
+    vocabulary = trainer.build_vocabulary(sets, tokenizer_lib.Tokenizer(),
+                                          {"e", "a"})
+    self.assertEqual(vocabulary.words, ["b", "c", "a", "e"])
+
+
+if __name__ == "__main__":
+  tf.test.main()
