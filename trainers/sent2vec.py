@@ -253,9 +253,12 @@ def main(argv):
   # `python -m export.export_model` builds from the checkpoint), so a
   # multi-GB table is not restored a second time.
   del train_step, dataset
-  path = saved_model_writer.write(
-      sent2vec_export.module_from_model(model_dir, export_model.read_model_config(
-          model_dir), model, featurizer, outcome["step"]), export_dir)
+  module = sent2vec_export.module_from_model(
+      model_dir, export_model.read_model_config(model_dir), model,
+      featurizer, outcome["step"])
+  module.metadata["evaluation"] = export_model.export_time_scores(
+      module, data_dir)
+  path = saved_model_writer.write(module, export_dir)
   print(f"exported to {path}", flush=True)
   pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
   results = sts.evaluate_pair_sets(
