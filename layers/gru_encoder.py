@@ -1,11 +1,12 @@
 """Keras layer: the last state of a left-to-right GRU over the real tokens."""
 
 import keras
-from keras import ops
+
+from layers import last_state_rnn_encoder
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")
-class GRUEncoder(keras.layers.Layer):
+class GRUEncoder(last_state_rnn_encoder.LastStateRNNEncoder):
   """Sentence encoder: a GRU read left to right; its last state encodes it.
 
   The GRU encoder of the hybrid siamese network (Nicosia and Moschitti,
@@ -29,30 +30,5 @@ class GRUEncoder(keras.layers.Layer):
     Float tensor `[batch, units]`; no mask.
   """
 
-  def __init__(self, units=200, **kwargs):
-    super().__init__(**kwargs)
-    self.units = int(units)
-    self.supports_masking = True
-    self.rnn = keras.layers.GRU(self.units, name="gru")
-
-  def build(self, input_shape):
-    self.rnn.build(input_shape)
-    self.built = True
-
-  def call(self, inputs, mask=None):
-    outputs = self.rnn(inputs, mask=mask)
-    if mask is not None:
-      has_token = ops.any(ops.cast(mask, "bool"), axis=-1, keepdims=True)
-      outputs = ops.where(has_token, outputs, ops.zeros_like(outputs))
-    return outputs
-
-  def compute_mask(self, inputs, mask=None):
-    return None
-
-  def compute_output_shape(self, input_shape):
-    return (input_shape[0], self.units)
-
-  def get_config(self):
-    config = super().get_config()
-    config.update({"units": self.units})
-    return config
+  rnn_class = keras.layers.GRU
+  rnn_name = "gru"
