@@ -3,6 +3,7 @@
 import sys
 
 from absl import app
+from absl import flags
 
 from common import errors
 
@@ -18,3 +19,29 @@ def run(main):
       sys.exit(2)
 
   app.run(guarded)
+
+
+def parse_own_flags(define_flags, argv):
+  """Flags parsed into a fresh `FlagValues`, for commands run in-process.
+
+  Args:
+    define_flags: function(flag_values) that defines the command's flags.
+    argv: the command line; argv[0] is the program.
+
+  Raises:
+    errors.UserError: a bad flag, or arguments that are not flags.
+  """
+  flag_values = flags.FlagValues()
+  define_flags(flag_values)
+  try:
+    rest = flag_values(list(argv))
+  except flags.Error as e:
+    raise errors.UserError(str(e)) from e
+  reject_arguments(rest)
+  return flag_values
+
+
+def reject_arguments(argv):
+  """Raises `errors.UserError` if argv holds more than the program name."""
+  if len(argv) > 1:
+    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")

@@ -461,20 +461,12 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
 
 def run(argv: Sequence[str], out=None) -> dict:
   """Runs the command in-process with its own flags; argv[0] is the program."""
-  fv = flags.FlagValues()
-  define_flags(fv)
-  try:
-    rest = fv(list(argv))
-  except flags.Error as e:
-    raise errors.UserError(str(e)) from e
-  if len(rest) > 1:
-    raise errors.UserError(f"unexpected arguments: {' '.join(rest[1:])}")
+  fv = cli.parse_own_flags(define_flags, argv)
   return generate(fv, argv, out=out)
 
 
 def main(argv):
-  if len(argv) > 1:
-    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  cli.reject_arguments(argv)
   generate(flags.FLAGS, sys.argv)
 
 

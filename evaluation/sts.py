@@ -762,20 +762,12 @@ def run(argv: Sequence[str], out=None) -> dict:
   Raises:
     errors.UserError: bad flags, data directory or model path.
   """
-  fv = flags.FlagValues()
-  define_flags(fv)
-  try:
-    rest = fv(list(argv))
-  except flags.Error as e:
-    raise errors.UserError(str(e)) from e
-  if len(rest) > 1:
-    raise errors.UserError(f"unexpected arguments: {' '.join(rest[1:])}")
+  fv = cli.parse_own_flags(define_flags, argv)
   return evaluate_flags(fv, out=out)
 
 
 def main(argv):
-  if len(argv) > 1:
-    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  cli.reject_arguments(argv)
   evaluate_flags(flags.FLAGS)
 
 
