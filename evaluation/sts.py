@@ -181,6 +181,38 @@ def _aggregate(key, label, members, sets):
       spearman=float(np.mean([sets[n].spearman for n in members])))
 
 
+def stsb_dev_evaluator(data_dir, encode_fn, before=None):
+  """A trainer's periodic evaluation: STS Benchmark dev correlations.
+
+  Args:
+    data_dir: the data directory; without STS Benchmark files the evaluator
+      returns {} (training goes on, unevaluated).
+    encode_fn: callable tf.string [batch] -> float [batch, dim] over the
+      model's current weights.
+    before: optional callable run before each evaluation (e.g. to copy the
+      training weights into `encode_fn`'s module).
+
+  Returns:
+    A function () -> {"stsb_dev_pearson": ..., "stsb_dev_spearman": ...}
+    (x 100), for `trainers.training_loop.run(eval_fn=...)`.
+  """
+  dev_set = None
+  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
+    dev_set = sts_data.load_stsb_split(data_dir, "dev")
+
+  def evaluate():
+    if dev_set is None:
+      return {}
+    if before is not None:
+      before()
+    result = evaluate_pair_sets(encoder_lib.FunctionEncoder(encode_fn),
+                                [dev_set]).sets[dev_set.name]
+    return {"stsb_dev_pearson": result.pearson,
+            "stsb_dev_spearman": result.spearman}
+
+  return evaluate
+
+
 def evaluate_pair_sets(encoder: encoder_lib.Encoder,
                        pair_sets: Sequence[sts_data.PairSet],
                        missing: Sequence[str] = (),

@@ -228,6 +228,45 @@ def fake_results(pearsons, name="ours"):
   return sts.EvalResults(sets, [], sts.compute_aggregates(sets), name)
 
 
+class StsbDevEvaluatorTest(absltest.TestCase):
+
+  def _data_dir(self, with_stsb):
+    data_dir = tempfile.mkdtemp()
+    if with_stsb:
+      folder = os.path.join(data_dir, "sts", "STSBenchmark")
+      os.makedirs(folder)
+      with open(os.path.join(folder, "sts-dev.csv"), "w") as f:
+        for i, (a, b, score) in enumerate([("ab", "ab", 5.0), ("ab", "cd", 0.5),
+                                           ("abc", "ab", 3.0), ("d", "ab", 1.0)]):
+          f.write(f"g\tf\t2012\t{i}\t{score}\t{a}\t{b}\n")
+    return data_dir
+
+  def test_scores_and_hook(self):
+    calls = []
+
+    def encode(sentences):
+      letters = tf.strings.unicode_decode(sentences, "UTF-8")
+      one_hot = tf.one_hot(letters - ord("a"), 4)
+      return tf.reduce_sum(one_hot, axis=1)
+
+    evaluate = sts.stsb_dev_evaluator(self._data_dir(True), encode,
+                                      before=lambda: calls.append(1))
+    scores = evaluate()
+    self.assertEqual(sorted(scores), ["stsb_dev_pearson",
+                                      "stsb_dev_spearman"])
+    gold = [5.0, 0.5, 3.0, 1.0]
+    predicted = [1.0, 0.0, 2 / np.sqrt(6), 0.0]
+    self.assertAlmostEqual(scores["stsb_dev_pearson"],
+                           100 * stats.pearsonr(predicted, gold).statistic,
+                           places=4)
+    self.assertEqual(calls, [1])
+
+  def test_without_stsb_returns_nothing(self):
+    evaluate = sts.stsb_dev_evaluator(self._data_dir(False), None,
+                                      before=lambda: self.fail("called"))
+    self.assertEqual(evaluate(), {})
+
+
 class ReferencesTest(absltest.TestCase):
 
   def test_compare_and_format(self):

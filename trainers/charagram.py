@@ -286,17 +286,7 @@ def main(argv):
       input_signature=list(dataset.element_spec))
 
   encoder = charagram_export.make_encoder(featurizer, model)
-  dev_set = None
-  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
-    dev_set = sts_data.load_stsb_split(data_dir, "dev")
-
-  def eval_fn():
-    if dev_set is None:
-      return {}
-    result = sts.evaluate_pair_sets(
-        encoder_lib.FunctionEncoder(encoder), [dev_set]).sets[dev_set.name]
-    return {"stsb_dev_pearson": result.pearson,
-            "stsb_dev_spearman": result.spearman}
+  eval_fn = sts.stsb_dev_evaluator(data_dir, encoder)
 
   outcome = training_loop.run(
       model_dir,

@@ -210,23 +210,13 @@ def main(argv):
           max_source_multiplicity=FLAGS.max_source_multiplicity,
           jit_compile=FLAGS.jit_compile))
 
-  dev_set = None
-  if os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
-    dev_set = sts_data.load_stsb_split(data_dir, "dev")
-
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def encode(sentences):
     # Reads the live table: no copy of a multi-GB source table.
     return averaging_encoder.ragged_average(model.source_embeddings.value,
                                             featurizer(sentences))
 
-  def eval_fn():
-    if dev_set is None:
-      return {}
-    result = sts.evaluate_pair_sets(
-        encoder_lib.FunctionEncoder(encode), [dev_set]).sets[dev_set.name]
-    return {"stsb_dev_pearson": result.pearson,
-            "stsb_dev_spearman": result.spearman}
+  eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
 
   outcome = training_loop.run(
       model_dir,

@@ -243,20 +243,14 @@ def main(argv):
         FLAGS.jit_compile)
     dataset = _distributed_dataset_fn(files, text_to_ids)
 
-  dev_set, eval_encoder = None, None
-  if chief and os.path.exists(os.path.join(data_dir, "sts", "STSBenchmark")):
-    dev_set = sts_data.load_stsb_split(data_dir, "dev")
+  eval_fn = None
+  if chief:
     eval_encoder = siamese_cbow_export.make_encoder(
         vocabulary, tokenizer, model, {})
-
-  def eval_fn():
-    if dev_set is None:
-      return {}
-    eval_encoder.embeddings.assign(model.embedding.embeddings)
-    result = sts.evaluate_pair_sets(
-        encoder_lib.FunctionEncoder(eval_encoder), [dev_set]).sets[dev_set.name]
-    return {"stsb_dev_pearson": result.pearson,
-            "stsb_dev_spearman": result.spearman}
+    eval_fn = sts.stsb_dev_evaluator(
+        data_dir, eval_encoder,
+        before=lambda: eval_encoder.embeddings.assign(
+            model.embedding.embeddings))
 
   outcome = training_loop.run(
       model_dir,
