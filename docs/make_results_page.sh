@@ -16,6 +16,8 @@ args=(
   --train_command="Siamese CBOW before training (step 1)=${SC_TRAIN} --model_dir=runs/siamese_cbow_untrained --train_steps=1"
   --model="CHARAGRAM-PHRASE (MAX; PPDB human-label samples)=runs/charagram/charagram_phrase_max/export"
   --train_command="CHARAGRAM-PHRASE (MAX; PPDB human-label samples)=python -m trainers.charagram --flagfile=configs/charagram_phrase.flags --sampling=max --data_dir=../shared/data --model_dir=runs/charagram/charagram_phrase_max"
+  --model="Sent2Vec uni (book corpus, 9 epochs)=runs/sent2vec_books_uni/export"
+  --train_command="Sent2Vec uni (book corpus, 9 epochs)=python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni"
   --compare="Siamese CBOW (paper flags; 1 epoch),Siamese CBOW before training (step 1)"
 )
 .venv/bin/python -m evaluation.results_page \
