@@ -55,6 +55,31 @@ def _lines(path):
       yield number, line.rstrip("\r\n")
 
 
+def _headed_tsv(path, required):
+  """(line number, fields, column index by name) per data line of a TSV whose
+  first line names its columns; blank lines skipped.
+
+  Raises:
+    errors.DataFormatError: a missing required column, or a short line.
+  """
+  columns = None
+  for number, line in _lines(path):
+    fields = line.split("\t")
+    if columns is None:
+      columns = {name: i for i, name in enumerate(fields)}
+      for name in required:
+        if name not in columns:
+          raise errors.DataFormatError(path, number,
+                                       f"header lacks column {name!r}")
+      continue
+    if not line.strip():
+      continue
+    if len(fields) < len(columns):
+      raise errors.DataFormatError(
+          path, number, f"expected {len(columns)} fields, got {len(fields)}")
+    yield number, fields, columns
+
+
 def _pair_set(name, rows):
   a, b, labels = [], [], []
   for sentence_a, sentence_b, label in rows:
@@ -98,21 +123,8 @@ def load_sick_entailment(path):
   (ENTAILMENT 1, CONTRADICTION 0; NEUTRAL dropped)."""
 
   def rows():
-    columns = None
-    for number, line in _lines(path):
-      fields = line.split("\t")
-      if columns is None:
-        columns = {name: i for i, name in enumerate(fields)}
-        for name in ("sentence_A", "sentence_B", "entailment_judgment"):
-          if name not in columns:
-            raise errors.DataFormatError(path, number,
-                                         f"header lacks column {name!r}")
-        continue
-      if not line.strip():
-        continue
-      if len(fields) < len(columns):
-        raise errors.DataFormatError(
-            path, number, f"expected {len(columns)} fields, got {len(fields)}")
+    for number, fields, columns in _headed_tsv(
+        path, ("sentence_A", "sentence_B", "entailment_judgment")):
       judgment = fields[columns["entailment_judgment"]].strip().upper()
       if judgment == "NEUTRAL":
         continue
@@ -159,21 +171,8 @@ def load_snli(path):
         yield s1, s2, label
 
   def txt_rows():
-    columns = None
-    for number, line in _lines(path):
-      fields = line.split("\t")
-      if columns is None:
-        columns = {name: i for i, name in enumerate(fields)}
-        for name in ("gold_label", "sentence1", "sentence2"):
-          if name not in columns:
-            raise errors.DataFormatError(path, number,
-                                         f"header lacks column {name!r}")
-        continue
-      if not line.strip():
-        continue
-      if len(fields) < len(columns):
-        raise errors.DataFormatError(
-            path, number, f"expected {len(columns)} fields, got {len(fields)}")
+    for number, fields, columns in _headed_tsv(
+        path, ("gold_label", "sentence1", "sentence2")):
       label = check(number, fields[columns["gold_label"]])
       if label is not None:
         yield (fields[columns["sentence1"]], fields[columns["sentence2"]],
