@@ -45,8 +45,15 @@ class ParaphraseMarginLoss:
       the valid column with the highest score (drawn if None).
     Returns (scalar loss, dict with "negatives1", "negatives2" (int [B],
     indices into concat(embeddings1, embeddings2)), "positive_cosine",
-    "negative_cosine1", "negative_cosine2" ([B])). With B = 1 there is no
-    negative and the loss is 0.
+    "negative_cosine1", "negative_cosine2", "per_pair_loss" ([B]: loss_i,
+    whose mean is the loss)). With B = 1 there is no negative and the loss
+    is 0.
+
+  Several replicas (`tf.distribute`): call it on every replica with the
+  all-gathered embeddings of the global batch and sum the replica's own rows
+  of "per_pair_loss" / global batch (`trainers.charagram_step.
+  make_replica_step`): negatives then come from the whole global batch, as
+  on one device.
   """
 
   def __init__(self, margin=0.4, sampling="max", mix_probability=0.5,
@@ -101,6 +108,7 @@ class ParaphraseMarginLoss:
       details[f"negatives{side + 1}"] = chosen
       details[f"negative_cosine{side + 1}"] = negative
     per_pair = losses[0] + losses[1]
+    details["per_pair_loss"] = per_pair
     return tf.reduce_mean(per_pair), details
 
   def get_config(self):

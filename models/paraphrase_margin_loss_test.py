@@ -36,6 +36,20 @@ class ParaphraseMarginLossTest(tf.test.TestCase):
     # Two hinges per pair: 2 * (1 - 2/sqrt(5) + 1/sqrt(5)).
     self.assertAllClose(loss, 2 * (1.0 - POSITIVE + MAX_NEGATIVE_COSINE))
 
+  def test_per_pair_loss_sums_to_the_loss(self):
+    loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(margin=1.0)
+    loss, details = loss_fn(X1, X2)
+    self.assertAllClose(details["per_pair_loss"],
+                        [2 * (1.0 - POSITIVE + MAX_NEGATIVE_COSINE)] * 3)
+    # What a replica of a 2-replica step contributes: its rows / global B.
+    rng = np.random.default_rng(1)
+    e1 = tf.constant(rng.normal(size=[6, 4]).astype(np.float32))
+    e2 = tf.constant(rng.normal(size=[6, 4]).astype(np.float32))
+    loss, details = loss_fn(e1, e2)
+    per_pair = details["per_pair_loss"]
+    shares = [tf.reduce_sum(per_pair[:3]) / 6, tf.reduce_sum(per_pair[3:]) / 6]
+    self.assertAllClose(shares[0] + shares[1], loss)
+
   def test_paper_margin_gives_zero_loss_here(self):
     # 0.4 - 0.894 + 0.447 < 0: both hinges are inactive.
     loss, _ = paraphrase_margin_loss.ParaphraseMarginLoss(0.4)(X1, X2)

@@ -10,9 +10,16 @@ averaging), charCNN and charLSTM (Wieting, Bansal, Gimpel, Livescu, EMNLP
 (`models.paraphrase_margin_loss`) plus 0.5 * --l2 * sum ||theta||^2; Adam.
 
 Writes to --model_dir: flags.txt, ngrams.txt or vocab.txt, model_config.json,
-checkpoints/, tensorboard/, and at the end export/<version>/ and
-results.{json,md} (STS 2012-2015, SICK test, Twitter 2015 test). Rerunning
-the same command resumes from the last checkpoint.
+checkpoints/, tensorboard/, train_log.jsonl (the loss curve), and at the end
+export/<version>/ and results.json (STS 2012-2015, SICK test, Twitter 2015
+test). Rerunning the same command resumes from the last checkpoint.
+
+Several devices or machines: --strategy=mirrored (all local GPUs) or
+--strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
+docs/distributed.md. --batch_size is then the global batch (a multiple of
+the replicas); the replicas' phrase embeddings are all-gathered so that
+the MAX / MIX negatives come from the whole global batch, and a step is
+the one-device step on that batch (`charagram_step.make_replica_step`).
 """
 
 import collections
@@ -40,6 +47,7 @@ from inputs import twitter_pit
 from inputs import vocabulary as vocabulary_lib
 from models import paraphrase_margin_loss
 from trainers import charagram_step
+from trainers import distribution
 from trainers import training_loop
 
 FLAGS = flags.FLAGS
@@ -97,7 +105,9 @@ flags.DEFINE_enum("sampling", "max", list(paraphrase_margin_loss.SAMPLINGS),
                   "Negative selection: max or mix (the paper's two), rand.")
 flags.DEFINE_float("margin", 0.4, "delta.")
 flags.DEFINE_float("l2", 0.0, "lambda of 0.5 * lambda * sum ||theta||^2.")
-flags.DEFINE_integer("batch_size", 100, "Pairs per batch.")
+flags.DEFINE_integer("batch_size", 100, "Pairs per batch (the global "
+                     "batch: split across replicas with --strategy; the "
+                     "in-batch negatives come from all of it).")
 flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
 flags.DEFINE_integer("num_epochs", 10, "Passes over the pairs.")
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
@@ -228,20 +238,53 @@ def evaluation_sets(data_dir):
   return pair_sets, missing
 
 
+def _distributed_dataset_fn(texts1, texts2, featurizer):
+  """input_context -> this pipeline's per-replica batches.
+
+  Every pipeline builds the same seeded stream of global batches of pairs
+  (as on one device) and keeps its slice of each (`distribution.
+  slice_batches`; no pair goes to two pipelines); the slice is cut into one
+  consecutive piece per local replica, then featurised. Replica r of the
+  step thus gets rows [r * B / R, (r + 1) * B / R) of the global batch.
+  """
+
+  def dataset_fn(input_context):
+    dataset = charagram_step.text_batches(
+        texts1, texts2, FLAGS.batch_size, num_epochs=FLAGS.num_epochs,
+        seed=FLAGS.seed)
+    if input_context.num_input_pipelines > 1:
+      dataset = distribution.slice_batches(
+          dataset, input_context.num_input_pipelines,
+          input_context.input_pipeline_id)
+    dataset = distribution.split_batches(
+        dataset, distribution.replicas_per_pipeline(input_context))
+    return charagram_step.featurize_batches(dataset, featurizer)
+
+  return dataset_fn
+
+
 def main(argv):
   del argv
+  # First: logical CPU devices can only be set before TensorFlow starts.
+  strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  distribution.check_global_batch(FLAGS.batch_size, strategy)
+  chief = distribution.is_chief(strategy)
+  # Checkpoints are read from --model_dir; everything else this worker
+  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  os.makedirs(model_dir, exist_ok=True)
-  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+  out_dir = distribution.worker_dir(model_dir, strategy)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
     f.write(FLAGS.flags_into_string())
   keras.utils.set_random_seed(FLAGS.seed)
 
   pairs = load_pairs(data_dir)
   texts1 = [p.phrase1 for p in pairs]
   texts2 = [p.phrase2 for p in pairs]
-  featurizer = make_featurizer(model_dir, texts1 + texts2)
-  model = make_model(featurizer)
+  featurizer = make_featurizer(out_dir, texts1 + texts2)
+  with distribution.scope(strategy):
+    model = make_model(featurizer)
   resuming = tf.train.latest_checkpoint(
       os.path.join(model_dir, "checkpoints")) is not None
   init = "random"
@@ -257,9 +300,10 @@ def main(argv):
   print(f"{FLAGS.model}: {len(pairs):,} training pairs, "
         f"{getattr(featurizer, 'num_ids', featurizer.vocabulary_size):,} "
         f"feature ids, {model.count_params():,} parameters, "
-        f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps",
-        flush=True)
-  export_model.write_model_config(model_dir, charagram_export.MODEL_TYPE, {
+        f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps"
+        + (f" over {strategy.num_replicas_in_sync} replicas"
+           if strategy else ""), flush=True)
+  export_model.write_model_config(out_dir, charagram_export.MODEL_TYPE, {
       "variant": FLAGS.model,
       "model": model.get_config(),
       "featurizer": charagram_export.featurizer_config(featurizer),
@@ -272,21 +316,31 @@ def main(argv):
                    "num_pairs": len(pairs), "total_steps": total_steps,
                    "batch_size": FLAGS.batch_size, "sampling": FLAGS.sampling,
                    "l2": FLAGS.l2, "learning_rate": FLAGS.learning_rate,
-                   "num_epochs": FLAGS.num_epochs, "initialisation": init}})
+                   "num_epochs": FLAGS.num_epochs, "initialisation": init,
+                   "strategy": FLAGS.strategy,
+                   "replicas": distribution.num_replicas(strategy)}})
 
   loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(
       FLAGS.margin, FLAGS.sampling, seed=FLAGS.seed)
-  optimizer = keras.optimizers.Adam(learning_rate=FLAGS.learning_rate)
-  optimizer.build(model.trainable_variables)
-  dataset = charagram_step.pair_dataset(
-      texts1, texts2, featurizer, FLAGS.batch_size,
-      num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
-  train_step = charagram_step.make_train_step(
-      model, optimizer, loss_fn, FLAGS.l2,
-      input_signature=list(dataset.element_spec))
+  with distribution.scope(strategy):
+    optimizer = keras.optimizers.Adam(learning_rate=FLAGS.learning_rate)
+    optimizer.build(model.trainable_variables)
+  if strategy is None:
+    dataset = charagram_step.pair_dataset(
+        texts1, texts2, featurizer, FLAGS.batch_size,
+        num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
+    train_step = charagram_step.make_train_step(
+        model, optimizer, loss_fn, FLAGS.l2,
+        input_signature=list(dataset.element_spec))
+  else:
+    dataset = _distributed_dataset_fn(texts1, texts2, featurizer)
+    train_step = charagram_step.make_replica_step(
+        model, optimizer, loss_fn, FLAGS.batch_size, FLAGS.l2)
 
-  encoder = charagram_export.make_encoder(featurizer, model)
-  eval_fn = sts.stsb_dev_evaluator(data_dir, encoder)
+  eval_fn = None
+  if chief:
+    encoder = charagram_export.make_encoder(featurizer, model)
+    eval_fn = sts.stsb_dev_evaluator(data_dir, encoder)
 
   outcome = training_loop.run(
       model_dir,
@@ -298,12 +352,13 @@ def main(argv):
           unit_name="pairs", units_per_step=FLAGS.batch_size,
           max_steps_per_run=FLAGS.max_steps_per_run),
       dataset, train_step, optimizer.iterations,
-      {"model": model, "optimizer": optimizer}, eval_fn=eval_fn)
+      {"model": model, "optimizer": optimizer}, eval_fn=eval_fn,
+      strategy=strategy)
   if outcome["interrupted"]:
     print(f"stopped at step {outcome['step']}; rerun the same command to "
           "resume", flush=True)
     return
-  if not FLAGS.export:
+  if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
   path = export_model.export(model_dir, export_dir)

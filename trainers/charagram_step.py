@@ -1,11 +1,19 @@
-"""The CHARAGRAM-family train step and input pipeline, shared by the trainer and the benchmark."""
+"""The CHARAGRAM-family train steps and input pipeline, shared by the trainer and the benchmark.
+
+One device: `pair_dataset` + `make_train_step`. Several replicas
+(`tf.distribute`, see trainers/distribution.py): the trainer cuts the same
+`text_batches` into per-replica pieces before featurising them, and runs
+`make_replica_step`, whose negatives come from the whole global batch (the
+replicas' phrase embeddings are all-gathered), so that one step equals the
+one-device step on the global batch.
+"""
 
 import tensorflow as tf
 
 
-def pair_dataset(texts1, texts2, featurizer, batch_size, num_epochs=1,
-                 seed=0, shuffle=True):
-  """Batches of featurised pairs: (ids1, ids2), int32 RaggedTensors [B, (ids)].
+def text_batches(texts1, texts2, batch_size, num_epochs=1, seed=0,
+                 shuffle=True):
+  """Batches of raw pairs: (texts1, texts2), tf.string [batch_size] each.
 
   Pairs are shuffled anew in each epoch; the last incomplete batch of an
   epoch is dropped (the in-batch negatives need a full batch).
@@ -17,10 +25,26 @@ def pair_dataset(texts1, texts2, featurizer, batch_size, num_epochs=1,
     dataset = dataset.shuffle(len(texts1), seed=seed,
                               reshuffle_each_iteration=True)
   dataset = dataset.batch(batch_size, drop_remainder=True)
-  dataset = dataset.repeat(num_epochs)
+  return dataset.repeat(num_epochs)
+
+
+def featurize_batches(dataset, featurizer):
+  """(texts1, texts2) batches -> (ids1, ids2), int32 RaggedTensors."""
   dataset = dataset.map(lambda a, b: (featurizer(a), featurizer(b)),
                         num_parallel_calls=1)
   return dataset.prefetch(2)
+
+
+def pair_dataset(texts1, texts2, featurizer, batch_size, num_epochs=1,
+                 seed=0, shuffle=True):
+  """Batches of featurised pairs: (ids1, ids2), int32 RaggedTensors [B, (ids)].
+
+  Pairs are shuffled anew in each epoch; the last incomplete batch of an
+  epoch is dropped (the in-batch negatives need a full batch).
+  """
+  return featurize_batches(
+      text_batches(texts1, texts2, batch_size, num_epochs=num_epochs,
+                   seed=seed, shuffle=shuffle), featurizer)
 
 
 def l2_penalty(variables):
@@ -48,3 +72,47 @@ def make_train_step(model, optimizer, loss_fn, l2=0.0, input_signature=None):
     return {"loss": loss, "margin_loss": margin_loss}
 
   return lambda batch: train_step(*batch)
+
+
+def make_replica_step(model, optimizer, loss_fn, global_batch_size, l2=0.0):
+  """The per-replica step for `training_loop.run(..., strategy=...)`.
+
+  Each replica gets (ids1, ids2) of global_batch_size / replicas pairs (the
+  replicas' pieces are consecutive slices of the global batch, in replica
+  order). Its phrase embeddings are all-gathered
+  (`ReplicaContext.all_gather`, whose gradient sums the replicas' upstream
+  gradients and hands each replica its own rows), and every replica
+  evaluates `loss_fn` on the whole global batch: MAX and MIX negatives are
+  chosen among all 2 x global_batch_size phrases, and MIX's random draws
+  (same op seed, same shapes on every replica) are the one device's. The
+  replica's loss is the sum of its own pairs' loss_i / global_batch_size
+  plus 0.5 * l2 * sum ||theta||^2 / replicas; summed over replicas (the
+  optimizer sums the gradients, the loop the metrics) that is the
+  one-device loss on the global batch, and so is the gradient.
+
+  Returns:
+    batch -> {"loss", "margin_loss"}: this replica's shares.
+  """
+  variables = model.trainable_variables
+
+  def replica_step(batch):
+    ids1, ids2 = batch
+    context = tf.distribute.get_replica_context()
+    replicas = context.num_replicas_in_sync
+    local = global_batch_size // replicas
+    first = context.replica_id_in_sync_group * local
+    with tf.GradientTape() as tape:
+      embeddings1 = model(ids1, training=True)
+      embeddings2 = model(ids2, training=True)
+      all1, all2 = context.all_gather([embeddings1, embeddings2], axis=0)
+      _, details = loss_fn(all1, all2)
+      own = details["per_pair_loss"][first:first + local]
+      margin_loss = tf.reduce_sum(own) / global_batch_size
+      penalty = (l2 * l2_penalty(variables) / replicas if l2
+                 else tf.constant(0.0))
+      loss = margin_loss + penalty
+    gradients = tape.gradient(loss, variables)
+    optimizer.apply(gradients, variables)
+    return {"loss": loss, "margin_loss": margin_loss}
+
+  return replica_step

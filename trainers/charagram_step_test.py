@@ -25,6 +25,27 @@ class CharagramStepTest(tf.test.TestCase):
     self.assertAllEqual(ids1.to_tensor()[:, 2], ids2.to_tensor()[:, 2])
     self.assertAllEqual(ids1.row_lengths(), [3, 3, 3])
 
+  def test_pair_dataset_is_featurised_text_batches(self):
+    featurizer = char_ngrams.CharNgramFeaturizer((2,), num_buckets=11)
+    texts1 = [f"a{i}" for i in range(7)]
+    texts2 = [f"b{i}" for i in range(7)]
+    raw = list(charagram_step.text_batches(texts1, texts2, batch_size=3,
+                                           num_epochs=2, seed=1))
+    self.assertLen(raw, 4)
+    self.assertEqual(raw[0][0].dtype, tf.string)
+    self.assertAllEqual([t[-1:] for t in raw[0][0].numpy()],
+                        [t[-1:] for t in raw[0][1].numpy()])
+    featurised = list(charagram_step.featurize_batches(
+        tf.data.Dataset.from_tensor_slices(
+            (tf.stack([r[0] for r in raw]), tf.stack([r[1] for r in raw]))),
+        featurizer))
+    batches = list(charagram_step.pair_dataset(
+        texts1, texts2, featurizer, batch_size=3, num_epochs=2, seed=1))
+    # The same seeded order: what the distributed input cuts up.
+    for (ids1, ids2), (want1, want2) in zip(featurised, batches):
+      self.assertAllEqual(ids1.to_tensor(), want1.to_tensor())
+      self.assertAllEqual(ids2.to_tensor(), want2.to_tensor())
+
   def test_l2_penalty(self):
     value = charagram_step.l2_penalty([tf.constant([1.0, 2.0]),
                                        tf.constant([[3.0]])])

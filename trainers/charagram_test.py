@@ -1,8 +1,9 @@
-"""Tests of the CHARAGRAM-family trainer: a train step per variant, and `python -m trainers.charagram` end to end."""
+"""Tests of the CHARAGRAM-family trainer: a train step per variant, and `python -m trainers.charagram` end to end (one device, MirroredStrategy on 2 logical CPUs, 2 worker processes)."""
 
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 
@@ -17,6 +18,7 @@ from inputs import tokenizer
 from inputs import vocabulary
 from models import paraphrase_margin_loss
 from trainers import charagram_step
+from trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -140,6 +142,166 @@ class TrainerEndToEndTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 2)
     self.assertIn("error: 1 training pairs", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
+
+
+# Runs the trainer as __main__ and saves the model's final weights (every
+# worker's, also those of the non-chief whose checkpoints are scratch) to
+# $TEST_DUMP_WEIGHTS (.npz). Test-only hook, no production code involved.
+_DUMP_WRAPPER = r"""
+import os, runpy
+import numpy as np
+from trainers import training_loop
+_run = training_loop.run
+def _run_and_dump(*args, **kwargs):
+  outcome = _run(*args, **kwargs)
+  items = args[5] if len(args) > 5 else kwargs["checkpoint_items"]
+  np.savez(os.environ["TEST_DUMP_WEIGHTS"],
+           *[np.asarray(w.numpy()) for w in items["model"].weights])
+  return outcome
+training_loop.run = _run_and_dump
+runpy.run_module("trainers.charagram", run_name="__main__", alter_sys=True)
+"""
+
+TIMEOUT_S = 300
+
+
+def _start(args, **extra_env):
+  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+  env.pop("SENTZOO_DATA_DIR", None)
+  env.pop("TF_CONFIG", None)
+  env.update(extra_env)
+  return subprocess.Popen([sys.executable, "-c", _DUMP_WRAPPER, *args],
+                          cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+
+
+def _finish(processes):
+  """[(returncode, stdout, stderr)] of all; kills all on timeout or error."""
+  try:
+    return [_communicate(p) for p in processes]
+  finally:
+    for p in processes:
+      if p.poll() is None:
+        p.kill()
+        p.communicate()
+
+
+def _communicate(process):
+  out, err = process.communicate(timeout=TIMEOUT_S)
+  return process.returncode, out, err
+
+
+def _free_ports(count):
+  sockets = [socket.socket() for _ in range(count)]
+  try:
+    for s in sockets:
+      s.bind(("127.0.0.1", 0))
+    return [s.getsockname()[1] for s in sockets]
+  finally:
+    for s in sockets:
+      s.close()
+
+
+def _losses(model_dir):
+  return np.array([r["loss"] for r in training_loop.read_train_log(model_dir)])
+
+
+def _weights(npz_path):
+  with np.load(npz_path) as arrays:
+    return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
+
+
+class DistributedTrainingTest(tf.test.TestCase):
+  """--strategy gives the one-device run: MIX negatives from the whole
+  global batch (all-gathered embeddings), L2 split over replicas."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.root = os.path.join(tf.compat.v1.test.get_temp_dir(),
+                            "charagram_distributed")
+    data_dir = os.path.join(cls.root, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    with open(os.path.join(data_dir, "pairs.tsv"), "w") as f:
+      f.writelines(f"{a}\t{b}\n" for a, b in _pairs(80))
+    # 80 pairs, global batches of 20: 4 steps per epoch, 12 steps.
+    cls.common = ["--data_dir=" + data_dir, "--train_files=pairs.tsv",
+                  "--train_format=tsv", "--embedding_dim=8",
+                  "--batch_size=20", "--num_epochs=3", "--sampling=mix",
+                  "--l2=1e-3", "--log_every_steps=1",
+                  "--checkpoint_every_steps=5", "--noexport"]
+    cls._runs = {}
+
+  def _train(self, name, extra_args=()):
+    """Runs the trainer once per name (cached across tests); returns
+    (model_dir, final weights)."""
+    if name not in self._runs:
+      model_dir = os.path.join(self.root, name)
+      dump = os.path.join(self.root, name + ".npz")
+      (rc, _, err), = _finish([_start(
+          self.common + list(extra_args) + ["--model_dir=" + model_dir],
+          TEST_DUMP_WEIGHTS=dump)])
+      self.assertEqual(rc, 0, err[-3000:])
+      self._runs[name] = model_dir, _weights(dump)
+    return self._runs[name]
+
+  def test_mirrored_on_two_cpus_matches_one_device(self):
+    single, single_weights = self._train("single")
+    mirrored, mirrored_weights = self._train(
+        "mirrored", ["--strategy=mirrored", "--num_cpu_devices=2"])
+    with open(os.path.join(mirrored, "model_config.json")) as f:
+      self.assertEqual(json.load(f)["training"]["replicas"], 2)
+    log = training_loop.read_train_log(mirrored)
+    self.assertEqual([r["step"] for r in log], list(range(1, 13)))
+    # Per-replica negatives (10 pairs) or an L2 term counted twice would
+    # change the curve from the first step on.
+    self.assertAllClose(_losses(single), _losses(mirrored), atol=1e-5)
+    self.assertAllClose(
+        [r["margin_loss"] for r in training_loop.read_train_log(single)],
+        [r["margin_loss"] for r in log], atol=1e-5)
+    self.assertLen(mirrored_weights, len(single_weights))
+    for a, b in zip(single_weights, mirrored_weights):
+      self.assertAllClose(a, b, atol=1e-5)
+    losses = _losses(mirrored)
+    self.assertLess(losses[-3:].mean(), losses[:3].mean())
+
+  def test_multi_worker_two_processes_match_one_device(self):
+    _, single_weights = self._train("single")
+    model_dir = os.path.join(self.root, "multi_worker")
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
+    processes = []
+    for index in range(2):
+      config = {"cluster": cluster, "task": {"type": "worker",
+                                             "index": index}}
+      processes.append(_start(
+          self.common + ["--strategy=multi_worker",
+                         "--model_dir=" + model_dir],
+          TF_CONFIG=json.dumps(config),
+          TEST_DUMP_WEIGHTS=os.path.join(self.root, f"worker{index}.npz")))
+    results = _finish(processes)
+    for rc, _, err in results:
+      self.assertEqual(rc, 0, err[-3000:])
+    chief, other = [_weights(os.path.join(self.root, f"worker{i}.npz"))
+                    for i in range(2)]
+    self.assertLen(other, len(chief))
+    for a, b, c in zip(chief, other, single_weights):
+      self.assertAllEqual(a, b)
+      self.assertAllClose(a, c, atol=1e-5)
+    self.assertEqual(training_loop.read_train_log(model_dir)[-1]["step"], 12)
+    self.assertIn("step 12/12", results[1][1])
+    self.assertFalse(os.path.exists(
+        os.path.join(model_dir, "workertemp_1", "checkpoints")))
+
+  def test_batch_size_not_a_multiple_of_replicas_is_a_user_error(self):
+    (rc, _, err), = _finish([_start(
+        self.common + ["--batch_size=15", "--strategy=mirrored",
+                       "--num_cpu_devices=2",
+                       "--model_dir=" + os.path.join(self.root, "odd")],
+        TEST_DUMP_WEIGHTS=os.path.join(self.root, "odd.npz"))])
+    self.assertEqual(rc, 2, err[-3000:])
+    self.assertIn("error: --batch_size=15 (the global batch) must be a "
+                  "multiple of the 2 replicas", err)
+    self.assertNotIn("Traceback", err)
 
 
 if __name__ == "__main__":

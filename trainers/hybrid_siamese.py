@@ -9,8 +9,17 @@ Networks", CIKM 2017. Trains for --num_epochs, evaluates dev (and test)
 accuracy after every epoch, and keeps the weights of the best dev epoch in
 <model_dir>/best/ (the paper reports test accuracy at the best dev epoch).
 Writes flags.txt, vocab.txt, model_config.json, checkpoints/ (resume: rerun
-the same command), tensorboard/, best/, epochs.jsonl, results.json and, with
---export, export/<version>/ (built from best/).
+the same command), tensorboard/, train_log.jsonl (the loss curve), best/,
+epochs.jsonl, results.json and, with --export, export/<version>/ (built from
+best/).
+
+Several devices or machines: --strategy=mirrored (all local GPUs) or
+--strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
+docs/distributed.md. --batch_size is then the global batch (a multiple of
+the replicas), each batch is cut into one piece per replica, and a step is
+the one-device step on the whole batch
+(`hybrid_siamese_step.make_replica_step`); only the chief evaluates and
+writes best/, epochs.jsonl, results.json and the export.
 """
 
 import collections
@@ -33,6 +42,7 @@ from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from inputs import word_vectors as word_vectors_lib
 from models import hybrid_siamese
+from trainers import distribution
 from trainers import hybrid_siamese_optimizer
 from trainers import hybrid_siamese_step
 from trainers import training_loop
@@ -83,7 +93,8 @@ flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
                   "up embedding rows (plain Keras Adam updates every row).")
 flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.")
 flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
-flags.DEFINE_integer("batch_size", 128, "Pairs per batch.")
+flags.DEFINE_integer("batch_size", 128, "Pairs per batch (the global "
+                     "batch: split across replicas with --strategy).")
 flags.DEFINE_integer("max_length", 50, "Sentences truncated to this many "
                      "word ids.")
 flags.DEFINE_integer("pad_multiple", 10, "Pad each batch to its longest "
@@ -164,14 +175,43 @@ def _read_json(path, default):
   return default
 
 
+def _distributed_dataset_fn(ids_a, ids_b, labels):
+  """input_context -> this pipeline's per-replica batches.
+
+  Every pipeline builds the same seeded stream of padded global batches (as
+  on one device) and keeps its replicas' pieces of each
+  (`hybrid_siamese_step.replica_pieces`): no pair goes to two replicas, and
+  replica r gets the r-th consecutive piece.
+  """
+
+  def dataset_fn(input_context):
+    dataset = hybrid_siamese_step.pair_dataset(
+        ids_a, ids_b, labels, FLAGS.batch_size, FLAGS.max_length,
+        FLAGS.pad_multiple, shuffle_seed=FLAGS.seed, repeat=True)
+    local = distribution.replicas_per_pipeline(input_context)
+    return hybrid_siamese_step.replica_pieces(
+        dataset, input_context.num_replicas_in_sync,
+        first=input_context.input_pipeline_id * local, count=local)
+
+  return dataset_fn
+
+
 def main(argv):
   del argv
   start_time = time.time()
+  # First: logical CPU devices can only be set before TensorFlow starts.
+  strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(
       FLAGS.data_dir) if len(_split_files()) < 3 else (FLAGS.data_dir or "")
+  distribution.check_global_batch(FLAGS.batch_size, strategy)
+  replicas = distribution.num_replicas(strategy)
+  chief = distribution.is_chief(strategy)
+  # Checkpoints are read from --model_dir; everything else this worker
+  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  os.makedirs(model_dir, exist_ok=True)
-  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+  out_dir = distribution.worker_dir(model_dir, strategy)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
     f.write(FLAGS.flags_into_string())
   keras.utils.set_random_seed(FLAGS.seed)
 
@@ -181,11 +221,17 @@ def main(argv):
       raise errors.UserError(f"no {split} set for task {FLAGS.task}")
   if not len(sets["train"]):
     raise errors.UserError("the training set has no pairs")
+  last_batch = len(sets["train"]) % FLAGS.batch_size
+  if 0 < last_batch < replicas:
+    raise errors.UserError(
+        f"the last batch of each epoch has {last_batch} pairs "
+        f"({len(sets['train'])} % --batch_size={FLAGS.batch_size}), fewer "
+        f"than the {replicas} replicas: choose another --batch_size")
   print(", ".join(f"{s} {len(p):,} pairs ({int(p.labels.sum()):,} matches)"
                   for s, p in sets.items()), flush=True)
 
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocab_path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  vocab_path = os.path.join(out_dir, export_model.VOCABULARY_FILE)
   vectors = None
   if FLAGS.word_vectors:
     all_words = set()
@@ -210,14 +256,15 @@ def main(argv):
 
   text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                           max_length=FLAGS.max_length)
-  model = hybrid_siamese.HybridSiamese(
-      vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
-      encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
-      cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
-      bigru_layers=FLAGS.bigru_layers,
-      mlp_units=[int(u) for u in FLAGS.mlp_units],
-      mlp_activation=FLAGS.mlp_activation)
-  model.build()
+  with distribution.scope(strategy):
+    model = hybrid_siamese.HybridSiamese(
+        vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
+        encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
+        cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
+        bigru_layers=FLAGS.bigru_layers,
+        mlp_units=[int(u) for u in FLAGS.mlp_units],
+        mlp_activation=FLAGS.mlp_activation)
+    model.build()
   model.embedding.embeddings.assign(matrix)
   params = model.count_params_without_embeddings()
   train = sets["train"]
@@ -232,27 +279,34 @@ def main(argv):
       "word_vectors": FLAGS.word_vectors, "pretrained_words": found,
       "word_vectors_scale_to_std": FLAGS.word_vectors_scale_to_std,
       "train_pairs": len(train), "steps_per_epoch": spe,
-      "total_steps": total_steps}
-  export_model.write_model_config(model_dir, "hybrid_siamese", {
+      "total_steps": total_steps, "strategy": FLAGS.strategy,
+      "replicas": replicas}
+  export_model.write_model_config(out_dir, "hybrid_siamese", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "mode": FLAGS.mode, "threshold": FLAGS.threshold,
       "max_length": FLAGS.max_length, "training": training_info})
   print(f"{FLAGS.encoder} encoder, {FLAGS.mode} loss: {params:,} parameters "
-        f"without embeddings; {spe} steps per epoch, {total_steps} steps",
-        flush=True)
+        f"without embeddings; {spe} steps per epoch, {total_steps} steps"
+        + (f" over {replicas} replicas" if strategy else ""), flush=True)
 
   optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if FLAGS.lazy_adam
                    else keras.optimizers.Adam)
-  optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
-  train_step = hybrid_siamese_step.make_train_step(
-      model, optimizer, FLAGS.mode, FLAGS.margin, FLAGS.contrastive_weight,
-      FLAGS.train_embeddings, FLAGS.jit_compile)
-  optimizer.build(train_step.variables)
-  dataset = hybrid_siamese_step.pair_dataset(
-      text_to_ids(tf.constant(train.sentences_a)),
-      text_to_ids(tf.constant(train.sentences_b)), train.labels,
-      FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
-      shuffle_seed=FLAGS.seed, repeat=True)
+  make_step = (hybrid_siamese_step.make_train_step if strategy is None
+               else hybrid_siamese_step.make_replica_step)
+  with distribution.scope(strategy):
+    optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
+    train_step = make_step(
+        model, optimizer, FLAGS.mode, FLAGS.margin, FLAGS.contrastive_weight,
+        FLAGS.train_embeddings, FLAGS.jit_compile)
+    optimizer.build(train_step.variables)
+  train_ids = (text_to_ids(tf.constant(train.sentences_a)),
+               text_to_ids(tf.constant(train.sentences_b)), train.labels)
+  if strategy is None:
+    dataset = hybrid_siamese_step.pair_dataset(
+        *train_ids, FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
+        shuffle_seed=FLAGS.seed, repeat=True)
+  else:
+    dataset = _distributed_dataset_fn(*train_ids)
 
   best_path = os.path.join(model_dir, BEST_FILE)
   best = _read_json(best_path, {"dev_accuracy": -1.0})
@@ -296,10 +350,12 @@ def main(argv):
           max_steps_per_run=FLAGS.max_steps_per_run),
       dataset, train_step, optimizer.iterations,
       {"model": model, "optimizer": optimizer},
-      eval_fn=eval_fn)
+      eval_fn=eval_fn if chief else None, strategy=strategy)
   if outcome["interrupted"]:
     print(f"stopped at step {outcome['step']}; rerun the same command to "
           "resume", flush=True)
+    return
+  if not chief:
     return
   results = {**training_info, "parameters_without_embeddings": params,
              "best_epoch": best.get("epoch"),

@@ -1,4 +1,11 @@
-"""Batches and the train step of the hybrid siamese matcher (trainer and benchmark)."""
+"""Batches and the train step of the hybrid siamese matcher (trainer and benchmark).
+
+One device: `pair_dataset` + `make_train_step`. Several replicas
+(`tf.distribute`): `replica_pieces` cuts the same global batches into one
+piece per replica and `make_replica_step` weights each replica's mean loss
+by its share of the global batch, so that one step equals the one-device
+step on the global batch (the last batch of an epoch included).
+"""
 
 import math
 
@@ -60,3 +67,77 @@ def make_train_step(model, optimizer, mode, margin=1.0, contrastive_weight=1.0,
 
   train_step.variables = variables
   return train_step
+
+
+def replica_pieces(dataset, num_pieces, first=0, count=None):
+  """Cuts every batch into `num_pieces` consecutive pieces; keeps pieces
+  first .. first + count - 1, each as one element.
+
+  Piece k of a batch of b rows is rows [k * b // num_pieces,
+  (k + 1) * b // num_pieces): equal pieces when num_pieces divides b (as
+  `distribution.slice_batches` + `split_batches` cut them), else sizes
+  differing by one (the smaller last batch of an epoch); no piece is empty
+  while b >= num_pieces. Works on any nest of tensors batched on axis 0
+  (here ((ids_a, ids_b), labels) with the batch's padded length kept).
+  """
+  count = num_pieces - first if count is None else count
+  if num_pieces == 1:
+    return dataset
+
+  def cut(*batch):
+    size = tf.shape(tf.nest.flatten(batch)[0])[0]
+
+    def piece(j):
+      k = tf.cast(j, tf.int32) + first
+      begin, end = k * size // num_pieces, (k + 1) * size // num_pieces
+      return tf.nest.map_structure(lambda t: t[begin:end], batch)
+
+    return tf.data.Dataset.range(count).map(piece)
+
+  return dataset.flat_map(cut)
+
+
+def make_replica_step(model, optimizer, mode, margin=1.0,
+                      contrastive_weight=1.0, train_embeddings=True,
+                      jit_compile=False):
+  """The per-replica step for `training_loop.run(..., strategy=...)`.
+
+  Each replica gets ((ids_a, ids_b), labels) of n_r pairs, a piece of a
+  global batch of N = sum of n_r pairs (an all-reduce of the n_r, so the
+  smaller last batch of an epoch counts right). Its losses are the model's
+  mean losses over its pairs times n_r / N, i.e. sum over its pairs / N;
+  summed over replicas (gradients by the optimizer, metrics by the loop)
+  they are the one-device mean losses of the global batch. The loss and
+  gradients are computed (under XLA with `jit_compile`) without a
+  collective inside; `optimizer.apply` all-reduces the gradients (the
+  embedding table's stay `IndexedSlices`, which `LazyAdam` applies row-wise
+  to each replica's copy). Every replica needs n_r >= 1.
+
+  Returns:
+    batch -> {"loss", "contrastive_loss", "logistic_loss"} shares, with the
+    trained variables as its `variables` attribute.
+  """
+  variables = [v for v in model.trainable_variables
+               if train_embeddings or v is not model.embedding.embeddings]
+
+  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+  def losses_and_gradients(batch, share):
+    (ids_a, ids_b), labels = batch
+    with tf.GradientTape() as tape:
+      outputs = model((ids_a, ids_b), training=True)
+      losses = [share * value for value in hybrid_siamese.loss(
+          outputs, labels, mode, margin, contrastive_weight)]
+    return losses, tape.gradient(losses[0], variables)
+
+  def replica_step(batch):
+    _, labels = batch
+    context = tf.distribute.get_replica_context()
+    pairs = tf.cast(tf.shape(labels)[0], tf.float32)
+    total_pairs = context.all_reduce(tf.distribute.ReduceOp.SUM, pairs)
+    (total, lc, ll), gradients = losses_and_gradients(
+        batch, pairs / total_pairs)
+    optimizer.apply(gradients, variables)
+    return {"loss": total, "contrastive_loss": lc, "logistic_loss": ll}
+
+  replica_step.variables = variables
+  return replica_step

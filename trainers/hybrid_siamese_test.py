@@ -1,4 +1,4 @@
-"""Tests of `python -m trainers.hybrid_siamese` on tiny pair files it writes."""
+"""Tests of `python -m trainers.hybrid_siamese` on tiny pair files it writes (one device and MirroredStrategy on 2 logical CPUs)."""
 
 import json
 import os
@@ -16,6 +16,7 @@ from models import hybrid_siamese
 from trainers import hybrid_siamese as trainer
 from trainers import hybrid_siamese_optimizer
 from trainers import hybrid_siamese_step
+from trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = [f"w{i}" for i in range(30)]
@@ -119,6 +120,84 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
     self.assertNotIn("Traceback", result.stderr)
 
 
+def _checkpointed(model_dir):
+  """{name: value} of the model and optimizer in the latest checkpoint."""
+  reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
+  return {n: reader.get_tensor(n) for n in reader.get_variable_to_shape_map()
+          if n.startswith(("model/", "optimizer/"))}
+
+
+class DistributedTrainingTest(tf.test.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    root = os.path.join(tf.compat.v1.test.get_temp_dir(),
+                        "hybrid_distributed")
+    paths, vectors = _write_msrp_files(os.path.join(root, "data"))
+    # 47 training pairs in global batches of 10: every epoch ends with a
+    # batch of 7, cut 3 + 4 over 2 replicas.
+    with open(paths["train"], encoding="utf-8") as f:
+      lines = f.read().splitlines()
+    odd_train = os.path.join(root, "data", "train47.tsv")
+    with open(odd_train, "w", encoding="utf-8") as f:
+      f.write("\r\n".join(lines[:48]) + "\r\n")
+    cls.root = root
+    cls.common = [
+        "--task=msrp", f"--train_file={odd_train}",
+        f"--dev_file={paths['dev']}", f"--test_file={paths['test']}",
+        f"--word_vectors={vectors}", "--encoder=cnn", "--cnn_filters=3",
+        "--mlp_units=5,5", "--batch_size=10", "--num_epochs=2",
+        "--learning_rate=0.01", "--log_every_steps=1", "--noexport"]
+
+  def _run(self, name, extra_args=()):
+    model_dir = os.path.join(self.root, name)
+    result = _train(self.common + list(extra_args)
+                    + [f"--model_dir={model_dir}"])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    return model_dir
+
+  def test_mirrored_on_two_cpus_matches_one_device(self):
+    single = self._run("single")
+    mirrored = self._run("mirrored", ["--strategy=mirrored",
+                                      "--num_cpu_devices=2"])
+    with open(os.path.join(mirrored, "results.json")) as f:
+      results = json.load(f)
+    self.assertEqual(results["replicas"], 2)
+    self.assertEqual(results["train_pairs"], 47)
+    self.assertEqual(results["final_step"], 10)
+    logs = [training_loop.read_train_log(d) for d in (single, mirrored)]
+    self.assertEqual([r["step"] for r in logs[1]], list(range(1, 11)))
+    # Steps 5 and 10 are the 7-pair batches: replica shares weighted 3/7
+    # and 4/7 (not 1/2) give the one-device mean.
+    for name in ("loss", "contrastive_loss", "logistic_loss"):
+      self.assertAllClose([r[name] for r in logs[0]],
+                          [r[name] for r in logs[1]], atol=1e-5)
+    losses = np.array([r["loss"] for r in logs[1]])
+    self.assertLess(losses[-3:].mean(), losses[:3].mean())
+    # Weights and LazyAdam's moments (IndexedSlices summed over replicas).
+    expected, actual = _checkpointed(single), _checkpointed(mirrored)
+    self.assertEqual(sorted(expected), sorted(actual))
+    self.assertGreater(len(actual), 13)
+    for name, value in expected.items():
+      self.assertAllClose(value, actual[name], atol=1e-5, msg=name)
+
+  def test_strategy_user_errors_have_no_traceback(self):
+    bad = os.path.join(self.root, "bad")
+    mirrored = ["--strategy=mirrored", "--num_cpu_devices=2",
+                f"--model_dir={bad}"]
+    for batch_size, message in (
+        (15, "error: --batch_size=15 (the global batch) must be a multiple "
+         "of the 2 replicas"),
+        # 47 = 46 + 1: one pair cannot be split over 2 replicas.
+        (46, "error: the last batch of each epoch has 1 pairs")):
+      result = _train(self.common + [f"--batch_size={batch_size}"]
+                      + mirrored)
+      self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+      self.assertIn(message, result.stderr)
+      self.assertNotIn("Traceback", result.stderr)
+
+
 class TrainStepTest(tf.test.TestCase):
 
   def test_every_mode_learns_a_batch(self):
@@ -154,6 +233,26 @@ class TrainStepTest(tf.test.TestCase):
     ids = tf.constant([[1, 2, 3], [4, 5, 0]])
     step(((ids, ids[::-1]), tf.constant([1, 0])))
     self.assertAllEqual(model.embedding.embeddings, before)
+
+  def test_replica_pieces_cut_batches_without_duplicates(self):
+    # Batches of 4 and 3 rows (the last batch of an epoch), ((a, b), y).
+    rows = tf.range(7)
+    dataset = tf.data.Dataset.from_tensor_slices(
+        ((rows * 10, rows * 100), rows)).batch(4)
+    def pieces(num, first, count):
+      return [(a.numpy().tolist(), b.numpy().tolist(), y.numpy().tolist())
+              for (a, b), y in hybrid_siamese_step.replica_pieces(
+                  dataset, num, first, count)]
+    everything = pieces(2, 0, 2)
+    self.assertEqual([y for _, _, y in everything],
+                     [[0, 1], [2, 3], [4], [5, 6]])
+    self.assertEqual(everything[3], ([50, 60], [500, 600], [5, 6]))
+    # Two pipelines of one replica each: disjoint, together everything.
+    self.assertEqual(pieces(2, 0, 1), everything[0::2])
+    self.assertEqual(pieces(2, 1, 1), everything[1::2])
+    self.assertEqual(pieces(1, 0, 1),
+                     [([0, 10, 20, 30], [0, 100, 200, 300], [0, 1, 2, 3]),
+                      ([40, 50, 60], [400, 500, 600], [4, 5, 6])])
 
   def test_pad_batch_rounds_up_and_truncates(self):
     ids = tf.ragged.constant([[1, 2, 3], [4], []], tf.int32)
