@@ -108,7 +108,8 @@ def main(argv):
   step, _, _, _ = sent2vec_step.make_train_step(
       model, 0.2, total_tokens=10 * total_tokens,
       num_negatives=FLAGS.num_negatives, negative_group=FLAGS.negative_group,
-      max_multiplicity=FLAGS.max_multiplicity)
+      max_multiplicity=FLAGS.max_multiplicity,
+      element_spec=dataset.element_spec)
 
   load_before = os.getloadavg()[0]
   iterator = iter(dataset)

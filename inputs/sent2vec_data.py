@@ -17,6 +17,20 @@ by vectorised ops (no Python per line):
   C++ code does, with the target replaced by a zero placeholder that also forms
   n-grams (`context="placeholder"`).
 
+Random draws are keyed per corpus line: every uniform number is an output
+of SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number
+generators", OOPSLA 2014; the 64-bit finaliser of Vigna's splitmix64.c)
+started at a key made from (seed, stream, the line's global number), at a
+counter made from (position in the line, draw index), computed by
+vectorised 64-bit integer ops (`line_keys`, `uniform`). A line therefore
+gets the same targets, dropout positions and negatives (with
+negative_group=1) whichever block or sub-block it is read in: a block cut
+into one piece per replica (`batch_dataset(pieces=...)`, distributed
+training) draws exactly what the whole block draws on one device. With
+negative_group g > 1 a group is g consecutive targets of one batch, so the
+groups (and their shared draws, keyed by the group's first target) depend on
+how the block is split.
+
 Sentences with fewer than two known words or no target are left out (they
 contribute no gradient). Differences from the C++ code, on purpose: dropout is
 drawn once per sentence, not once per target, so all targets of a sentence
@@ -33,6 +47,69 @@ from inputs import corpus as corpus_lib
 from inputs import sent2vec_featurizer
 
 CONTEXT_VARIANTS = ("remove", "placeholder")
+
+# Streams of independent draws (part of every key).
+KEEP_STREAM, DROPOUT_STREAM, NEGATIVE_STREAM = 1, 2, 3
+
+_GOLDEN = 0x9E3779B97F4A7C15  # SplitMix64's increment (2^64 / phi, odd).
+
+
+def _u64(value):
+  return tf.constant(value, tf.uint64)
+
+
+def _mix64(x):
+  """SplitMix64's output function: a bijection of uint64 [any shape]."""
+  x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(30)))
+  x *= _u64(0xBF58476D1CE4E5B9)
+  x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(27)))
+  x *= _u64(0x94D049BB133111EB)
+  return tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, _u64(31)))
+
+
+def _as_uint64(x):
+  return tf.bitcast(tf.cast(x, tf.int64), tf.uint64)
+
+
+def splitmix(keys, counters):
+  """Output `counters` (>= 0) of SplitMix64 generators started at `keys`.
+
+  mix64(key + golden x (counter + 1)): for one key, consecutive counters are
+  SplitMix64's output sequence. uint64, broadcast shapes.
+  """
+  return _mix64(keys + _u64(_GOLDEN) * (_as_uint64(counters) + _u64(1)))
+
+
+def line_keys(seed, stream, line_numbers):
+  """uint64 [lines]: the key of each line for one stream of draws.
+
+  Args:
+    seed: int [2] (or a scalar int): the run's seed and a sub-stream (e.g.
+      the input pipeline reading its own files).
+    stream: KEEP_STREAM, DROPOUT_STREAM or NEGATIVE_STREAM.
+    line_numbers: int64 [lines], global numbers of the lines (unique over
+      the run: epochs included).
+  """
+  seed = tf.reshape(tf.cast(seed, tf.int64), [-1])
+  seed = tf.concat([seed, tf.zeros([2], tf.int64)], 0)[:2]
+  base = splitmix(splitmix(_u64(0), seed[0]), seed[1])
+  base = splitmix(base, tf.constant(stream, tf.int64))
+  return splitmix(base, line_numbers)
+
+
+def uniform(keys, counters, dtype=tf.float64):
+  """Uniform numbers in [0, 1) from `splitmix(keys, counters)`.
+
+  float64 takes the top 53 bits, float32 the top 24 (exact, never 1.0).
+  """
+  bits = splitmix(keys, counters)
+  if dtype == tf.float64:
+    return tf.cast(tf.bitwise.right_shift(bits, _u64(11)),
+                   tf.float64) * (2.0 ** -53)
+  if dtype == tf.float32:
+    return tf.cast(tf.bitwise.right_shift(bits, _u64(40)),
+                   tf.float32) * (2.0 ** -24)
+  raise ValueError(f"unsupported dtype {dtype}")
 
 
 def keep_probabilities(counts, total_tokens, sample, min_count_label):
@@ -65,39 +142,54 @@ def negative_cdf(counts, power=0.5):
   return cdf / cdf[-1]
 
 
-def shared_negatives(targets, cdf, num_negatives, group, seed):
+def _ids_from_uniform(cdf, u):
+  """Word ids 1..V for uniforms u (any shape) by inverting `cdf`: int32."""
+  ids = tf.searchsorted(cdf, tf.reshape(u, [-1]), side="right")
+  ids = tf.minimum(ids, tf.shape(cdf, out_type=ids.dtype)[0] - 1) + 1
+  return tf.reshape(tf.cast(ids, tf.int32), tf.shape(u))
+
+
+def shared_negatives(targets, cdf, num_negatives, group, keys):
   """Negatives shared by groups of `group` consecutive targets.
 
   Every target still sees `num_negatives` independent draws from the same
   distribution, but the k rows are shared by its group, so a step gathers
   and updates T / group x k target rows instead of T x k and scores them
   with dense matrix products. A draw equal to a target is masked for that
-  target (weight 0) instead of redrawn.
+  target (weight 0) instead of redrawn. Group i draws from the key of its
+  first target (`keys[i * group]`), so the draws depend on how targets fall
+  into groups, i.e. on the batch.
+
+  Args:
+    targets: int32 [T] word ids.
+    cdf: float64 [V] from `negative_cdf`.
+    num_negatives: k.
+    group: g.
+    keys: uint64 [T], one key per target (see `make_batch`).
 
   Returns:
     (int32 [ceil(T / group), k] negatives, float32 [T, k] weights).
   """
   num_targets = tf.size(targets)
-  num_groups = (num_targets + group - 1) // group
-  u = tf.random.stateless_uniform(tf.stack([num_groups * num_negatives]),
-                                  seed, dtype=tf.float64)
-  ids = tf.searchsorted(cdf, u, side="right")
-  ids = tf.minimum(ids, tf.shape(cdf, out_type=ids.dtype)[0] - 1) + 1
-  negatives = tf.reshape(tf.cast(ids, tf.int32),
-                         tf.stack([num_groups, num_negatives]))
+  group_keys = keys[::group]
+  u = uniform(group_keys[:, None],
+              tf.range(num_negatives, dtype=tf.int64)[None, :])
+  negatives = _ids_from_uniform(cdf, u)
   per_target = tf.gather(negatives, tf.range(num_targets) // group)
   weights = tf.cast(tf.not_equal(per_target, targets[:, None]), tf.float32)
   return negatives, weights
 
 
-def sample_negatives(targets, cdf, num_negatives, seed, redraws=3):
+def sample_negatives(targets, cdf, num_negatives, keys, redraws=3):
   """Negatives per target, redrawn (up to `redraws` times) when equal to it.
 
   Args:
     targets: int32 [T] word ids.
     cdf: float64 [V] from `negative_cdf`.
     num_negatives: k.
-    seed: int [2] stateless seed.
+    keys: uint64 [T], one key per target: draw j of round r is
+      `uniform(key, r * k + j)`, so a target's negatives depend only on its
+      key (`make_batch` derives it from the line and position).
     redraws: extra rounds for draws equal to their target.
 
   Returns:
@@ -105,19 +197,16 @@ def sample_negatives(targets, cdf, num_negatives, seed, redraws=3):
     equals its target after the redraws, which only the most frequent words
     can reach).
   """
-  shape = tf.stack([tf.size(targets), num_negatives])
-  seeds = tf.random.experimental.stateless_split(seed, redraws + 1)
+  columns = tf.range(num_negatives, dtype=tf.int64)[None, :]
 
-  def draw(s):
-    u = tf.random.stateless_uniform(shape, s, dtype=tf.float64)
-    ids = tf.searchsorted(cdf, tf.reshape(u, [-1]), side="right")
-    ids = tf.minimum(ids, tf.shape(cdf, out_type=ids.dtype)[0] - 1) + 1
-    return tf.reshape(tf.cast(ids, tf.int32), shape)
+  def draw(r):
+    return _ids_from_uniform(
+        cdf, uniform(keys[:, None], columns + r * num_negatives))
 
-  negatives = draw(seeds[0])
+  negatives = draw(0)
   for r in range(redraws):
     equal = tf.equal(negatives, targets[:, None])
-    negatives = tf.where(equal, draw(seeds[r + 1]), negatives)
+    negatives = tf.where(equal, draw(r + 1), negatives)
   weights = tf.cast(tf.not_equal(negatives, targets[:, None]), tf.float32)
   return negatives, weights
 
@@ -132,8 +221,13 @@ def _ranks_within_rows(row, keys, starts):
 
 
 def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
-               dropout_k=0, context="remove", seed=(0, 0), negative_group=1):
+               dropout_k=0, context="remove", seed=(0, 0), negative_group=1,
+               first_line=0):
   """One block of raw lines -> one training batch.
+
+  The draws of line i are keyed by (seed, first_line + i) and positions in
+  the line (see the module docstring): `make_batch` of a block and of its
+  pieces (with their own `first_line`) draw the same for every line.
 
   Args:
     lines: tf.string [lines].
@@ -143,9 +237,11 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
     num_negatives: k.
     dropout_k: K token positions whose n-grams are dropped per sentence.
     context: "remove" or "placeholder" (see the module docstring).
-    seed: int [2] stateless seed for this block.
+    seed: int [2] (or int): the run's seed and sub-stream.
     negative_group: 1: independent negatives per target (the C++ code);
-      g > 1: `shared_negatives` for groups of g consecutive targets.
+      g > 1: `shared_negatives` for groups of g consecutive targets of this
+      batch.
+    first_line: int64 [], global number of lines[0] (unique over the run).
 
   Returns:
     dict of tensors (S sentences, N source entries, T targets, E = 1 + sum of
@@ -182,18 +278,24 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
   order_max = featurizer.word_ngrams
   num_buckets = featurizer.num_buckets
   offset = featurizer.vocabulary_size
-  seed = tf.convert_to_tensor(seed, tf.int64)
-  seed_keep, seed_drop, seed_neg = tf.unstack(
-      tf.random.experimental.stateless_split(seed, 3))
+  line_numbers = (tf.cast(first_line, tf.int64)
+                  + tf.range(tf.size(lines, tf.int64)))
 
   words, num_tokens = featurizer.word_ids_and_token_count(lines)
-  u = tf.random.stateless_uniform(tf.shape(words.flat_values), seed_keep)
+  # Keep draw of every known word: keyed by (line, position among the
+  # line's known words).
+  all_row = words.value_rowids()
+  all_pos = (tf.range(tf.size(words.flat_values, tf.int64))
+             - tf.gather(words.row_starts(), all_row))
+  u = uniform(tf.gather(line_keys(seed, KEEP_STREAM, line_numbers), all_row),
+              all_pos, tf.float32)
   is_target = words.with_flat_values(
       u < tf.gather(keep_prob, words.flat_values))
   targets_per_row = tf.reduce_sum(tf.cast(is_target, tf.int32), axis=1)
   keep_rows = (words.row_lengths() >= 2) & (targets_per_row > 0)
   words = tf.ragged.boolean_mask(words, keep_rows)
   is_target = tf.ragged.boolean_mask(is_target, keep_rows).flat_values
+  kept_lines = tf.boolean_mask(line_numbers, keep_rows)
 
   w = words.flat_values
   size = tf.shape(w)[0]
@@ -206,7 +308,9 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
   length = tf.gather(lengths, row)
 
   if order_max > 1 and dropout_k > 0:
-    keys = tf.random.stateless_uniform([size], seed_drop)
+    keys = uniform(
+        tf.gather(line_keys(seed, DROPOUT_STREAM, kept_lines), row),
+        pos, tf.float32)
     rank = _ranks_within_rows(row, keys, starts)
     dropped = rank < tf.minimum(dropout_k, tf.maximum(length - 2, 0))
   else:
@@ -295,12 +399,16 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
   order = tf.argsort(grad_segment, stable=True)
   grad_index = tf.gather(grad_index, order)
   grad_segment = tf.gather(grad_segment, order)
+  # One key per target: (line, position of the target in the line).
+  target_keys = splitmix(
+      tf.gather(line_keys(seed, NEGATIVE_STREAM, kept_lines), target_row),
+      t_pos)
   if negative_group > 1:
     negatives, negative_weights = shared_negatives(
-        target_ids, cdf, num_negatives, negative_group, seed_neg)
+        target_ids, cdf, num_negatives, negative_group, target_keys)
   else:
     negatives, negative_weights = sample_negatives(
-        target_ids, cdf, num_negatives, seed_neg)
+        target_ids, cdf, num_negatives, target_keys)
   # Target-table rows: the targets, then the negatives (flattened); each
   # negative of group i counts once per target of the group.
   if negative_group > 1:
@@ -344,23 +452,62 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
 
 def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
                   dropout_k=0, context="remove", block_lines=1024,
-                  num_epochs=1, seed=0, negative_group=1):
+                  num_epochs=1, seed=0, negative_group=1, pieces=1,
+                  piece_offset=0, piece_lines=None, stream=0):
   """Batches of `make_batch` over `num_epochs` passes, in corpus order.
 
-  One batch per `block_lines` lines; the iterator's position checkpoints
-  (its block counter seeds every batch, so a resumed run draws the same).
+  One batch per `block_lines` lines; line i of block b (counted over all
+  epochs) is global line b x block_lines + i, which keys its draws, so the
+  iterator's position (it checkpoints) makes a resumed run draw the same.
+
+  Distributed training reads the corpus in blocks and cuts each into pieces,
+  one per local replica (`trainers.sent2vec`): with `pieces` = P, block b
+  yields P batches in turn, piece j made of lines [o + j x s, o + (j + 1) x
+  s) of the block (o = `piece_offset`, s = `piece_lines`), fewer or none
+  where the block (the last of an epoch) is shorter. Every block yields
+  exactly P batches, so `distribute_datasets_from_function`, which hands a
+  pipeline's consecutive elements to its replicas in turn, gives replica j
+  piece j of every block. Line numbers stay global (b x block_lines + o +
+  j x s + i), so the pieces draw what the whole block draws.
+
+  Args:
+    file_patterns, featurizer, keep_prob, cdf, num_negatives, dropout_k,
+      context, negative_group: as `make_batch`.
+    block_lines: lines read per block.
+    num_epochs: passes over the files.
+    seed: int, the run's seed.
+    pieces, piece_offset, piece_lines: see above; the default (1, 0,
+      block_lines) is one batch per block.
+    stream: sub-stream of the draws (an input pipeline that reads its own
+      files, whose line numbers repeat those of the other pipelines).
   """
   files = corpus_lib.list_files(file_patterns)
   keep_prob = tf.constant(keep_prob, tf.float32)
   cdf = tf.constant(cdf, tf.float64)
+  seed_pair = tf.constant([seed, stream], tf.int64)
   blocks = corpus_lib.line_dataset(files).batch(block_lines).repeat(num_epochs)
 
-  def to_batch(index, lines):
-    block_seed = tf.stack([tf.constant(seed, tf.int64), index])
+  def to_batch(first_line, lines):
     return make_batch(lines, featurizer, keep_prob, cdf, num_negatives,
-                      dropout_k, context, block_seed, negative_group)
+                      dropout_k, context, seed_pair, negative_group,
+                      first_line=first_line)
 
-  return blocks.enumerate().map(
+  if pieces == 1 and piece_offset == 0 and piece_lines in (None, block_lines):
+    blocks = blocks.enumerate().map(
+        lambda index, lines: (index * block_lines, lines))
+  else:
+    if piece_lines is None:
+      raise ValueError("pieces need piece_lines")
+
+    def cut(index, lines):
+      starts = (piece_offset
+                + tf.range(pieces, dtype=tf.int64) * piece_lines)
+      return tf.data.Dataset.from_tensor_slices(starts).map(
+          lambda start: (index * block_lines + start,
+                         lines[start:start + piece_lines]))
+
+    blocks = blocks.enumerate().flat_map(cut)
+  return blocks.map(
       to_batch, num_parallel_calls=tf.data.AUTOTUNE,
       deterministic=True).prefetch(4)
 

@@ -1,5 +1,7 @@
 """Tests for the Sent2Vec batch pipeline: parity with the export featurizer,
-subsampling and negative-table statistics, n-gram dropout, contexts."""
+subsampling and negative-table statistics, the per-line hash of the draws
+(uniformity; a block and its pieces draw the same), n-gram dropout,
+contexts, pieces for distributed training."""
 
 import collections
 import gzip
@@ -26,13 +28,35 @@ def _featurizer(ngrams, buckets=97):
 
 
 def _batch(ngrams, sample=0.0, dropout_k=0, context="remove", seed=(1, 2),
-           lines=_LINES, group=1, min_count_label=1):
+           lines=_LINES, group=1, min_count_label=1, first_line=0):
   keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), sample,
                                           min_count_label)
   cdf = sent2vec_data.negative_cdf(_COUNTS)
   return sent2vec_data.make_batch(
       tf.constant(lines), _featurizer(ngrams), keep, cdf, num_negatives=5,
-      dropout_k=dropout_k, context=context, seed=seed, negative_group=group)
+      dropout_k=dropout_k, context=context, seed=seed, negative_group=group,
+      first_line=first_line)
+
+
+# 99.99% quantiles of chi-square (scipy.stats.chi2.ppf(0.9999, df)): a
+# correct sampler fails these bounds once in 10,000 runs; the draws are
+# deterministic, so a test either always passes or always fails.
+_CHI2_9999 = {7: 29.88, 19: 46.72}
+
+
+def _chi2(observed, expected):
+  observed = np.asarray(observed, np.float64)
+  expected = np.asarray(expected, np.float64)
+  return float(((observed - expected) ** 2 / expected).sum())
+
+
+def _target_keys(num_lines, per_line, seed=(5, 6)):
+  """Keys as `make_batch` makes them: consecutive lines x positions."""
+  lines = sent2vec_data.line_keys(seed, sent2vec_data.NEGATIVE_STREAM,
+                                  tf.range(num_lines, dtype=tf.int64))
+  return tf.reshape(sent2vec_data.splitmix(
+      tf.repeat(lines, per_line),
+      tf.tile(tf.range(per_line, dtype=tf.int64), [num_lines])), [-1])
 
 
 def _source_rows(batch):
@@ -57,20 +81,51 @@ class TablesTest(tf.test.TestCase):
 
   def test_negative_frequencies_follow_sqrt_counts(self):
     cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
+    # Keys of 4,000 consecutive lines x 5 target positions: the structured
+    # inputs the hash must scramble.
+    keys = _target_keys(4000, 5)
     targets = tf.fill([20000], 0)  # No word has id 0: nothing redrawn.
-    negatives, weights = sent2vec_data.sample_negatives(
-        targets, cdf, 5, tf.constant([5, 6], tf.int64))
+    negatives, weights = sent2vec_data.sample_negatives(targets, cdf, 5, keys)
     self.assertAllEqual(weights, tf.ones_like(weights))
-    freq = np.bincount(negatives.numpy().ravel(), minlength=9)[1:] / 1e5
+    counts = np.bincount(negatives.numpy().ravel(), minlength=9)[1:]
     want = np.sqrt(_COUNTS) / np.sqrt(_COUNTS).sum()
-    self.assertAllClose(freq, want, atol=0.006)
+    self.assertAllClose(counts / 1e5, want, atol=0.006)
+    self.assertLess(_chi2(counts, want * 1e5), _CHI2_9999[7])
     self.assertGreater(negatives.numpy().min(), 0)
+    # Each column (draw index) alone follows the table too.
+    for column in range(5):
+      counts = np.bincount(negatives.numpy()[:, column], minlength=9)[1:]
+      self.assertLess(_chi2(counts, want * 2e4), _CHI2_9999[7])
+
+  def test_hashed_uniforms_are_uniform_and_independent(self):
+    keys = _target_keys(2000, 10)  # 20,000 keys, 5 counters each.
+    for dtype in (tf.float64, tf.float32):
+      u = sent2vec_data.uniform(
+          keys[:, None], tf.range(5, dtype=tf.int64)[None, :], dtype).numpy()
+      self.assertEqual(u.dtype, dtype.as_numpy_dtype)
+      self.assertTrue(((u >= 0) & (u < 1)).all())
+      counts = np.histogram(u, bins=20, range=(0, 1))[0]
+      self.assertLess(_chi2(counts, np.full(20, u.size / 20)),
+                      _CHI2_9999[19])
+      # Neighbouring counters, positions and lines are uncorrelated
+      # (|r| < 4.5 standard errors of 1 / sqrt(n)).
+      flat = u.reshape(2000, 10, 5)
+      for a, b in ((flat[..., :-1], flat[..., 1:]),
+                   (flat[:, :-1], flat[:, 1:]), (flat[:-1], flat[1:])):
+        r = np.corrcoef(a.ravel(), b.ravel())[0, 1]
+        self.assertLess(abs(r), 4.5 / np.sqrt(a.size))
+    # Distinct seeds and streams give distinct draws.
+    lines = tf.range(100, dtype=tf.int64)
+    a = sent2vec_data.line_keys((0, 0), 1, lines).numpy()
+    for seed, stream in (((1, 0), 1), ((0, 1), 1), ((0, 0), 2)):
+      b = sent2vec_data.line_keys(seed, stream, lines).numpy()
+      self.assertEqual(len(set(a) & set(b)), 0)
 
   def test_negatives_equal_to_the_target_are_redrawn(self):
     cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
     targets = tf.fill([5000], 1)  # "the": about 1/4 of the draws.
     negatives, weights = sent2vec_data.sample_negatives(
-        targets, cdf, 5, tf.constant([1, 1], tf.int64))
+        targets, cdf, 5, _target_keys(1000, 5, seed=(1, 1)))
     equal = negatives.numpy() == 1
     p_the = np.sqrt(1000) / np.sqrt(_COUNTS).sum()
     # Four draws (one + three redraws) all hit "the": p^4 ~ 2%, not p ~ 38%.
@@ -80,12 +135,25 @@ class TablesTest(tf.test.TestCase):
   def test_shared_negatives(self):
     cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
     targets = tf.constant([1, 2, 3, 4, 5, 6, 7], tf.int32)
+    keys = _target_keys(7, 1)
     negatives, weights = sent2vec_data.shared_negatives(
-        targets, cdf, 4, 3, tf.constant([1, 2], tf.int64))
+        targets, cdf, 4, 3, keys)
     self.assertEqual(negatives.shape, [3, 4])
     per_target = np.repeat(negatives.numpy(), 3, axis=0)[:7]
     self.assertAllEqual(weights.numpy(),
                         per_target != targets.numpy()[:, None])
+    # A group draws from its first target's key.
+    alone, _ = sent2vec_data.shared_negatives(targets[3:4], cdf, 4, 3,
+                                              keys[3:4])
+    self.assertAllEqual(alone[0], negatives[1])
+
+  def test_shared_negatives_follow_sqrt_counts(self):
+    cdf = tf.constant(sent2vec_data.negative_cdf(_COUNTS))
+    negatives, _ = sent2vec_data.shared_negatives(
+        tf.fill([40000], 0), cdf, 5, 8, _target_keys(8000, 5))
+    counts = np.bincount(negatives.numpy().ravel(), minlength=9)[1:]
+    want = np.sqrt(_COUNTS) / np.sqrt(_COUNTS).sum() * counts.sum()
+    self.assertLess(_chi2(counts, want), _CHI2_9999[7])
 
 
 class MakeBatchTest(tf.test.TestCase):
@@ -113,16 +181,52 @@ class MakeBatchTest(tf.test.TestCase):
     lines = ["the cat sat on the mat a dog ran"] * 400
     keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.01, 5)
     hits = collections.Counter()
-    for seed in range(5):
+    by_position = np.zeros(9)
+    # Three seeds, and blocks further down the corpus (line numbers key the
+    # draws): 2,000 lines.
+    for seed, first_line in ((0, 0), (1, 0), (2, 0), (0, 400), (0, 10**9)):
       batch = _batch(1, sample=0.01, lines=lines, seed=(seed, 0),
-                     min_count_label=5)
+                     min_count_label=5, first_line=first_line)
       hits.update(batch["target_ids"].numpy().tolist())
+      rows = batch["target_row"].numpy()
+      starts = np.searchsorted(batch["source_row"].numpy(), rows)
+      by_position += np.bincount(batch["excluded"].numpy()[:, 0] - starts,
+                                 minlength=9)
     for word_id, per_line in [(1, 2), (2, 1), (3, 1), (6, 1)]:
       expected = keep[word_id] * per_line * 400 * 5
       self.assertAllClose(hits[word_id], expected,
                           atol=4 * np.sqrt(expected) + 1)
     # "ran" (count 4 < min_count_label 5) is never a target.
     self.assertEqual(hits[8], 0)
+    # Per position (the two "the" at 0 and 4 are kept at the same rate).
+    self.assertAllClose(by_position[0], keep[1] * 2000,
+                        atol=4 * np.sqrt(keep[1] * 2000))
+    self.assertAllClose(by_position[4], keep[1] * 2000,
+                        atol=4 * np.sqrt(keep[1] * 2000))
+
+  def test_draws_do_not_depend_on_the_split(self):
+    rng = np.random.default_rng(0)
+    lines = [" ".join(rng.choice(_WORDS + ["zzz"], rng.integers(0, 10)))
+             for _ in range(60)]
+    for ngrams, context in ((2, "remove"), (3, "placeholder")):
+      whole = _batch(ngrams, sample=0.05, dropout_k=1, context=context,
+                     lines=lines, seed=(4, 0), first_line=1000)
+      pieces = [_batch(ngrams, sample=0.05, dropout_k=1, context=context,
+                       lines=lines[i:i + 15], seed=(4, 0),
+                       first_line=1000 + i) for i in range(0, 60, 15)]
+      # Targets (subsampling), dropout (source rows), negatives and their
+      # redraws, placeholder n-grams: the pieces concatenated are the block.
+      for name in ("target_ids", "negatives", "negative_weights",
+                   "source_ids", "added_ids", "context_size",
+                   "sentence_size"):
+        self.assertAllEqual(
+            whole[name], np.concatenate([p[name].numpy() for p in pieces]),
+            msg=name)
+      self.assertGreater(int(tf.size(whole["target_ids"])), 50)
+      # Another block position draws differently.
+      moved = _batch(ngrams, sample=0.05, dropout_k=1, context=context,
+                     lines=lines, seed=(4, 0), first_line=0)
+      self.assertNotAllEqual(whole["negatives"], moved["negatives"])
 
   def test_context_remove(self):
     batch = _batch(2)
@@ -187,6 +291,10 @@ class MakeBatchTest(tf.test.TestCase):
     batch = _batch(2, lines=["zzz yyy", "", "qqq"])
     self.assertEqual(int(tf.size(batch["target_ids"])), 0)
     self.assertEqual(int(tf.size(batch["source_ids"])), 0)
+    # An empty piece (the tail of an epoch's last block) too.
+    batch = _batch(2, lines=tf.zeros([0], tf.string), dropout_k=1)
+    self.assertEqual(int(tf.size(batch["target_ids"])), 0)
+    self.assertEqual(int(batch["num_lines"]), 0)
 
 
 class DatasetTest(tf.test.TestCase):
@@ -203,6 +311,37 @@ class DatasetTest(tf.test.TestCase):
         path, _featurizer(2), keep, cdf, block_lines=7, num_epochs=2))
     self.assertLen(batches, 2 * sent2vec_data.batches_per_epoch(lines, 7))
     self.assertEqual(sum(int(b["num_tokens"]) for b in batches), 2 * 310)
+
+  def test_pieces_are_the_blocks_cut_in_order(self):
+    path = os.path.join(self.get_temp_dir(), "p.txt.gz")
+    with gzip.open(path, "wt") as f:
+      f.write("\n".join(_LINES * 9) + "\n")  # 72 lines.
+    keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.1, 1)
+    cdf = sent2vec_data.negative_cdf(_COUNTS)
+    args = dict(file_patterns=path, featurizer=_featurizer(2),
+                keep_prob=keep, cdf=cdf, dropout_k=1, block_lines=20,
+                num_epochs=2, seed=3)
+    blocks = list(sent2vec_data.batch_dataset(**args))
+    # 4 pieces of 5 lines per block; the last block of an epoch (12 lines)
+    # gives pieces of 5, 5, 2 and 0 lines.
+    pieces = list(sent2vec_data.batch_dataset(**args, pieces=4,
+                                              piece_lines=5))
+    self.assertLen(pieces, 4 * len(blocks))
+    self.assertEqual([int(p["num_lines"]) for p in pieces[12:16]],
+                     [5, 5, 2, 0])
+    for i, block in enumerate(blocks):
+      group = pieces[4 * i:4 * i + 4]
+      for name in ("target_ids", "negatives", "source_ids"):
+        self.assertAllEqual(
+            block[name], np.concatenate([p[name].numpy() for p in group]))
+    # One pipeline's share (pieces 2 and 3 of 4): a slice of every block.
+    share = list(sent2vec_data.batch_dataset(**args, pieces=2,
+                                             piece_offset=10, piece_lines=5))
+    self.assertLen(share, 2 * len(blocks))
+    for i in range(len(blocks)):
+      for j in range(2):
+        self.assertAllEqual(share[2 * i + j]["target_ids"],
+                            pieces[4 * i + 2 + j]["target_ids"])
 
 
 if __name__ == "__main__":

@@ -12,8 +12,22 @@ Rerunning the same command after an interruption (or after
 Settings follow the reference C++ code (epfml/sent2vec) and the paper's
 Table 5; where this trainer differs (batched updates) see
 `trainers.sent2vec_step` and `inputs.sent2vec_data`.
+
+Several devices or machines: --strategy=mirrored (all local GPUs, or
+--num_cpu_devices logical CPUs) or --strategy=multi_worker (TF_CONFIG), see
+trainers/distribution.py and docs/distributed.md. A step is one global block
+of --block_lines lines; each of the R replicas trains on block_lines / R
+consecutive lines of it (R must divide --block_lines) and the replicas'
+updates are summed (`sent2vec_step.make_replica_step`). Draws are keyed per
+corpus line, so with --negative_group=1 --max_multiplicity=0 the mirrored
+step equals one device's step on the whole block (up to float summation
+order); with groups or the cap, groups and per-row counts are formed within
+each replica's lines. Every replica holds a full copy of both tables. Only
+the chief writes the model directory, exports and evaluates; other workers
+write scratch files to <model_dir>/workertemp_<index>.
 """
 
+import functools
 import json
 import os
 
@@ -37,6 +51,7 @@ from inputs import sent2vec_featurizer
 from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import sent2vec
+from trainers import distribution
 from trainers import sent2vec_step
 from trainers import training_loop
 
@@ -82,14 +97,19 @@ flags.DEFINE_float("l1_weight", 0.0, "L1 soft-thresholding of updated source "
                    "rows (paper Appendix B; 0 = off, as in the C++ code).")
 flags.DEFINE_integer("negative_group", 8, "Targets that share one draw of "
                      "negatives (1: independent per target, as the C++ "
-                     "code; larger is faster).")
+                     "code; larger is faster). With --strategy, groups are "
+                     "formed within each replica's lines.")
 flags.DEFINE_float("max_multiplicity", 8.0, "Per step, a row updated by c > M "
                    "examples gets each update scaled by M / c (batched SGD "
-                   "diverges at lr 0.2 without it; 0 = off).")
+                   "diverges at lr 0.2 without it; 0 = off). With "
+                   "--strategy, c counts each replica's lines only.")
 flags.DEFINE_float("max_source_multiplicity", None, "The same cap for source "
                    "rows (default: --max_multiplicity; 0 = off; 64 still "
                    "diverged on the book corpus at lr 0.2).")
-flags.DEFINE_integer("block_lines", 1024, "Corpus lines per batch.")
+flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
+                     "global block: with --strategy each of the R replicas "
+                     "gets block_lines / R consecutive lines of it; R must "
+                     "divide it).")
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
                      "(0: num_epochs full passes).")
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
@@ -140,13 +160,80 @@ def _vocabulary_and_stats(model_dir, files, tokenizer):
   return vocabulary, stats
 
 
+def _steps_per_epoch(out_dir, files, stats, num_pipelines):
+  """Steps of one pass: blocks of --block_lines lines; with several input
+  pipelines reading their own files (`distribution.shard_inputs`), each reads
+  blocks of block_lines / pipelines lines, and an epoch is as many steps as
+  the pipeline with the fewest blocks has (the others' extra blocks are
+  left over)."""
+  shards = [distribution.shard_files(files, num_pipelines, i)
+            for i in range(num_pipelines)]
+  if num_pipelines == 1 or shards[0] is None:
+    return sent2vec_data.batches_per_epoch(stats["lines"], FLAGS.block_lines)
+  key = f"lines_of_{num_pipelines}_pipelines"
+  if key not in stats:
+    stats[key] = [sent2vec_data.count_lines(shard) for shard in shards]
+    with open(os.path.join(out_dir, "corpus_stats.json"), "w") as f:
+      json.dump(stats, f, indent=2)
+  return min(sent2vec_data.batches_per_epoch(
+      lines, FLAGS.block_lines // num_pipelines) for lines in stats[key])
+
+
+def _distributed_dataset_fn(files, featurizer, keep_prob, cdf):
+  """input_context -> this pipeline's per-replica batches.
+
+  A global block of --block_lines lines is cut into one piece of
+  block_lines / R lines per replica (R replicas in all). One pipeline (one
+  worker): it reads the global blocks and yields their pieces in order.
+  Several pipelines with at least as many files: pipeline i reads its own
+  files in blocks of block_lines / pipelines lines (its share of the global
+  block; its draws get their own stream); with fewer files, every pipeline
+  reads the same global blocks and keeps its consecutive share of pieces.
+  No line is read by two pipelines.
+  """
+
+  def dataset_fn(input_context):
+    own_files, data_shard = distribution.shard_inputs(files, input_context)
+    local = distribution.replicas_per_pipeline(input_context)
+    piece_lines = FLAGS.block_lines // input_context.num_replicas_in_sync
+    if data_shard or input_context.num_input_pipelines == 1:
+      index = data_shard[1] if data_shard else 0
+      read_lines, offset, stream = (FLAGS.block_lines,
+                                    index * local * piece_lines, 0)
+    else:
+      read_lines, offset, stream = (
+          FLAGS.block_lines // input_context.num_input_pipelines, 0,
+          input_context.input_pipeline_id)
+    return sent2vec_data.batch_dataset(
+        own_files, featurizer, keep_prob, cdf,
+        num_negatives=FLAGS.num_negatives, dropout_k=FLAGS.dropout_k,
+        context=FLAGS.context, block_lines=read_lines,
+        num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
+        negative_group=FLAGS.negative_group, pieces=local,
+        piece_offset=offset, piece_lines=piece_lines, stream=stream)
+
+  return dataset_fn
+
+
 def main(argv):
   del argv
+  # First: logical CPU devices can only be set before TensorFlow starts.
+  strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(
       FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
+  replicas = distribution.num_replicas(strategy)
+  if FLAGS.block_lines < 1 or FLAGS.block_lines % replicas:
+    raise errors.UserError(
+        f"--block_lines={FLAGS.block_lines} (the global block) must be a "
+        f"positive multiple of the {replicas} replicas")
+  num_pipelines = distribution.num_input_pipelines(strategy)
+  chief = distribution.is_chief(strategy)
+  # Checkpoints are read from --model_dir; everything else this worker
+  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  os.makedirs(model_dir, exist_ok=True)
-  with open(os.path.join(model_dir, "flags.txt"), "w") as f:
+  out_dir = distribution.worker_dir(model_dir, strategy)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
     f.write(FLAGS.flags_into_string())
   if FLAGS.word_ngrams < 1:
     raise errors.UserError("--word_ngrams must be at least 1")
@@ -156,12 +243,11 @@ def main(argv):
 
   files = _corpus_files(data_dir)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary, stats = _vocabulary_and_stats(model_dir, files, tokenizer)
+  vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer)
   featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
       vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
       num_buckets=FLAGS.num_buckets)
-  steps_per_epoch = sent2vec_data.batches_per_epoch(stats["lines"],
-                                                    FLAGS.block_lines)
+  steps_per_epoch = _steps_per_epoch(out_dir, files, stats, num_pipelines)
   total_steps = FLAGS.num_epochs * steps_per_epoch
   if FLAGS.train_steps:
     total_steps = min(total_steps, FLAGS.train_steps)
@@ -169,12 +255,14 @@ def main(argv):
         f"{FLAGS.min_count}); corpus: {len(files)} files, "
         f"{stats['tokens']:,} tokens, {stats['lines']:,} lines; "
         f"{steps_per_epoch:,} batches per epoch; training {total_steps:,} "
-        "steps", flush=True)
+        "steps" + (f" over {replicas} replicas" if strategy else ""),
+        flush=True)
 
-  model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
-                            featurizer.num_buckets, FLAGS.embedding_dim)
-  model(tf.zeros([1, 1], tf.int32))
-  export_model.write_model_config(model_dir, "sent2vec", {
+  with distribution.scope(strategy):
+    model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
+                              featurizer.num_buckets, FLAGS.embedding_dim)
+    model(tf.zeros([1, 1], tf.int32))
+  export_model.write_model_config(out_dir, "sent2vec", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "featurizer": {"word_ngrams": FLAGS.word_ngrams},
       "training": {"corpus_files": [os.path.basename(p) for p in files],
@@ -190,33 +278,43 @@ def main(argv):
                    "negative_group": FLAGS.negative_group,
                    "max_multiplicity": FLAGS.max_multiplicity,
                    "max_source_multiplicity": FLAGS.max_source_multiplicity,
-                   "l1_weight": FLAGS.l1_weight}})
+                   "l1_weight": FLAGS.l1_weight,
+                   "block_lines": FLAGS.block_lines,
+                   "strategy": FLAGS.strategy,
+                   "replicas": replicas}})
 
   keep_prob = sent2vec_data.keep_probabilities(
       vocabulary.counts, stats["tokens"], FLAGS.sample, FLAGS.min_count_label)
   cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-  dataset = sent2vec_data.batch_dataset(
-      files, featurizer, keep_prob, cdf, num_negatives=FLAGS.num_negatives,
-      dropout_k=FLAGS.dropout_k, context=FLAGS.context,
-      block_lines=FLAGS.block_lines, num_epochs=FLAGS.num_epochs,
-      seed=FLAGS.seed, negative_group=FLAGS.negative_group)
-  train_step, step_counter, tokens_seen, learning_rate_fn = (
-      sent2vec_step.make_train_step(
-          model, FLAGS.learning_rate,
-          total_tokens=FLAGS.num_epochs * stats["tokens"],
-          num_negatives=FLAGS.num_negatives,
-          negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
-          max_multiplicity=FLAGS.max_multiplicity,
-          max_source_multiplicity=FLAGS.max_source_multiplicity,
-          jit_compile=FLAGS.jit_compile))
+  if strategy is None:
+    dataset = sent2vec_data.batch_dataset(
+        files, featurizer, keep_prob, cdf, num_negatives=FLAGS.num_negatives,
+        dropout_k=FLAGS.dropout_k, context=FLAGS.context,
+        block_lines=FLAGS.block_lines, num_epochs=FLAGS.num_epochs,
+        seed=FLAGS.seed, negative_group=FLAGS.negative_group)
+    make_step = functools.partial(sent2vec_step.make_train_step,
+                                  element_spec=dataset.element_spec)
+  else:
+    dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
+    make_step = sent2vec_step.make_replica_step
+  with distribution.scope(strategy):
+    train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
+        model, FLAGS.learning_rate,
+        total_tokens=FLAGS.num_epochs * stats["tokens"],
+        num_negatives=FLAGS.num_negatives,
+        negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
+        max_multiplicity=FLAGS.max_multiplicity,
+        max_source_multiplicity=FLAGS.max_source_multiplicity,
+        jit_compile=FLAGS.jit_compile)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def encode(sentences):
-    # Reads the live table: no copy of a multi-GB source table.
+    # Reads the live table (a mirrored one: the first replica's copy), so
+    # a multi-GB source table is not copied.
     return averaging_encoder.ragged_average(model.source_embeddings.value,
                                             featurizer(sentences))
 
-  eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
+  eval_fn = sts.stsb_dev_evaluator(data_dir, encode) if chief else None
 
   outcome = training_loop.run(
       model_dir,
@@ -231,12 +329,13 @@ def main(argv):
       dataset, train_step, step_counter,
       {"model": model, "step": step_counter, "tokens_seen": tokens_seen},
       learning_rate_fn=learning_rate_fn,
-      eval_fn=eval_fn if FLAGS.eval_every_steps else None)
+      eval_fn=eval_fn if FLAGS.eval_every_steps else None,
+      strategy=strategy)
   if outcome["interrupted"]:
     print(f"stopped at step {outcome['step']}; rerun the same command to "
           "resume", flush=True)
     return
-  if not FLAGS.export:
+  if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
   # The export is built from the trained model in memory (the same module

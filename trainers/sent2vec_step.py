@@ -16,6 +16,19 @@ minus the targets that exclude it. The C++ code applies the same gradient
 lr0 * (1 - tokens_seen / (epochs * corpus tokens)); here a batch of targets
 is applied at once with the same schedule, and `max_multiplicity` damps rows
 that a batch names many times (summed at once, they diverge at lr 0.2).
+
+`batch_updates` computes the loss and the updates (`tf.IndexedSlices` of
+touched rows per table); two steps apply them:
+- `make_train_step`, one device: `scatter_sub` on the tables;
+- `make_replica_step`, under a `tf.distribute` strategy (tables and counters
+  mirrored, one full copy per replica): every replica computes the updates
+  of its piece of the global block, the IndexedSlices are all-reduced (the
+  touched rows of all replicas, gathered) and every replica subtracts the
+  same sum from its copy, so the copies stay equal and the step equals one
+  device's step on the whole block (up to float summation order) when
+  `negative_group` = 1 and `max_multiplicity` = 0. With groups of shared
+  negatives or the multiplicity cap, groups and per-row counts are formed
+  within each replica's batch.
 """
 
 import tensorflow as tf
@@ -26,10 +39,158 @@ def _variable(weight):
   return getattr(weight, "value", weight)
 
 
+def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
+                  max_multiplicity=0.0, source_cap=0.0):
+  """Loss and gradients of one batch, as the touched rows of each table.
+
+  Args:
+    batch: a batch of `inputs.sent2vec_data.make_batch`.
+    source, target: the tables (tf.Variable, or a replica's copy).
+    num_negatives, negative_group, max_multiplicity: as `make_train_step`.
+    source_cap: the resolved max_source_multiplicity.
+
+  Returns:
+    dict: "loss_sum" float32 [] (sum of the targets' losses), "num_targets"
+    int32 [], "target" and "source" `tf.IndexedSlices` (gradient rows of the
+    target and source tables, one per distinct row), "added" IndexedSlices
+    of the placeholder n-gram rows (possibly repeated; row 0 gets zeros) or
+    None when the batch has none. The SGD update is `-lr x` each.
+  """
+  source_row = batch["source_row"]
+  num_rows = tf.shape(batch["sentence_size"])[0]
+  dim = int(source.shape[1])
+  target_row = batch["target_row"]
+  added_ids = batch["added_ids"]
+  context_size = batch["context_size"][:, None]
+
+  unique_ids = batch["unique_ids"]
+  excluded_unique = batch["excluded_unique"]
+  num_unique = tf.shape(unique_ids)[0]
+  # Each distinct row is read once; SparseSegmentSum gathers and sums.
+  unique_rows = tf.gather(source, unique_ids)
+  sentence_sum = tf.sparse.segment_sum(
+      unique_rows, batch["source_unique"], source_row,
+      num_segments=num_rows)
+  if excluded_unique.shape[1] == 1:
+    excluded_sum = tf.gather(unique_rows, excluded_unique[:, 0])
+  else:
+    padded = tf.concat([unique_rows, tf.zeros([1, dim])], 0)
+    excluded_sum = tf.reduce_sum(tf.gather(padded, excluded_unique), 1)
+  context = tf.gather(sentence_sum, target_row) - excluded_sum
+  has_added = added_ids.shape[1] != 0
+  if has_added:
+    # Row 0 (the placeholder) is zero and never updated.
+    context += tf.reduce_sum(tf.gather(source, added_ids), axis=1)
+  h = context / context_size
+
+  target_ids = batch["target_ids"]
+  negatives = batch["negatives"]
+  neg_weights = batch["negative_weights"]
+  num_targets = tf.shape(target_ids)[0]
+  positive = tf.gather(target, target_ids)
+  pos_scores = tf.reduce_sum(h * positive, axis=1)
+  if negative_group > 1:
+    # Groups of g consecutive targets share k negative rows (dense matmuls).
+    num_groups = tf.shape(negatives)[0]
+    pad = num_groups * negative_group - num_targets
+    h_groups = tf.reshape(tf.pad(h, [[0, pad], [0, 0]]),
+                          [num_groups, negative_group, dim])
+    negative_rows = tf.gather(target, negatives)  # [G, k, d]
+    neg_scores = tf.reshape(
+        tf.matmul(h_groups, negative_rows, transpose_b=True),
+        [-1, num_negatives])[:num_targets]
+  else:
+    negative_rows = tf.gather(target, negatives)  # [T, k, d]
+    neg_scores = tf.einsum("td,tkd->tk", h, negative_rows)
+  losses = (tf.nn.softplus(-pos_scores)
+            + tf.reduce_sum(neg_weights * tf.nn.softplus(neg_scores), 1))
+  grad_pos = tf.sigmoid(pos_scores) - 1.0  # [T]
+  grad_neg = tf.sigmoid(neg_scores) * neg_weights  # [T, k]
+
+  grad_h = grad_pos[:, None] * positive
+  if negative_group > 1:
+    grad_neg_groups = tf.reshape(tf.pad(grad_neg, [[0, pad], [0, 0]]),
+                                 [num_groups, negative_group, num_negatives])
+    grad_h += tf.reshape(tf.matmul(grad_neg_groups, negative_rows),
+                         [-1, dim])[:num_targets]
+    grad_negative_rows = tf.reshape(
+        tf.matmul(grad_neg_groups, h_groups, transpose_a=True), [-1, dim])
+  else:
+    grad_h += tf.einsum("tk,tkd->td", grad_neg, negative_rows)
+    grad_negative_rows = tf.reshape(
+        grad_neg[:, :, None] * h[:, None, :], [-1, dim])
+  out_unique_ids = batch["out_unique_ids"]
+  grad_out = tf.sparse.segment_sum(
+      tf.concat([grad_pos[:, None] * h, grad_negative_rows], 0),
+      batch["out_grad_index"], batch["out_grad_segment"],
+      num_segments=tf.shape(out_unique_ids)[0])
+
+  grad_context = grad_h / context_size
+  grad_sentence = tf.math.unsorted_segment_sum(grad_context, target_row,
+                                               num_rows)
+  # Per distinct row: its entries' sentence gradients minus the gradients
+  # of the targets that exclude it, one sorted segment sum.
+  grad_unique = tf.sparse.segment_sum(
+      tf.concat([grad_sentence, -grad_context], 0), batch["grad_index"],
+      batch["grad_segment"], num_segments=num_unique)
+
+  if max_multiplicity > 0:
+    grad_out *= tf.minimum(
+        1.0, max_multiplicity / batch["out_counts"])[:, None]
+  if source_cap > 0:
+    grad_unique *= tf.minimum(
+        1.0, source_cap / batch["unique_counts"])[:, None]
+  added = None
+  if has_added:
+    width = tf.shape(added_ids)[1]
+    mask = tf.cast(tf.reshape(added_ids, [-1]) > 0, tf.float32)[:, None]
+    added = tf.IndexedSlices(tf.repeat(grad_context, width, axis=0) * mask,
+                             tf.reshape(added_ids, [-1]))
+  return {"loss_sum": tf.reduce_sum(losses),
+          "num_targets": num_targets,
+          "target": tf.IndexedSlices(grad_out, out_unique_ids),
+          "source": tf.IndexedSlices(grad_unique, unique_ids),
+          "added": added}
+
+
+def _scaled(rate, update):
+  return tf.IndexedSlices(rate * update.values, update.indices)
+
+
+def _soft_threshold(table, ids, threshold):
+  """Appendix B: L1 on the updated rows, as a proximal step."""
+  values = tf.gather(table, ids)
+  shrunk = tf.sign(values) * tf.nn.relu(tf.abs(values) - threshold)
+  table.scatter_update(tf.IndexedSlices(shrunk, ids))
+
+
+def _schedule(model, learning_rate, total_tokens, max_multiplicity,
+              max_source_multiplicity):
+  """Variables and learning rate shared by both steps."""
+  source = _variable(model.source_embeddings)
+  target = _variable(model.target_embeddings)
+  step_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
+  tokens_seen = tf.Variable(0, dtype=tf.int64, trainable=False,
+                            name="tokens_seen")
+  lr0 = float(learning_rate)
+  source_cap = float(max_multiplicity if max_source_multiplicity is None
+                     else max_source_multiplicity)
+  total = float(max(total_tokens, 1))
+
+  def current_learning_rate():
+    progress = tf.cast(tokens_seen, tf.float32) / total
+    return lr0 * tf.maximum(0.0, 1.0 - progress)
+
+  return (source, target, step_counter, tokens_seen, current_learning_rate,
+          source_cap)
+
+
 def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
                     negative_group=1, l1_weight=0.0, max_multiplicity=0.0,
-                    max_source_multiplicity=None, jit_compile=False):
-  """Returns (train_step(batch) -> metrics, step_counter, tokens_seen).
+                    max_source_multiplicity=None, jit_compile=False,
+                    element_spec=None):
+  """Returns (train_step(batch) -> metrics, step_counter, tokens_seen,
+  learning_rate_fn) for one device.
 
   Args:
     model: a built `models.sent2vec.Sent2Vec`.
@@ -51,127 +212,111 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
       max_multiplicity; 0: no cap).
     jit_compile: compile with XLA (batches vary in size, so each new shape
       compiles; off by default).
+    element_spec: the batches' structure (`dataset.element_spec`). Given,
+      the step is traced once for it: a call then costs ~0.6 ms instead of
+      ~8-12 ms, which `reduce_retracing` spends relaxing the shapes of the
+      batch's ~25 tensors on every call (measured on 2 CPU cores; it
+      dominates steps of small blocks).
+
+  Metrics: "loss" (mean over the batch's targets) and "targets".
   """
-  source = _variable(model.source_embeddings)
-  target = _variable(model.target_embeddings)
-  step_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
-  tokens_seen = tf.Variable(0, dtype=tf.int64, trainable=False,
-                            name="tokens_seen")
-  lr0 = float(learning_rate)
-  source_cap = float(max_multiplicity if max_source_multiplicity is None
-                     else max_source_multiplicity)
-  total = float(max(total_tokens, 1))
+  (source, target, step_counter, tokens_seen, current_learning_rate,
+   source_cap) = _schedule(model, learning_rate, total_tokens,
+                           max_multiplicity, max_source_multiplicity)
 
-  def current_learning_rate():
-    progress = tf.cast(tokens_seen, tf.float32) / total
-    return lr0 * tf.maximum(0.0, 1.0 - progress)
-
-  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
   def train_step(batch):
     lr = current_learning_rate()
-    source_row = batch["source_row"]
-    num_rows = tf.shape(batch["sentence_size"])[0]
-    dim = int(source.shape[1])
-    target_row = batch["target_row"]
-    added_ids = batch["added_ids"]
-    context_size = batch["context_size"][:, None]
-
-    unique_ids = batch["unique_ids"]
-    excluded_unique = batch["excluded_unique"]
-    num_unique = tf.shape(unique_ids)[0]
-    # Each distinct row is read once; SparseSegmentSum gathers and sums.
-    unique_rows = tf.gather(source, unique_ids)
-    sentence_sum = tf.sparse.segment_sum(
-        unique_rows, batch["source_unique"], source_row,
-        num_segments=num_rows)
-    if excluded_unique.shape[1] == 1:
-      excluded_sum = tf.gather(unique_rows, excluded_unique[:, 0])
-    else:
-      padded = tf.concat([unique_rows, tf.zeros([1, dim])], 0)
-      excluded_sum = tf.reduce_sum(tf.gather(padded, excluded_unique), 1)
-    context = tf.gather(sentence_sum, target_row) - excluded_sum
-    has_added = added_ids.shape[1] != 0
-    if has_added:
-      # Row 0 (the placeholder) is zero and never updated.
-      context += tf.reduce_sum(tf.gather(source, added_ids), axis=1)
-    h = context / context_size
-
-    target_ids = batch["target_ids"]
-    negatives = batch["negatives"]
-    neg_weights = batch["negative_weights"]
-    num_targets = tf.shape(target_ids)[0]
-    positive = tf.gather(target, target_ids)
-    pos_scores = tf.reduce_sum(h * positive, axis=1)
-    if negative_group > 1:
-      # Groups of g consecutive targets share k negative rows (dense matmuls).
-      num_groups = tf.shape(negatives)[0]
-      pad = num_groups * negative_group - num_targets
-      h_groups = tf.reshape(tf.pad(h, [[0, pad], [0, 0]]),
-                            [num_groups, negative_group, dim])
-      negative_rows = tf.gather(target, negatives)  # [G, k, d]
-      neg_scores = tf.reshape(
-          tf.matmul(h_groups, negative_rows, transpose_b=True),
-          [-1, num_negatives])[:num_targets]
-    else:
-      negative_rows = tf.gather(target, negatives)  # [T, k, d]
-      neg_scores = tf.einsum("td,tkd->tk", h, negative_rows)
-    losses = (tf.nn.softplus(-pos_scores)
-              + tf.reduce_sum(neg_weights * tf.nn.softplus(neg_scores), 1))
-    grad_pos = tf.sigmoid(pos_scores) - 1.0  # [T]
-    grad_neg = tf.sigmoid(neg_scores) * neg_weights  # [T, k]
-
-    grad_h = grad_pos[:, None] * positive
-    if negative_group > 1:
-      grad_neg_groups = tf.reshape(tf.pad(grad_neg, [[0, pad], [0, 0]]),
-                                   [num_groups, negative_group, num_negatives])
-      grad_h += tf.reshape(tf.matmul(grad_neg_groups, negative_rows),
-                           [-1, dim])[:num_targets]
-      grad_negative_rows = tf.reshape(
-          tf.matmul(grad_neg_groups, h_groups, transpose_a=True), [-1, dim])
-    else:
-      grad_h += tf.einsum("tk,tkd->td", grad_neg, negative_rows)
-      grad_negative_rows = tf.reshape(
-          grad_neg[:, :, None] * h[:, None, :], [-1, dim])
-    out_unique_ids = batch["out_unique_ids"]
-    grad_out = tf.sparse.segment_sum(
-        tf.concat([grad_pos[:, None] * h, grad_negative_rows], 0),
-        batch["out_grad_index"], batch["out_grad_segment"],
-        num_segments=tf.shape(out_unique_ids)[0])
-
-    grad_context = grad_h / context_size
-    grad_sentence = tf.math.unsorted_segment_sum(grad_context, target_row,
-                                                 num_rows)
-    # Per distinct row: its entries' sentence gradients minus the gradients
-    # of the targets that exclude it, one sorted segment sum.
-    grad_unique = tf.sparse.segment_sum(
-        tf.concat([grad_sentence, -grad_context], 0), batch["grad_index"],
-        batch["grad_segment"], num_segments=num_unique)
-
-    if max_multiplicity > 0:
-      grad_out *= tf.minimum(
-          1.0, max_multiplicity / batch["out_counts"])[:, None]
-    if source_cap > 0:
-      grad_unique *= tf.minimum(
-          1.0, source_cap / batch["unique_counts"])[:, None]
-    target.scatter_sub(tf.IndexedSlices(lr * grad_out, out_unique_ids))
-    source.scatter_sub(tf.IndexedSlices(lr * grad_unique, unique_ids))
-    if has_added:
-      width = tf.shape(added_ids)[1]
-      mask = tf.cast(tf.reshape(added_ids, [-1]) > 0, tf.float32)[:, None]
-      source.scatter_sub(tf.IndexedSlices(
-          lr * tf.repeat(grad_context, width, axis=0) * mask,
-          tf.reshape(added_ids, [-1])))
+    updates = batch_updates(batch, source, target, num_negatives,
+                            negative_group, max_multiplicity, source_cap)
+    target.scatter_sub(_scaled(lr, updates["target"]))
+    source.scatter_sub(_scaled(lr, updates["source"]))
+    if updates["added"] is not None:
+      source.scatter_sub(_scaled(lr, updates["added"]))
     if l1_weight > 0:
-      # Appendix B: L1 on every updated source and target vector, applied
-      # as a proximal (soft-thresholding) step.
-      for table, ids in ((source, unique_ids), (target, out_unique_ids)):
-        values = tf.gather(table, ids)
-        shrunk = tf.sign(values) * tf.nn.relu(tf.abs(values) - lr * l1_weight)
-        table.scatter_update(tf.IndexedSlices(shrunk, ids))
+      _soft_threshold(source, updates["source"].indices, lr * l1_weight)
+      _soft_threshold(target, updates["target"].indices, lr * l1_weight)
     tokens_seen.assign_add(batch["num_tokens"])
     step_counter.assign_add(1)
+    num_targets = updates["num_targets"]
     return {"loss": tf.math.divide_no_nan(
-                tf.reduce_sum(losses), tf.cast(num_targets, tf.float32)),
+                updates["loss_sum"], tf.cast(num_targets, tf.float32)),
             "targets": num_targets}
 
+  if element_spec is None:
+    train_step = tf.function(train_step, jit_compile=jit_compile,
+                             reduce_retracing=True)
+  else:
+    train_step = tf.function(train_step, jit_compile=jit_compile,
+                             input_signature=[element_spec])
   return train_step, step_counter, tokens_seen, current_learning_rate
+
+
+def make_replica_step(model, learning_rate, total_tokens, num_negatives=10,
+                      negative_group=1, l1_weight=0.0, max_multiplicity=0.0,
+                      max_source_multiplicity=None, jit_compile=False):
+  """The per-replica step for `training_loop.run(..., strategy=...)`.
+
+  Call it under the strategy's scope, with the model built there (the step
+  and token counters are created here, mirrored like the tables). Each
+  replica gets its piece of the global block (`inputs.sent2vec_data.
+  batch_dataset(pieces=...)`). It computes its updates (`batch_updates`,
+  under XLA with `jit_compile`: no collective inside), scales them by the
+  current learning rate and all-reduces them (SUM: the touched rows of all
+  replicas, gathered) together with its target and token counts, in the
+  replica context; every replica then subtracts the same sum from its own
+  copy of each table with `scatter_sub` (mirrored variables of aggregation
+  NONE update the local copy in a replica context), soft-thresholds the
+  same rows, and adds the global token count, so the copies stay identical.
+
+  Args: as `make_train_step`; with `negative_group` > 1 or the multiplicity
+  caps, groups and per-row counts are those of each replica's batch.
+
+  Returns:
+    (replica_step(batch) -> metrics, step_counter, tokens_seen,
+    learning_rate_fn). The metrics are the replica's shares, which the loop
+    sums: "loss" = the replica's summed target losses / the global number
+    of targets (their sum is the global mean), "targets" = its targets.
+  """
+  (source, target, step_counter, tokens_seen, current_learning_rate,
+   source_cap) = _schedule(model, learning_rate, total_tokens,
+                           max_multiplicity, max_source_multiplicity)
+
+  def compute(batch):
+    return batch_updates(batch, source, target, num_negatives,
+                         negative_group, max_multiplicity, source_cap)
+
+  if jit_compile:
+    compute = tf.function(compute, jit_compile=True, reduce_retracing=True)
+
+  def replica_step(batch):
+    lr = current_learning_rate()
+    updates = compute(batch)
+    num_targets = updates["num_targets"]
+    tables = [(target, updates["target"]), (source, updates["source"])]
+    if updates["added"] is not None:
+      tables.append((source, updates["added"]))
+    # A dense value is all-reduced to its own device, which must be named
+    # (MultiWorkerMirroredStrategy leaves it empty on one local CPU). The
+    # counts travel as float64 (exact below 2^53; every collective
+    # implementation, NCCL included, reduces it).
+    with tf.device(tokens_seen.device):
+      counts = tf.cast(tf.stack([tf.cast(num_targets, tf.int64),
+                                 batch["num_tokens"]]), tf.float64)
+    reduced = tf.distribute.get_replica_context().all_reduce(
+        tf.distribute.ReduceOp.SUM,
+        [_scaled(lr, update) for _, update in tables] + [counts])
+    global_targets, global_tokens = tf.unstack(
+        tf.cast(tf.round(reduced[-1]), tf.int64))
+    for (table, _), update in zip(tables, reduced):
+      table.scatter_sub(update)
+    if l1_weight > 0:
+      # The rows any replica touched (repeated ids get the same value).
+      _soft_threshold(source, reduced[1].indices, lr * l1_weight)
+      _soft_threshold(target, reduced[0].indices, lr * l1_weight)
+    tokens_seen.assign_add(global_tokens)
+    step_counter.assign_add(1)
+    return {"loss": tf.math.divide_no_nan(
+                updates["loss_sum"], tf.cast(global_targets, tf.float32)),
+            "targets": num_targets}
+
+  return replica_step, step_counter, tokens_seen, current_learning_rate

@@ -1,5 +1,12 @@
 """Tests for the Sent2Vec train step: its hand-written sparse SGD update
-equals autodiff of the objective, and it keeps NaN away."""
+equals autodiff of the objective, it keeps NaN away, and the mirrored
+replica step on 2 logical CPUs equals the one-device step on the whole
+block."""
+
+import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
 import tensorflow as tf
@@ -13,6 +20,86 @@ from trainers import sent2vec_step
 _WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
 _LINES = ["the cat sat on the mat", "a dog ran", "", "the dog sat on a cat",
           "cat", "zzz unknown words only", "a mat the cat the dog ran on"]
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Runs in a fresh process (logical devices must be set before TensorFlow
+# starts): two steps of the one-device step on a 16-line block and of the
+# replica step of MirroredStrategy over 2 logical CPUs, each replica on 8
+# lines of it, from the same tables; saves the tables (every copy), the
+# metrics and the counters to argv[1].
+_MIRRORED_SCRIPT = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(
+    cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+from inputs import sent2vec_data, sent2vec_featurizer
+from inputs import vocabulary as vocabulary_lib
+from models import sent2vec
+from trainers import sent2vec_step
+
+words = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
+vocabulary = vocabulary_lib.Vocabulary(words, [9, 8, 7, 6, 5, 4, 3, 2])
+rng = np.random.default_rng(0)
+lines = [" ".join(rng.choice(words + ["zzz"], rng.integers(0, 9)))
+         for _ in range(16)]
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+out = {}
+for name, ngrams, context, l1 in (("bigram", 2, "remove", 0.0),
+                                  ("placeholder_l1", 3, "placeholder", 0.05)):
+  featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
+      vocabulary, word_ngrams=ngrams, num_buckets=13)
+  keep = sent2vec_data.keep_probabilities(vocabulary.counts, 44, 0.05, 1)
+  cdf = sent2vec_data.negative_cdf(vocabulary.counts)
+  batch = lambda part, first: sent2vec_data.make_batch(
+      tf.constant(part), featurizer, keep, cdf, num_negatives=3,
+      dropout_k=1, context=context, seed=(3, 0), first_line=first)
+  whole = batch(lines, 100)
+  halves = [batch(lines[:8], 100), batch(lines[8:], 108)]
+  source = rng.normal(size=(9 + 13, 6)).astype(np.float32)
+  source[0] = 0
+  target = rng.normal(size=(9, 6)).astype(np.float32)
+  args = dict(learning_rate=0.1, total_tokens=4 * int(whole["num_tokens"]),
+              num_negatives=3, l1_weight=l1)
+
+  model = sent2vec.Sent2Vec(9, 13, embedding_dim=6)
+  model.source_embeddings.assign(source)
+  model.target_embeddings.assign(target)
+  step, counter, tokens, _ = sent2vec_step.make_train_step(model, **args)
+  losses = [float(step(whole)["loss"]) for _ in range(2)]
+  out[name + "/single_source"] = model.source_embeddings.numpy()
+  out[name + "/single_target"] = model.target_embeddings.numpy()
+  out[name + "/single_counts"] = [int(counter.numpy()), int(tokens.numpy())]
+
+  with strategy.scope():
+    mirrored = sent2vec.Sent2Vec(9, 13, embedding_dim=6)
+    mirrored.source_embeddings.assign(source)
+    mirrored.target_embeddings.assign(target)
+    replica_step, counter, tokens, lr_fn = sent2vec_step.make_replica_step(
+        mirrored, **args)
+  per_replica = strategy.experimental_distribute_values_from_function(
+      lambda context: halves[context.replica_id_in_sync_group])
+
+  @tf.function
+  def run(values):
+    metrics = strategy.run(replica_step, args=(values,))
+    return {k: strategy.reduce("SUM", v, axis=None)
+            for k, v in metrics.items()}
+
+  metrics = [run(per_replica) for _ in range(2)]
+  out[name + "/losses"] = [losses, [float(m["loss"]) for m in metrics]]
+  out[name + "/targets"] = [int(tf.size(whole["target_ids"])),
+                            int(metrics[0]["targets"])]
+  out[name + "/mirrored_source"] = [
+      v.numpy() for v in mirrored.source_embeddings.value.values]
+  out[name + "/mirrored_target"] = [
+      v.numpy() for v in mirrored.target_embeddings.value.values]
+  out[name + "/mirrored_counts"] = [
+      [int(v.numpy()) for v in counter.values],
+      [int(v.numpy()) for v in tokens.values]]
+np.savez(sys.argv[1], **{k: np.asarray(v) for k, v in out.items()})
+"""
 
 
 def _reference_loss(source, target, batch, num_negatives, group):
@@ -128,6 +215,34 @@ class Sent2VecStepTest(tf.test.TestCase):
     self.assertAllEqual(
         model.target_embeddings.numpy()[batch["target_ids"].numpy()],
         np.zeros([int(tf.size(batch["target_ids"])), 6]))
+
+  def test_mirrored_replica_step_equals_one_device_step(self):
+    path = os.path.join(tempfile.mkdtemp(dir=self.get_temp_dir()), "out.npz")
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run([sys.executable, "-c", _MIRRORED_SCRIPT, path],
+                            cwd=REPO_ROOT, env=env, capture_output=True,
+                            text=True, timeout=300)
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    out = np.load(path)
+    for name in ("bigram", "placeholder_l1"):
+      single_source = out[name + "/single_source"]
+      single_target = out[name + "/single_target"]
+      # Both replicas' copies are identical, and equal one device's tables.
+      for copies, single in ((out[name + "/mirrored_source"], single_source),
+                             (out[name + "/mirrored_target"], single_target)):
+        self.assertAllEqual(copies[0], copies[1])
+        self.assertAllClose(copies[0], single, atol=1e-5, rtol=1e-5)
+      # The steps did change the tables (and L1 zeroed some values).
+      self.assertGreater(np.abs(single_target).sum(), 0)
+      single_losses, mirrored_losses = out[name + "/losses"]
+      self.assertAllClose(single_losses, mirrored_losses, rtol=1e-5)
+      whole_targets, summed_targets = out[name + "/targets"]
+      self.assertEqual(whole_targets, summed_targets)
+      self.assertGreater(whole_targets, 10)
+      steps, tokens = out[name + "/single_counts"]
+      self.assertAllEqual(out[name + "/mirrored_counts"],
+                          [[steps, steps], [tokens, tokens]])
+      self.assertEqual(steps, 2)
 
   def test_all_unknown_batch_is_a_no_op(self):
     model, _ = self._setup(2, "remove", 4)

@@ -1,9 +1,17 @@
-"""End-to-end tests of `python -m trainers.sent2vec` on a tiny corpus."""
+"""End-to-end tests of `python -m trainers.sent2vec` on a tiny corpus.
+
+Besides training, export and resume: with --strategy=mirrored on 2 logical
+CPUs, and with --strategy=multi_worker as 2 worker processes on 127.0.0.1,
+the loss curve and tables equal one device's (independent negatives, no
+multiplicity cap); a --block_lines the replicas do not divide is a user
+error. Every subprocess is time-bounded.
+"""
 
 import gzip
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 
@@ -11,6 +19,24 @@ import numpy as np
 import tensorflow as tf
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMEOUT_S = 300
+
+# Runs the trainer as __main__ and saves the final source table of this
+# process to TEST_DUMP_SOURCE (test-only hook: every worker's own copy).
+_DUMP_WRAPPER = r"""
+import os, runpy
+import numpy as np
+from trainers import training_loop
+_run = training_loop.run
+def _run_and_dump(*args, **kwargs):
+  outcome = _run(*args, **kwargs)
+  items = args[5] if len(args) > 5 else kwargs["checkpoint_items"]
+  np.save(os.environ["TEST_DUMP_SOURCE"],
+          items["model"].source_embeddings.numpy())
+  return outcome
+training_loop.run = _run_and_dump
+runpy.run_module("trainers.sent2vec", run_name="__main__", alter_sys=True)
+"""
 
 
 def _write_corpus(data_dir, seed=0):
@@ -28,12 +54,34 @@ def _write_corpus(data_dir, seed=0):
     f.write("\n".join(lines) + "\n")
 
 
-def _train(args):
+def _env(**extra):
   env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
   env.pop("SENTZOO_DATA_DIR", None)
+  env.pop("TF_CONFIG", None)
+  env.update(extra)
+  return env
+
+
+def _train(args):
   return subprocess.run(
       [sys.executable, "-m", "trainers.sent2vec", *args],
-      cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
+      cwd=REPO_ROOT, env=_env(), capture_output=True, text=True, timeout=600)
+
+
+def _losses(model_dir):
+  with open(os.path.join(model_dir, "train_log.jsonl")) as f:
+    return np.array([json.loads(line)["loss"] for line in f])
+
+
+def _free_ports(count):
+  sockets = [socket.socket() for _ in range(count)]
+  try:
+    for s in sockets:
+      s.bind(("127.0.0.1", 0))
+    return [s.getsockname()[1] for s in sockets]
+  finally:
+    for s in sockets:
+      s.close()
 
 
 def _source_table(model_dir):
@@ -57,6 +105,22 @@ class Sent2VecTrainerTest(tf.test.TestCase):
                   "--min_count_label=1", "--sample=1e-2", "--num_epochs=3",
                   "--block_lines=50", "--dropout_k=1", "--negative_group=4",
                   "--checkpoint_every_steps=5", "--log_every_steps=5"]
+    # Independent negatives and no multiplicity cap: the settings under
+    # which a distributed step equals one device's (12 steps of 50 lines).
+    cls.exact = cls.common + ["--negative_group=1", "--max_multiplicity=0",
+                              "--learning_rate=0.05", "--num_epochs=1",
+                              "--log_every_steps=1", "--noexport"]
+    cls._runs = {}
+
+  def _exact_run(self, name, extra_args=()):
+    """A run of the `exact` settings, once per name (cached across tests)."""
+    if name not in self._runs:
+      model_dir = os.path.join(self.get_temp_dir(), name)
+      result = _train(self.exact + list(extra_args)
+                      + ["--model_dir=" + model_dir])
+      self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+      self._runs[name] = model_dir
+    return self._runs[name]
 
   def test_trains_exports_and_reloads(self):
     model_dir = os.path.join(self.get_temp_dir(), "full")
@@ -96,6 +160,62 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     self.assertIn("resumed from", second.stdout + second.stderr)
     self.assertAllClose(_source_table(straight), _source_table(sliced),
                         atol=1e-5)
+
+  def test_mirrored_on_two_cpus_matches_one_device(self):
+    single = self._exact_run("exact_single")
+    mirrored = self._exact_run("exact_mirrored", ["--strategy=mirrored",
+                                                  "--num_cpu_devices=2"])
+    with open(os.path.join(mirrored, "model_config.json")) as f:
+      self.assertEqual(json.load(f)["training"]["replicas"], 2)
+    losses = _losses(mirrored)
+    self.assertLen(losses, 12)
+    self.assertAllClose(_losses(single), losses, atol=1e-5)
+    self.assertLess(losses[-3:].mean(), losses[:3].mean())
+    self.assertAllClose(_source_table(single), _source_table(mirrored),
+                        atol=1e-5)
+
+  def test_multi_worker_two_processes_match_one_device(self):
+    single = self._exact_run("exact_single")
+    model_dir = os.path.join(self.get_temp_dir(), "multi_worker")
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
+    processes = []
+    try:
+      for index in range(2):
+        config = {"cluster": cluster, "task": {"type": "worker",
+                                               "index": index}}
+        processes.append(subprocess.Popen(
+            [sys.executable, "-c", _DUMP_WRAPPER, *self.exact,
+             "--strategy=multi_worker", "--model_dir=" + model_dir],
+            cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env=_env(TF_CONFIG=json.dumps(config),
+                                TEST_DUMP_SOURCE=os.path.join(
+                                    model_dir + f"_worker{index}.npy"))))
+      results = [p.communicate(timeout=TIMEOUT_S) for p in processes]
+    finally:
+      for p in processes:
+        if p.poll() is None:
+          p.kill()
+          p.communicate()
+    for p, (_, err) in zip(processes, results):
+      self.assertEqual(p.returncode, 0, err[-3000:])
+    # One corpus file for 2 workers: both read the same global blocks and
+    # keep their own half of each (no line twice), so the run is one
+    # device's, and both workers end with the same table.
+    chief, other = (np.load(model_dir + f"_worker{i}.npy") for i in range(2))
+    self.assertAllEqual(chief, other)
+    self.assertAllEqual(chief, _source_table(model_dir))
+    self.assertAllClose(_source_table(single), chief, atol=1e-5)
+    self.assertAllClose(_losses(single), _losses(model_dir), atol=1e-5)
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "export")))
+
+  def test_block_lines_must_split_over_the_replicas(self):
+    result = _train(["--model_dir=" + self.get_temp_dir(),
+                     "--data_dir=" + self.data_dir, "--block_lines=51",
+                     "--strategy=mirrored", "--num_cpu_devices=2"])
+    self.assertEqual(result.returncode, 2)
+    self.assertIn("error: --block_lines=51 (the global block) must be a "
+                  "positive multiple of the 2 replicas", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
 
   def test_user_errors_print_one_line(self):
     result = _train(["--model_dir=" + self.get_temp_dir(),
