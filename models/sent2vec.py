@@ -2,8 +2,9 @@
 
 import keras
 from keras import ops
+import tensorflow as tf
 
-_INIT_CHUNK_ROWS = 1 << 16
+_INIT_CHUNK_ROWS = 1 << 13
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")
@@ -46,13 +47,22 @@ class Sent2Vec(keras.Model):
         shape=(vocab_size + num_buckets, embedding_dim), initializer="zeros",
         name="source_embeddings")
     # uniform(-1/d, 1/d) written in place, chunk by chunk, so a 5.9 GB table
-    # never exists twice; row 0 (padding/placeholder) stays zero.
+    # never exists twice; row 0 (padding/placeholder) stays zero. Under a
+    # tf.distribute strategy the table is mirrored: every local copy
+    # (`.values`) gets the same chunk. A scatter, not `copy[a:b].assign`:
+    # the slice assign first reads the whole table, and the next write then
+    # copies it (copy on write), which left a second table's worth of memory
+    # in the process.
     seed = keras.random.SeedGenerator()
     rows = vocab_size + num_buckets
+    table = self.source_embeddings.value
+    copies = getattr(table, "values", None) or (table,)
     for start in range(1, rows, _INIT_CHUNK_ROWS):
       end = min(rows, start + _INIT_CHUNK_ROWS)
-      self.source_embeddings.value[start:end].assign(keras.random.uniform(
-          (end - start, embedding_dim), -bound, bound, seed=seed))
+      chunk = keras.random.uniform((end - start, embedding_dim), -bound,
+                                   bound, seed=seed)
+      for copy in copies:
+        copy.scatter_update(tf.IndexedSlices(chunk, tf.range(start, end)))
     self.target_embeddings = self.add_weight(
         shape=(vocab_size, embedding_dim), initializer="zeros",
         name="target_embeddings")
