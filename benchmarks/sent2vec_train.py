@@ -55,7 +55,7 @@ flags.DEFINE_integer("word_ngrams", 1, "1: the uni model; 2: uni+bi.")
 flags.DEFINE_integer("num_buckets", 2000000, "Buckets for --word_ngrams=2.")
 flags.DEFINE_integer("negative_group", 8, "As the trainer's flag.")
 flags.DEFINE_float("max_multiplicity", 8.0, "As the trainer's flag.")
-flags.DEFINE_integer("block_lines", 1024, "As the trainer's flag.")
+flags.DEFINE_integer("block_lines", 128, "As the trainer's flag (the book configs use 128).")
 flags.DEFINE_integer("threads", 2, "Intra- and inter-op threads (the "
                      "reference ran 2 threads).")
 flags.DEFINE_string("output_json", None, "Also write the numbers here.")
@@ -140,12 +140,15 @@ def main(argv):
       "num_negatives": FLAGS.num_negatives,
       "word_ngrams": FLAGS.word_ngrams,
       "negative_group": FLAGS.negative_group,
+      "block_lines": FLAGS.block_lines,
+      "max_multiplicity": FLAGS.max_multiplicity,
       "threads": FLAGS.threads,
       "vocabulary": len(vocabulary),
   }
   print(f"\nSent2Vec training speed: {FLAGS.embedding_dim}-d, "
         f"{FLAGS.num_negatives} negatives (groups of "
-        f"{FLAGS.negative_group}), word n-grams {FLAGS.word_ngrams}, "
+        f"{FLAGS.negative_group}), blocks of {FLAGS.block_lines} lines, "
+        f"word n-grams {FLAGS.word_ngrams}, "
         f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s; "
         f"1-min load average {load_before:.1f} before, {load_after:.1f} "
         "after (2 cores)\n")

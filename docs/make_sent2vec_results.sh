@@ -2,11 +2,18 @@
 # Regenerates docs/sent2vec.md from the runs below (whichever exist):
 #   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
 #       --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni
+#   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
+#       --block_lines=1024 --data_dir=../shared/data \
+#       --model_dir=runs/sent2vec_books_uni_b1024    (the earlier setting)
 #   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_unibi.flags \
 #       --data_dir=../shared/data --model_dir=runs/sent2vec_books_unibi
+#   one-epoch variants: the uni flagfile with --num_epochs=1 and the flags
+#       the ablation table lists, --model_dir=runs/s2vx_<name>
 #   python -m benchmarks.sent2vec_train --data_dir=../shared/data \
 #       --vocabulary=runs/sent2vec_books_uni/vocab.txt \
-#       --output_json=runs/sent2vec_train_speed.json
+#       --output_json=runs/sent2vec_train_speed.json   (blocks of 128)
+#   the same with --block_lines=1024 \
+#       --output_json=runs/sent2vec_train_speed_b1024.json
 # A finished run is shown from its export (runs/<name>/export). A run still in
 # progress is shown only with SNAPSHOT=1, exported from its newest checkpoint to
 # runs/<name>/snapshot_export and labelled "interim: step N of M".
@@ -15,19 +22,22 @@ cd "$(dirname "$0")/.."
 py=.venv/bin/python
 models=()
 names=()
-for run in sent2vec_books_uni sent2vec_books_unibi; do
+for run in sent2vec_books_uni sent2vec_books_uni_b1024 sent2vec_books_unibi; do
   dir=runs/$run
   label=${run#sent2vec_books_}
+  label=${label%_b1024}
+  blocks=$(sed -n 's/^--block_lines=//p' "$dir/flags.txt" 2>/dev/null || true)
+  blocks="blocks of ${blocks:-1024}"
   if [[ -d $dir/export ]]; then
     models+=("--model=$dir/export")
-    names+=("Sent2Vec $label ($(sed -n 's/.*"num_epochs": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1) epochs)")
+    names+=("Sent2Vec $label ($(sed -n 's/.*"num_epochs": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1) epochs; $blocks)")
   elif [[ "${SNAPSHOT:-0}" == 1 && -d $dir/checkpoints ]]; then
     step=$(sed -n 's/^model_checkpoint_path: "ckpt-\([0-9]*\)"/\1/p' "$dir/checkpoints/checkpoint")
     total=$(sed -n 's/.*"total_steps": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1)
     rm -rf "$dir/snapshot_export"
     $py -m export.export_model --model_dir="$dir" --export_dir="$dir/snapshot_export" --version=1 >/dev/null
     models+=("--model=$dir/snapshot_export")
-    names+=("Sent2Vec $label (interim: step $step of $total)")
+    names+=("Sent2Vec $label (interim: step $step of $total; $blocks)")
   fi
 done
 if [[ ${#models[@]} == 0 ]]; then
@@ -48,33 +58,70 @@ Sent2Vec (Pagliardini, Gupta, Jaggi, NAACL 2018) trained by `python -m trainers.
 corpus with the flagfiles in `configs/`, exported, and scored on STS 2012-2015 and SICK next to the C++
 reference (`../shared/baselines/sent2vec_books_sts.md`, same corpus and tokenisation). Where this
 implementation differs from the C++ code on purpose (see `trainers/sent2vec_step.py`,
-`inputs/sent2vec_data.py`): updates are applied per batch of 1,024 lines instead of per target; groups of 8
-consecutive targets share their 10 negative draws; a row named by more than 8 examples in a batch has
-each update scaled by 8/count (batched SGD at lr 0.2 diverges without it); n-gram dropout is drawn once per
-sentence; the context is the sentence without the target (`--context=placeholder` gives the C++ variant).
+`inputs/sent2vec_data.py`): updates are applied per block of lines (`--block_lines`, 128 in the book
+configs) instead of per target; groups of 8 consecutive targets share their 10 negative draws; a row
+named by more than 8 examples in a block has each update scaled by 8/count (summed SGD at lr 0.2
+diverges without it, see the ablation below); n-gram dropout is drawn once per sentence; the context is
+the sentence without the target (`--context=placeholder` gives the C++ variant).
 
 MD
   cat docs/sent2vec.md
 } > docs/sent2vec.md.tmp && mv docs/sent2vec.md.tmp docs/sent2vec.md
-if [[ -f runs/sent2vec_train_speed.json ]]; then
-  $py - runs/sent2vec_train_speed.json >> docs/sent2vec.md <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("\n\n## Training speed\n")
-print(f"`python -m benchmarks.sent2vec_train` ({r['embedding_dim']}-d, "
-      f"{r['num_negatives']} negatives in groups of {r['negative_group']}, "
-      f"{r['threads']} threads, {r['steps']} steps; 1-min load average "
-      f"{r['load_average_1min'][0]:.1f} before / {r['load_average_1min'][1]:.1f} "
-      "after on 2 cores: above 2 means other processes shared the CPU and the "
-      "wall-clock rate understates the code).\n")
-print("| what | this code | C++ reference (2 threads) | ratio |")
-print("|---|---:|---:|---:|")
-print(f"| words/s, wall clock (tokens + end-of-lines) | "
-      f"{r['cxx_words_per_second']:,.0f} | 363,738 | {r['ratio_to_reference']:.2f}x |")
-print(f"| words per CPU-second | {r['cxx_words_per_cpu_second']:,.0f} | "
-      f"181,869 | {r['cxx_words_per_cpu_second'] / 181869:.2f}x |")
-print(f"| peak RSS | {r['peak_rss_mb']:,.0f} MB | 807 MB | "
-      f"{r['rss_ratio_to_reference']:.2f}x |")
+$py - >> docs/sent2vec.md <<'PY'
+import glob, json, math, os, re
+# Which sampling code each one-epoch run used (runs made before commit
+# 6097032 seeded their draws per block, later ones hash them per line; the
+# two are statistically the same).
+PER_BLOCK_DRAWS = {"s2vx_base", "s2vx_blk128", "s2vx_neg1"}
+rows = []
+for path in sorted(glob.glob("runs/s2vx_*/sts_results.json")):
+  run = os.path.dirname(path)
+  flags = dict(re.findall(r"^--(\w+)=(.*)$", open(os.path.join(run, "flags.txt")).read(), re.M))
+  if flags.get("num_epochs") != "1":
+    continue
+  agg = json.load(open(path))["aggregates"]
+  sick = json.load(open(path))["sets"].get("SICK.test", {}).get("pearson")
+  log = [json.loads(l) for l in open(os.path.join(run, "train_log.jsonl"))]
+  last_loss = log[-1]["loss"] if log else float("nan")
+  rows.append((int(flags["block_lines"]), int(flags["negative_group"]),
+               float(flags["max_multiplicity"]), os.path.basename(run),
+               agg["STS.mean"]["pearson"],
+               agg["STS2014.mean"]["pearson"], sick, last_loss))
+ref = open("../shared/baselines/sent2vec_books_sts.md").read()
+def ref_value(label):
+  line = [l for l in ref.splitlines() if l.startswith("| " + label) or l.startswith("| **" + label)][0]
+  return float(line.rstrip(" |").split("|")[-1])
+fmt = lambda v: "diverged" if v is None or math.isnan(v) else f"{v:.2f}"
+print("\n\n## One-epoch ablation: block size, shared negatives, multiplicity cap\n")
+print("One pass over the whole corpus (`--num_epochs=1`, the uni flagfile otherwise), scored like the "
+      "table above (Pearson x 100), next to the C++ code's one-epoch run. Runs marked * drew their "
+      "random numbers with per-block seeds (the code before per-line hashing); the others with the "
+      "current per-line hash.\n")
+print("| run | block lines | negative group | cap | 19-set mean | STS 2014 mean | SICK | last logged loss |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for b, g, m, name, mean19, sts14, sick, loss in sorted(rows, key=lambda r: (-r[0], -r[1], r[2])):
+  star = "*" if name in PER_BLOCK_DRAWS else ""
+  print(f"| `runs/{name}`{star} | {b:,} | {g} | {m:g} | {fmt(mean19)} | {fmt(sts14)} | "
+        f"{fmt(sick)} | {'NaN' if math.isnan(loss) else f'{loss:.3f}'} |")
+print(f"| C++ reference, 1 epoch | per target | 1 | none | {ref_value('mean of the 19'):.2f} | "
+      f"{ref_value('STS 2014 mean'):.2f} | {ref_value('SICK.test'):.2f} | |")
+speeds = [(p, json.load(open(p))) for p in ("runs/sent2vec_train_speed.json",
+                                             "runs/sent2vec_train_speed_b1024.json")
+          if os.path.exists(p)]
+if speeds:
+  print("\n\n## Training speed\n")
+  print("`python -m benchmarks.sent2vec_train` (uni, 700-d, 10 negatives, 2 threads) at the book "
+        "configs' block size and at 1,024 lines; the 1-min load average is shown before / after on "
+        "2 cores: above 2 means other processes shared the CPU and the wall-clock rate understates "
+        "the code.\n")
+  print("| block lines | negatives | steps | load | words/s, wall clock (tokens + end-of-lines) | "
+        "ratio to C++ (363,738) | words per CPU-second (C++: 181,869) | peak RSS (C++: 807 MB) |")
+  print("|---:|---|---:|---|---:|---:|---:|---:|")
+  for _, r in speeds:
+    print(f"| {r.get('block_lines', 1024):,} | {r['num_negatives']} in groups of {r['negative_group']} | "
+          f"{r['steps']} | {r['load_average_1min'][0]:.1f} / {r['load_average_1min'][1]:.1f} | "
+          f"{r['cxx_words_per_second']:,.0f} | {r['ratio_to_reference']:.2f}x | "
+          f"{r['cxx_words_per_cpu_second']:,.0f} ({r['cxx_words_per_cpu_second'] / 181869:.2f}x) | "
+          f"{r['peak_rss_mb']:,.0f} MB ({r['rss_ratio_to_reference']:.2f}x) |")
 PY
-fi
 echo "wrote docs/sent2vec.md"
