@@ -7,6 +7,7 @@
 #       --model_dir=runs/sent2vec_books_uni_b1024    (the earlier setting)
 #   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_unibi.flags \
 #       --data_dir=../shared/data --model_dir=runs/sent2vec_books_unibi
+#   the same with --num_epochs=1 --model_dir=runs/sent2vec_books_unibi_e1
 #   one-epoch variants: the uni flagfile with --num_epochs=1 and the flags
 #       the ablation table lists, --model_dir=runs/s2vx_<name>
 #   python -m benchmarks.sent2vec_train --data_dir=../shared/data \
@@ -22,15 +23,18 @@ cd "$(dirname "$0")/.."
 py=.venv/bin/python
 models=()
 names=()
-for run in sent2vec_books_uni sent2vec_books_uni_b1024 sent2vec_books_unibi; do
+for run in sent2vec_books_uni sent2vec_books_uni_b1024 sent2vec_books_unibi \
+           sent2vec_books_unibi_e1; do
   dir=runs/$run
   label=${run#sent2vec_books_}
   label=${label%_b1024}
+  label=${label%_e1}
   blocks=$(sed -n 's/^--block_lines=//p' "$dir/flags.txt" 2>/dev/null || true)
   blocks="blocks of ${blocks:-1024}"
   if [[ -d $dir/export ]]; then
     models+=("--model=$dir/export")
-    names+=("Sent2Vec $label ($(sed -n 's/.*"num_epochs": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1) epochs; $blocks)")
+    epochs=$(sed -n 's/.*"num_epochs": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1)
+    names+=("Sent2Vec $label ($epochs epoch$([[ $epochs == 1 ]] || echo s); $blocks)")
   elif [[ "${SNAPSHOT:-0}" == 1 && -d $dir/checkpoints ]]; then
     step=$(sed -n 's/^model_checkpoint_path: "ckpt-\([0-9]*\)"/\1/p' "$dir/checkpoints/checkpoint")
     total=$(sed -n 's/.*"total_steps": \([0-9]*\).*/\1/p' "$dir/model_config.json" | head -1)
