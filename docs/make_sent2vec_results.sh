@@ -13,8 +13,8 @@
 #   python -m benchmarks.sent2vec_train --data_dir=../shared/data \
 #       --vocabulary=runs/sent2vec_books_uni/vocab.txt \
 #       --output_json=runs/sent2vec_train_speed.json   (blocks of 128)
-#   the same with --block_lines=1024 \
-#       --output_json=runs/sent2vec_train_speed_b1024.json
+#   the same with --block_lines=N \
+#       --output_json=runs/sent2vec_train_speed_b<N>.json  (N = 64, 1024)
 # A finished run is shown from its export (runs/<name>/export). A run still in
 # progress is shown only with SNAPSHOT=1, exported from its newest checkpoint to
 # runs/<name>/snapshot_export and labelled "interim: step N of M".
@@ -109,13 +109,13 @@ for b, g, m, name, mean19, sts14, sick, loss in sorted(rows, key=lambda r: (-r[0
         f"{fmt(sick)} | {'NaN' if math.isnan(loss) else f'{loss:.3f}'} |")
 print(f"| C++ reference, 1 epoch | per target | 1 | none | {ref_value('mean of the 19'):.2f} | "
       f"{ref_value('STS 2014 mean'):.2f} | {ref_value('SICK.test'):.2f} | |")
-speeds = [(p, json.load(open(p))) for p in ("runs/sent2vec_train_speed.json",
-                                             "runs/sent2vec_train_speed_b1024.json")
-          if os.path.exists(p)]
+speeds = sorted(((p, json.load(open(p)))
+                 for p in glob.glob("runs/sent2vec_train_speed*.json")),
+                key=lambda pr: pr[1].get("block_lines", 1024))
 if speeds:
   print("\n\n## Training speed\n")
-  print("`python -m benchmarks.sent2vec_train` (uni, 700-d, 10 negatives, 2 threads) at the book "
-        "configs' block size and at 1,024 lines; the 1-min load average is shown before / after on "
+  print("`python -m benchmarks.sent2vec_train --block_lines=N` (uni, 700-d, 10 negatives, 2 threads; "
+        "the book configs use N = 128); the 1-min load average is shown before / after on "
         "2 cores: above 2 means other processes shared the CPU and the wall-clock rate understates "
         "the code.\n")
   print("| block lines | negatives | steps | load | words/s, wall clock (tokens + end-of-lines) | "
