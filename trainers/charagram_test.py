@@ -3,7 +3,6 @@
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 
@@ -17,6 +16,7 @@ from inputs import text_to_ids
 from inputs import tokenizer
 from inputs import vocabulary
 from models import paraphrase_margin_loss
+from tests import local_cluster
 from trainers import charagram_step
 from trainers import training_loop
 
@@ -191,17 +191,6 @@ def _communicate(process):
   return process.returncode, out, err
 
 
-def _free_ports(count):
-  sockets = [socket.socket() for _ in range(count)]
-  try:
-    for s in sockets:
-      s.bind(("127.0.0.1", 0))
-    return [s.getsockname()[1] for s in sockets]
-  finally:
-    for s in sockets:
-      s.close()
-
-
 def _losses(model_dir):
   return np.array([r["loss"] for r in training_loop.read_train_log(model_dir)])
 
@@ -268,7 +257,8 @@ class DistributedTrainingTest(tf.test.TestCase):
   def test_multi_worker_two_processes_match_one_device(self):
     _, single_weights = self._train("single")
     model_dir = os.path.join(self.root, "multi_worker")
-    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
+    cluster = {"worker": [f"127.0.0.1:{port}"
+                          for port in local_cluster.free_ports(2)]}
     processes = []
     for index in range(2):
       config = {"cluster": cluster, "task": {"type": "worker",

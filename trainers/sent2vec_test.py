@@ -11,12 +11,13 @@ import gzip
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 
 import numpy as np
 import tensorflow as tf
+
+from tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 300
@@ -71,17 +72,6 @@ def _train(args):
 def _losses(model_dir):
   with open(os.path.join(model_dir, "train_log.jsonl")) as f:
     return np.array([json.loads(line)["loss"] for line in f])
-
-
-def _free_ports(count):
-  sockets = [socket.socket() for _ in range(count)]
-  try:
-    for s in sockets:
-      s.bind(("127.0.0.1", 0))
-    return [s.getsockname()[1] for s in sockets]
-  finally:
-    for s in sockets:
-      s.close()
 
 
 def _source_table(model_dir):
@@ -177,7 +167,8 @@ class Sent2VecTrainerTest(tf.test.TestCase):
   def test_multi_worker_two_processes_match_one_device(self):
     single = self._exact_run("exact_single")
     model_dir = os.path.join(self.get_temp_dir(), "multi_worker")
-    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
+    cluster = {"worker": [f"127.0.0.1:{port}"
+                          for port in local_cluster.free_ports(2)]}
     processes = []
     try:
       for index in range(2):

@@ -14,13 +14,13 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 
 import numpy as np
 import tensorflow as tf
 
+from tests import local_cluster
 from trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -115,17 +115,6 @@ def _finish(processes):
         p.communicate()
 
 
-def _free_ports(count):
-  sockets = [socket.socket() for _ in range(count)]
-  try:
-    for s in sockets:
-      s.bind(("127.0.0.1", 0))
-    return [s.getsockname()[1] for s in sockets]
-  finally:
-    for s in sockets:
-      s.close()
-
-
 def _losses(model_dir):
   return np.array([r["loss"] for r in training_loop.read_train_log(model_dir)])
 
@@ -182,7 +171,7 @@ class DistributedTrainingTest(tf.test.TestCase):
 
   def test_multi_worker_two_processes_end_with_identical_weights(self):
     model_dir = os.path.join(self.root, "multi_worker")
-    ports = _free_ports(2)
+    ports = local_cluster.free_ports(2)
     cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
     processes = []
     for index in range(2):
