@@ -270,13 +270,8 @@ def main(argv):
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   distribution.check_global_batch(FLAGS.batch_size, strategy)
   chief = distribution.is_chief(strategy)
-  # Checkpoints are read from --model_dir; everything else this worker
-  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  out_dir = distribution.worker_dir(model_dir, strategy)
-  os.makedirs(out_dir, exist_ok=True)
-  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
-    f.write(FLAGS.flags_into_string())
+  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
   keras.utils.set_random_seed(FLAGS.seed)
 
   pairs = load_pairs(data_dir)

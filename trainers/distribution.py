@@ -60,6 +60,20 @@ is_multi_worker = training_loop.is_multi_worker
 worker_dir = training_loop.worker_dir
 
 
+def prepare_worker_dir(model_dir, strategy):
+  """Creates this worker's output folder and writes `flags.txt` into it.
+
+  Checkpoints are read from `model_dir`; everything else a worker writes
+  goes to `worker_dir(model_dir, strategy)` (the model dir itself for the
+  chief), so workers never overwrite the chief's files. Returns that folder.
+  """
+  out_dir = worker_dir(model_dir, strategy)
+  os.makedirs(out_dir, exist_ok=True)
+  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
+    f.write(FLAGS.flags_into_string())
+  return out_dir
+
+
 def configure_cpu_devices(num_devices):
   """Splits the first CPU into `num_devices` logical devices.
 

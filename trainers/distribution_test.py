@@ -1,8 +1,10 @@
 """Tests of trainers/distribution.py: flags, strategies, input sharding."""
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import types
 from unittest import mock
 
@@ -92,6 +94,22 @@ class ClusterTest(tf.test.TestCase):
     self.assertEqual(distribution.num_input_pipelines(
         _fake_strategy(with_chief, "worker", 1)), 3)
     self.assertTrue(distribution.is_multi_worker(first))
+
+  def test_prepare_worker_dir_writes_flags_where_the_worker_writes(self):
+    if not FLAGS.is_parsed():
+      FLAGS.mark_as_parsed()  # pytest does not parse absl flags.
+    root = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, root)
+    workers = {"worker": ["a:1", "b:2"]}
+    for strategy, expected in (
+        (None, root),
+        (_fake_strategy(workers, "worker", 0), root),
+        (_fake_strategy(workers, "worker", 1),
+         os.path.join(root, "workertemp_1"))):
+      out_dir = distribution.prepare_worker_dir(root, strategy)
+      self.assertEqual(out_dir, expected)
+      with open(os.path.join(out_dir, "flags.txt")) as f:
+        self.assertIn("--strategy=", f.read())
 
 
 class ShardingTest(tf.test.TestCase):

@@ -232,13 +232,8 @@ def main(argv):
         f"positive multiple of the {replicas} replicas")
   num_pipelines = distribution.num_input_pipelines(strategy)
   chief = distribution.is_chief(strategy)
-  # Checkpoints are read from --model_dir; everything else this worker
-  # writes goes to its own folder (the model dir itself for the chief).
   model_dir = FLAGS.model_dir
-  out_dir = distribution.worker_dir(model_dir, strategy)
-  os.makedirs(out_dir, exist_ok=True)
-  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
-    f.write(FLAGS.flags_into_string())
+  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
   if FLAGS.word_ngrams < 1:
     raise errors.UserError("--word_ngrams must be at least 1")
   if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
