@@ -35,6 +35,7 @@ from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import sent2vec
 from trainers import sent2vec_step
+from trainers import training_loop
 
 # ../shared/baselines/sent2vec_books_sts.md (measured on 2 CPU cores).
 REFERENCE_WORDS_PER_SECOND = 2 * 181869
@@ -56,6 +57,8 @@ flags.DEFINE_integer("num_buckets", 2000000, "Buckets for --word_ngrams=2.")
 flags.DEFINE_integer("negative_group", 8, "As the trainer's flag.")
 flags.DEFINE_float("max_multiplicity", 8.0, "As the trainer's flag.")
 flags.DEFINE_integer("block_lines", 128, "As the trainer's flag (the book configs use 128).")
+flags.DEFINE_integer("steps_per_call", 16, "As the trainer's flag: steps "
+                     "per graph call (1: one Python call per step).")
 flags.DEFINE_integer("threads", 2, "Intra- and inter-op threads (the "
                      "reference ran 2 threads).")
 flags.DEFINE_string("output_json", None, "Also write the numbers here.")
@@ -105,24 +108,45 @@ def main(argv):
   model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                             featurizer.num_buckets, FLAGS.embedding_dim)
   model(np.zeros([1, 1], np.int32))
-  step, _, _, _ = sent2vec_step.make_train_step(
+  step, step_counter, tokens_seen, _ = sent2vec_step.make_train_step(
       model, 0.2, total_tokens=10 * total_tokens,
       num_negatives=FLAGS.num_negatives, negative_group=FLAGS.negative_group,
       max_multiplicity=FLAGS.max_multiplicity,
       element_spec=dataset.element_spec)
+  lines_seen = tf.Variable(0, dtype=tf.int64)
+
+  @tf.function(input_signature=[dataset.element_spec])
+  def counted_step(batch):
+    lines_seen.assign_add(batch["num_lines"])
+    return step(batch)
+
+  # As the trainer's loop runs them (`training_loop.run`): one Python call
+  # per step reading the step counter, or `steps_per_call` steps per call.
+  steps_in_graph = training_loop.multi_step(counted_step,
+                                            dataset.element_spec)
+
+  def run(num_steps):
+    if FLAGS.steps_per_call == 1:
+      for _ in range(num_steps):
+        counted_step(next(iterator))
+        int(step_counter.numpy())
+      return
+    while num_steps > 0:
+      count = min(num_steps, FLAGS.steps_per_call)
+      steps_in_graph(iterator, tf.constant(count, tf.int32))
+      int(step_counter.numpy())
+      num_steps -= count
 
   load_before = os.getloadavg()[0]
   iterator = iter(dataset)
-  for _ in range(FLAGS.warmup_steps):
-    step(next(iterator))["loss"].numpy()
-  tokens = lines = 0
+  run(FLAGS.warmup_steps)
+  tokens_before, lines_before = int(tokens_seen.numpy()), int(
+      lines_seen.numpy())
   cpu_start, start = _cpu_seconds(), time.perf_counter()
-  for _ in range(FLAGS.steps):
-    batch = next(iterator)
-    step(batch)["loss"].numpy()
-    tokens += int(batch["num_tokens"])
-    lines += int(batch["num_lines"])
+  run(FLAGS.steps)
   seconds = time.perf_counter() - start
+  tokens = int(tokens_seen.numpy()) - tokens_before
+  lines = int(lines_seen.numpy()) - lines_before
   cpu = _cpu_seconds() - cpu_start
   load_after = os.getloadavg()[0]
   words = tokens + lines
@@ -143,11 +167,13 @@ def main(argv):
       "block_lines": FLAGS.block_lines,
       "max_multiplicity": FLAGS.max_multiplicity,
       "threads": FLAGS.threads,
+      "steps_per_call": FLAGS.steps_per_call,
       "vocabulary": len(vocabulary),
   }
   print(f"\nSent2Vec training speed: {FLAGS.embedding_dim}-d, "
         f"{FLAGS.num_negatives} negatives (groups of "
         f"{FLAGS.negative_group}), blocks of {FLAGS.block_lines} lines, "
+        f"{FLAGS.steps_per_call} steps per call, "
         f"word n-grams {FLAGS.word_ngrams}, "
         f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s; "
         f"1-min load average {load_before:.1f} before, {load_after:.1f} "

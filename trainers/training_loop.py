@@ -58,6 +58,12 @@ class LoopConfig:
   # Stop (checkpointed, as if interrupted) after this many steps of this
   # invocation; 0: no limit. For time-sliced jobs; rerunning resumes.
   max_steps_per_run: int = 0
+  # One device: steps run per call of one tf.function looping over the
+  # iterator in the graph (`multi_step`), sparing the Python dispatch of
+  # every step (fast steps of small batches spend a good part of their time
+  # there). Calls stop at log, checkpoint and eval steps, so those happen
+  # at the same steps whatever this is. Ignored under a strategy.
+  steps_per_call: int = 1
 
 
 def _cluster(strategy):
@@ -155,6 +161,53 @@ def read_train_log(model_dir: str):
   """The loss curve a run wrote: list of dicts (step, loss, ...)."""
   with open(os.path.join(model_dir, TRAIN_LOG_FILE)) as f:
     return [json.loads(line) for line in f if line.strip()]
+
+
+def multi_step(train_step, element_spec):
+  """Runs up to `count` steps of `train_step` in one graph call.
+
+  Args:
+    train_step: batch -> dict of scalar metrics (a tf.function or a Python
+      function; traced once here for its output structure).
+    element_spec: the structure of the batches (`dataset.element_spec`).
+
+  Returns:
+    A tf.function (iterator, count: int32 []) -> (metrics of the last step
+    run, number of steps run): fewer than `count` only when the iterator
+    ends (0: it had ended already).
+  """
+  if not isinstance(train_step, tf.types.experimental.PolymorphicFunction):
+    train_step = tf.function(train_step)
+  outputs = train_step.get_concrete_function(element_spec).structured_outputs
+  zeros = tf.nest.map_structure(lambda t: tf.zeros(t.shape, t.dtype), outputs)
+
+  @tf.function
+  def steps(iterator, count):
+    metrics = zeros
+    done = tf.constant(0)
+    while done < count:
+      batch = iterator.get_next_as_optional()
+      if not batch.has_value():
+        break
+      metrics = train_step(batch.get_value())
+      done += 1
+    return metrics, done
+
+  return steps
+
+
+def _next_stop(step, config, first_step):
+  """The first step after `step` at which the loop must regain control."""
+  stops = [config.total_steps,
+           (step // config.log_every_steps + 1) * config.log_every_steps,
+           (step // config.checkpoint_every_steps + 1)
+           * config.checkpoint_every_steps]
+  if config.eval_every_steps:
+    stops.append((step // config.eval_every_steps + 1)
+                 * config.eval_every_steps)
+  if config.max_steps_per_run:
+    stops.append(first_step + config.max_steps_per_run)
+  return min(stops)
 
 
 def _distribute(strategy, dataset, skip_batches):
@@ -256,6 +309,10 @@ def run(model_dir: str,
                                     axis=None)
               for name, value in per_replica.items()}
 
+  steps_in_graph = None
+  if strategy is None and config.steps_per_call > 1:
+    steps_in_graph = multi_step(train_step, iterator.element_spec)
+
   writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
   train_log_path = os.path.join(out_dir, TRAIN_LOG_FILE)
@@ -282,7 +339,14 @@ def run(model_dir: str,
   signals = () if multi_worker else (signal.SIGINT, signal.SIGTERM)
   with _StopRequest(signals) as stop, open(train_log_path, "a") as train_log:
     while step < config.total_steps:
-      if strategy is None:
+      if steps_in_graph is not None:
+        count = min(config.steps_per_call,
+                    _next_stop(step, config, first_step) - step)
+        metrics, done = steps_in_graph(iterator, tf.constant(count, tf.int32))
+        if int(done) == 0:
+          log(f"input ended at step {step}")
+          break
+      elif strategy is None:
         try:
           batch = next(iterator)
         except StopIteration:

@@ -7,6 +7,7 @@ Runs `python -m trainers.siamese_cbow` as subprocesses on a tiny corpus:
 - a run killed with SIGKILL after a checkpoint resumes, ends at the same step
   with the same loss curve and weights as an uninterrupted run.
 Every subprocess is time-bounded and killed if the test fails.
+`StepsPerCallTest` runs the loop in process with a counting step.
 """
 
 import gzip
@@ -16,6 +17,7 @@ import random
 import signal
 import subprocess
 import sys
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -232,3 +234,87 @@ class DistributedTrainingTest(tf.test.TestCase):
 
 if __name__ == "__main__":
   tf.test.main()
+
+
+class StepsPerCallTest(tf.test.TestCase):
+  """`LoopConfig.steps_per_call`: several steps per graph call, in process."""
+
+  def _run(self, model_dir, steps_per_call, total_steps=20, batches=23,
+           **config):
+    # The step adds its batch to `total` and counts itself: the sum shows
+    # which batches ran, in which order they were consumed does not matter.
+    total = tf.Variable(0, dtype=tf.int64)
+    counter = tf.Variable(0, dtype=tf.int64)
+    last = tf.Variable(-1, dtype=tf.int64)
+
+    @tf.function
+    def train_step(batch):
+      total.assign_add(batch["x"])
+      last.assign(batch["x"])
+      counter.assign_add(1)
+      return {"loss": tf.cast(batch["x"], tf.float32), "seen": counter}
+
+    dataset = tf.data.Dataset.range(batches).map(lambda x: {"x": x})
+    lines = []
+    outcome = training_loop.run(
+        model_dir,
+        training_loop.LoopConfig(total_steps=total_steps,
+                                 steps_per_call=steps_per_call, **config),
+        dataset, train_step, counter,
+        {"total": total, "counter": counter, "last": last}, log=lines.append)
+    return outcome, int(total.numpy()), int(last.numpy()), lines
+
+  def test_same_steps_logs_and_checkpoints_as_one_step_per_call(self):
+    counts = []
+    make_steps = training_loop.multi_step
+
+    def counting_multi_step(*args):
+      steps = make_steps(*args)
+
+      def call(iterator, count):
+        counts.append(int(count))
+        return steps(iterator, count)
+
+      return call
+
+    runs = {}
+    for steps_per_call in (1, 3):
+      model_dir = os.path.join(self.get_temp_dir(), f"spc{steps_per_call}")
+      with mock.patch.object(training_loop, "multi_step",
+                             counting_multi_step):
+        outcome, total, last, _ = self._run(
+            model_dir, steps_per_call, log_every_steps=8,
+            checkpoint_every_steps=10, max_checkpoints=5)
+      self.assertEqual(outcome["step"], 20)
+      self.assertEqual(total, sum(range(20)))
+      self.assertEqual(last, 19)
+      log = training_loop.read_train_log(model_dir)
+      self.assertEqual([r["step"] for r in log], [8, 16, 20])
+      # The logged metrics are those of the logged step.
+      self.assertEqual([r["loss"] for r in log], [7.0, 15.0, 19.0])
+      checkpoints = tf.train.get_checkpoint_state(
+          os.path.join(model_dir, "checkpoints")).all_model_checkpoint_paths
+      runs[steps_per_call] = [os.path.basename(p) for p in checkpoints]
+    self.assertEqual(runs[3], runs[1])
+    self.assertEqual(runs[3], ["ckpt-10", "ckpt-20"])
+    # Calls of up to 3 steps, cut at the log (8, 16) and checkpoint (10)
+    # steps; one step per call does not use multi_step.
+    self.assertEqual(counts, [3, 3, 2, 2, 3, 3, 3, 1])
+
+  def test_input_ending_inside_a_call(self):
+    outcome, total, _, lines = self._run(
+        os.path.join(self.get_temp_dir(), "short"), 5, total_steps=30,
+        batches=23, log_every_steps=100)
+    self.assertEqual(outcome["step"], 23)
+    self.assertEqual(total, sum(range(23)))
+    self.assertIn("input ended at step 23", lines)
+
+  def test_interrupted_run_resumes_with_the_next_batch(self):
+    model_dir = os.path.join(self.get_temp_dir(), "resume")
+    first, total, last, _ = self._run(model_dir, 4, max_steps_per_run=7,
+                                      log_every_steps=100)
+    self.assertTrue(first["interrupted"])
+    self.assertEqual((first["step"], total, last), (7, sum(range(7)), 6))
+    second, total, last, _ = self._run(model_dir, 4, log_every_steps=100)
+    self.assertFalse(second["interrupted"])
+    self.assertEqual((second["step"], total, last), (20, sum(range(20)), 19))
