@@ -40,28 +40,36 @@ def _variable(weight):
 
 
 def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
-                  max_multiplicity=0.0, source_cap=0.0):
-  """Loss and gradients of one batch, as the touched rows of each table.
+                  max_multiplicity=0.0, source_cap=0.0, scale=1.0):
+  """Loss and scaled gradients of one batch, as the touched rows of each table.
 
   Args:
     batch: a batch of `inputs.sent2vec_data.make_batch`.
     source, target: the tables (tf.Variable, or a replica's copy).
     num_negatives, negative_group, max_multiplicity: as `make_train_step`.
     source_cap: the resolved max_source_multiplicity.
+    scale: multiplies every gradient (the learning rate: the rows are then
+      the SGD updates to subtract), folded into the per-row factors so the
+      step spends no extra pass over the rows on it.
 
   Returns:
     dict: "loss_sum" float32 [] (sum of the targets' losses), "num_targets"
-    int32 [], "target" and "source" `tf.IndexedSlices` (gradient rows of the
-    target and source tables, one per distinct row), "added" IndexedSlices
-    of the placeholder n-gram rows (possibly repeated; row 0 gets zeros) or
-    None when the batch has none. The SGD update is `-lr x` each.
+    int32 [], "target" and "source" `tf.IndexedSlices` (scale x gradient
+    rows of the target and source tables, one per distinct row, with the
+    multiplicity caps applied), "added" IndexedSlices of the placeholder
+    n-gram rows (possibly repeated; row 0 gets zeros) or None when the batch
+    has none. The SGD step subtracts each from its table.
   """
+  # Every [rows, d] op is a pass over ~1,000 rows of 700 floats that costs
+  # about as much as the arithmetic of a small block's step, so per-target
+  # factors (1 / |C_t|, signs, the learning rate, the caps) are applied to
+  # the [T] or [T, k] coefficients, or once per output row.
   source_row = batch["source_row"]
   num_rows = tf.shape(batch["sentence_size"])[0]
   dim = int(source.shape[1])
   target_row = batch["target_row"]
   added_ids = batch["added_ids"]
-  context_size = batch["context_size"][:, None]
+  inverse_size = 1.0 / batch["context_size"]  # [T]
 
   unique_ids = batch["unique_ids"]
   excluded_unique = batch["excluded_unique"]
@@ -81,7 +89,7 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
   if has_added:
     # Row 0 (the placeholder) is zero and never updated.
     context += tf.reduce_sum(tf.gather(source, added_ids), axis=1)
-  h = context / context_size
+  h = context * inverse_size[:, None]
 
   target_ids = batch["target_ids"]
   negatives = batch["negatives"]
@@ -93,30 +101,32 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
     # Groups of g consecutive targets share k negative rows (dense matmuls).
     num_groups = tf.shape(negatives)[0]
     pad = num_groups * negative_group - num_targets
-    h_groups = tf.reshape(tf.pad(h, [[0, pad], [0, 0]]),
-                          [num_groups, negative_group, dim])
+
+    def to_groups(x, n):  # [T, n] -> [G, g, n]
+      return tf.reshape(tf.pad(x, [[0, pad], [0, 0]]),
+                        [num_groups, negative_group, n])
+
+    def from_groups(x, n):  # [G, g, n] -> [T, n]
+      return tf.reshape(x, [-1, n])[:num_targets]
+
+    h_groups = to_groups(h, dim)
     negative_rows = tf.gather(target, negatives)  # [G, k, d]
-    neg_scores = tf.reshape(
-        tf.matmul(h_groups, negative_rows, transpose_b=True),
-        [-1, num_negatives])[:num_targets]
+    neg_scores = from_groups(
+        tf.matmul(h_groups, negative_rows, transpose_b=True), num_negatives)
   else:
     negative_rows = tf.gather(target, negatives)  # [T, k, d]
     neg_scores = tf.einsum("td,tkd->tk", h, negative_rows)
   losses = (tf.nn.softplus(-pos_scores)
             + tf.reduce_sum(neg_weights * tf.nn.softplus(neg_scores), 1))
-  grad_pos = tf.sigmoid(pos_scores) - 1.0  # [T]
+  grad_pos = tf.sigmoid(pos_scores) - 1.0  # dL/d(score) [T]
   grad_neg = tf.sigmoid(neg_scores) * neg_weights  # [T, k]
 
-  grad_h = grad_pos[:, None] * positive
+  # Target table: dL/du = dL/d(score) x h, summed per distinct row.
   if negative_group > 1:
-    grad_neg_groups = tf.reshape(tf.pad(grad_neg, [[0, pad], [0, 0]]),
-                                 [num_groups, negative_group, num_negatives])
-    grad_h += tf.reshape(tf.matmul(grad_neg_groups, negative_rows),
-                         [-1, dim])[:num_targets]
     grad_negative_rows = tf.reshape(
-        tf.matmul(grad_neg_groups, h_groups, transpose_a=True), [-1, dim])
+        tf.matmul(to_groups(grad_neg, num_negatives), h_groups,
+                  transpose_a=True), [-1, dim])
   else:
-    grad_h += tf.einsum("tk,tkd->td", grad_neg, negative_rows)
     grad_negative_rows = tf.reshape(
         grad_neg[:, :, None] * h[:, None, :], [-1, dim])
   out_unique_ids = batch["out_unique_ids"]
@@ -125,36 +135,45 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
       batch["out_grad_index"], batch["out_grad_segment"],
       num_segments=tf.shape(out_unique_ids)[0])
 
-  grad_context = grad_h / context_size
-  grad_sentence = tf.math.unsorted_segment_sum(grad_context, target_row,
-                                               num_rows)
+  # Source table: the context gradient dL/dh / |C_t|, negated (one [T, d]
+  # pass fewer: the excluded rows take it with a minus sign).
+  minus_pos = -grad_pos * inverse_size
+  minus_neg = -grad_neg * inverse_size[:, None]
+  minus_grad_context = minus_pos[:, None] * positive
+  if negative_group > 1:
+    minus_grad_context += from_groups(
+        tf.matmul(to_groups(minus_neg, num_negatives), negative_rows), dim)
+  else:
+    minus_grad_context += tf.einsum("tk,tkd->td", minus_neg, negative_rows)
+  grad_sentence = -tf.math.unsorted_segment_sum(minus_grad_context,
+                                                target_row, num_rows)
   # Per distinct row: its entries' sentence gradients minus the gradients
   # of the targets that exclude it, one sorted segment sum.
   grad_unique = tf.sparse.segment_sum(
-      tf.concat([grad_sentence, -grad_context], 0), batch["grad_index"],
+      tf.concat([grad_sentence, minus_grad_context], 0), batch["grad_index"],
       batch["grad_segment"], num_segments=num_unique)
 
-  if max_multiplicity > 0:
-    grad_out *= tf.minimum(
-        1.0, max_multiplicity / batch["out_counts"])[:, None]
-  if source_cap > 0:
-    grad_unique *= tf.minimum(
-        1.0, source_cap / batch["unique_counts"])[:, None]
+  def row_scale(grad, cap, counts):
+    if cap > 0:
+      return grad * (scale * tf.minimum(1.0, cap / counts))[:, None]
+    if isinstance(scale, (int, float)) and scale == 1.0:
+      return grad
+    return grad * scale
+
+  grad_out = row_scale(grad_out, max_multiplicity, batch["out_counts"])
+  grad_unique = row_scale(grad_unique, source_cap, batch["unique_counts"])
   added = None
   if has_added:
     width = tf.shape(added_ids)[1]
     mask = tf.cast(tf.reshape(added_ids, [-1]) > 0, tf.float32)[:, None]
-    added = tf.IndexedSlices(tf.repeat(grad_context, width, axis=0) * mask,
-                             tf.reshape(added_ids, [-1]))
+    added = tf.IndexedSlices(
+        tf.repeat(minus_grad_context, width, axis=0) * (-scale * mask),
+        tf.reshape(added_ids, [-1]))
   return {"loss_sum": tf.reduce_sum(losses),
           "num_targets": num_targets,
           "target": tf.IndexedSlices(grad_out, out_unique_ids),
           "source": tf.IndexedSlices(grad_unique, unique_ids),
           "added": added}
-
-
-def _scaled(rate, update):
-  return tf.IndexedSlices(rate * update.values, update.indices)
 
 
 def _soft_threshold(table, ids, threshold):
@@ -227,11 +246,12 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
   def train_step(batch):
     lr = current_learning_rate()
     updates = batch_updates(batch, source, target, num_negatives,
-                            negative_group, max_multiplicity, source_cap)
-    target.scatter_sub(_scaled(lr, updates["target"]))
-    source.scatter_sub(_scaled(lr, updates["source"]))
+                            negative_group, max_multiplicity, source_cap,
+                            scale=lr)
+    target.scatter_sub(updates["target"])
+    source.scatter_sub(updates["source"])
     if updates["added"] is not None:
-      source.scatter_sub(_scaled(lr, updates["added"]))
+      source.scatter_sub(updates["added"])
     if l1_weight > 0:
       _soft_threshold(source, updates["source"].indices, lr * l1_weight)
       _soft_threshold(target, updates["target"].indices, lr * l1_weight)
@@ -281,16 +301,17 @@ def make_replica_step(model, learning_rate, total_tokens, num_negatives=10,
    source_cap) = _schedule(model, learning_rate, total_tokens,
                            max_multiplicity, max_source_multiplicity)
 
-  def compute(batch):
+  def compute(batch, lr):
     return batch_updates(batch, source, target, num_negatives,
-                         negative_group, max_multiplicity, source_cap)
+                         negative_group, max_multiplicity, source_cap,
+                         scale=lr)
 
   if jit_compile:
     compute = tf.function(compute, jit_compile=True, reduce_retracing=True)
 
   def replica_step(batch):
     lr = current_learning_rate()
-    updates = compute(batch)
+    updates = compute(batch, lr)
     num_targets = updates["num_targets"]
     tables = [(target, updates["target"]), (source, updates["source"])]
     if updates["added"] is not None:
@@ -303,8 +324,7 @@ def make_replica_step(model, learning_rate, total_tokens, num_negatives=10,
       counts = tf.cast(tf.stack([tf.cast(num_targets, tf.int64),
                                  batch["num_tokens"]]), tf.float64)
     reduced = tf.distribute.get_replica_context().all_reduce(
-        tf.distribute.ReduceOp.SUM,
-        [_scaled(lr, update) for _, update in tables] + [counts])
+        tf.distribute.ReduceOp.SUM, [update for _, update in tables] + [counts])
     global_targets, global_tokens = tf.unstack(
         tf.cast(tf.round(reduced[-1]), tf.int64))
     for (table, _), update in zip(tables, reduced):
