@@ -45,6 +45,7 @@ import tensorflow as tf
 
 from inputs import corpus as corpus_lib
 from inputs import sent2vec_featurizer
+from inputs import token_cache as token_cache_lib
 
 CONTEXT_VARIANTS = ("remove", "placeholder")
 
@@ -223,14 +224,27 @@ def _ranks_within_rows(row, keys, starts):
 def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
                dropout_k=0, context="remove", seed=(0, 0), negative_group=1,
                first_line=0):
-  """One block of raw lines -> one training batch.
+  """One block of raw lines -> one training batch (`make_batch_from_words`
+  of the lines' word ids)."""
+  words, line_tokens = featurizer.word_ids_and_line_tokens(lines)
+  return make_batch_from_words(
+      words, line_tokens, featurizer, keep_prob, cdf, num_negatives,
+      dropout_k, context, seed, negative_group, first_line)
+
+
+def make_batch_from_words(words, line_tokens, featurizer, keep_prob, cdf,
+                          num_negatives=10, dropout_k=0, context="remove",
+                          seed=(0, 0), negative_group=1, first_line=0):
+  """One block of tokenised lines -> one training batch.
 
   The draws of line i are keyed by (seed, first_line + i) and positions in
   the line (see the module docstring): `make_batch` of a block and of its
   pieces (with their own `first_line`) draw the same for every line.
 
   Args:
-    lines: tf.string [lines].
+    words: int32 ragged [lines, (known words)], the lines' word ids
+      (`featurizer.word_ids_and_line_tokens`).
+    line_tokens: int64 [lines], tokens per line (unknown words included).
     featurizer: `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
     keep_prob: float32 [V+1] from `keep_probabilities`.
     cdf: float64 [V] from `negative_cdf`.
@@ -241,7 +255,8 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
     negative_group: 1: independent negatives per target (the C++ code);
       g > 1: `shared_negatives` for groups of g consecutive targets of this
       batch.
-    first_line: int64 [], global number of lines[0] (unique over the run).
+    first_line: int64 [], global number of the first line (unique over the
+      run).
 
   Returns:
     dict of tensors (S sentences, N source entries, T targets, E = 1 + sum of
@@ -278,10 +293,9 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
   order_max = featurizer.word_ngrams
   num_buckets = featurizer.num_buckets
   offset = featurizer.vocabulary_size
-  line_numbers = (tf.cast(first_line, tf.int64)
-                  + tf.range(tf.size(lines, tf.int64)))
-
-  words, num_tokens = featurizer.word_ids_and_token_count(lines)
+  num_lines = tf.size(line_tokens, tf.int64)
+  line_numbers = tf.cast(first_line, tf.int64) + tf.range(num_lines)
+  num_tokens = tf.reduce_sum(line_tokens)
   # Keep draw of every known word: keyed by (line, position among the
   # line's known words).
   all_row = words.value_rowids()
@@ -446,14 +460,15 @@ def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
       "out_grad_index": out_order,
       "out_grad_segment": tf.gather(out_index, out_order),
       "num_tokens": num_tokens,
-      "num_lines": tf.size(lines, tf.int64),
+      "num_lines": num_lines,
   }
 
 
 def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
                   dropout_k=0, context="remove", block_lines=1024,
                   num_epochs=1, seed=0, negative_group=1, pieces=1,
-                  piece_offset=0, piece_lines=None, stream=0):
+                  piece_offset=0, piece_lines=None, stream=0,
+                  token_cache=None):
   """Batches of `make_batch` over `num_epochs` passes, in corpus order.
 
   One batch per `block_lines` lines; line i of block b (counted over all
@@ -480,31 +495,41 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
       block_lines) is one batch per block.
     stream: sub-stream of the draws (an input pipeline that reads its own
       files, whose line numbers repeat those of the other pipelines).
+    token_cache: path of an `inputs.token_cache` of these files for this
+      featurizer and block_lines (`token_cache.ensure`): the blocks' word
+      ids are read from it instead of tokenising the text every epoch (the
+      batches are the same). None: tokenise.
   """
   files = corpus_lib.list_files(file_patterns)
   keep_prob = tf.constant(keep_prob, tf.float32)
   cdf = tf.constant(cdf, tf.float64)
   seed_pair = tf.constant([seed, stream], tf.int64)
-  blocks = corpus_lib.line_dataset(files).batch(block_lines).repeat(num_epochs)
+  if token_cache:
+    blocks = token_cache_lib.blocks(token_cache)
+  else:
+    blocks = token_cache_lib.raw_blocks(files, featurizer, block_lines)
+  blocks = blocks.repeat(num_epochs)
 
-  def to_batch(first_line, lines):
-    return make_batch(lines, featurizer, keep_prob, cdf, num_negatives,
-                      dropout_k, context, seed_pair, negative_group,
-                      first_line=first_line)
+  def to_batch(first_line, words, line_tokens):
+    return make_batch_from_words(
+        words, line_tokens, featurizer, keep_prob, cdf, num_negatives,
+        dropout_k, context, seed_pair, negative_group, first_line=first_line)
 
   if pieces == 1 and piece_offset == 0 and piece_lines in (None, block_lines):
     blocks = blocks.enumerate().map(
-        lambda index, lines: (index * block_lines, lines))
+        lambda index, block: (index * block_lines, *block))
   else:
     if piece_lines is None:
       raise ValueError("pieces need piece_lines")
 
-    def cut(index, lines):
+    def cut(index, block):
+      words, line_tokens = block
       starts = (piece_offset
                 + tf.range(pieces, dtype=tf.int64) * piece_lines)
       return tf.data.Dataset.from_tensor_slices(starts).map(
           lambda start: (index * block_lines + start,
-                         lines[start:start + piece_lines]))
+                         words[start:start + piece_lines],
+                         line_tokens[start:start + piece_lines]))
 
     blocks = blocks.enumerate().flat_map(cut)
   return blocks.map(

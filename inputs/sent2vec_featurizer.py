@@ -129,10 +129,16 @@ class Sent2VecFeaturizer(tf.Module):
     The count includes unknown words (what the reference code's learning
     rate schedule and words/s count).
     """
+    ids, line_tokens = self.word_ids_and_line_tokens(sentences)
+    return ids, tf.reduce_sum(line_tokens)
+
+  def word_ids_and_line_tokens(self, sentences):
+    """(int32 ragged [batch, (known words)], int64 [batch] tokens per line,
+    unknown words included)."""
     tokens = self.tokenizer.tokenize(sentences)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
     ids = tf.ragged.boolean_mask(ids, ids > 0)
-    return tf.cast(ids, tf.int32), tf.size(tokens.flat_values, tf.int64)
+    return tf.cast(ids, tf.int32), tokens.row_lengths()
 
   def ids_from_words(self, word_ids):
     """Source ids of every unigram and n-gram of ragged word ids."""

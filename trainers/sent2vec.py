@@ -4,8 +4,9 @@ r"""Trains Sent2Vec on a corpus of sentences, then exports and evaluates it.
       --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni
 
 Writes to --model_dir: flags.txt (the resolved flags, usable as a
---flagfile), vocab.txt, corpus_stats.json, model_config.json, checkpoints/,
-tensorboard/, and at the end export/<version>/ and sts_results.{json,md}.
+--flagfile), vocab.txt, corpus_stats.json, model_config.json, token_cache/
+(the corpus as word ids, --token_cache), checkpoints/, tensorboard/, and at
+the end export/<version>/ and sts_results.{json,md}.
 Rerunning the same command after an interruption (or after
 --max_steps_per_run) resumes from the last checkpoint.
 
@@ -48,6 +49,7 @@ from export import sent2vec_export
 from inputs import corpus
 from inputs import sent2vec_data
 from inputs import sent2vec_featurizer
+from inputs import token_cache
 from inputs import tokenizer as tokenizer_lib
 from inputs import vocabulary as vocabulary_lib
 from models import sent2vec
@@ -119,6 +121,12 @@ flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
                      "many steps of this invocation (0: run to the end); "
                      "rerun the same command to continue.")
+flags.DEFINE_bool("token_cache", True, "One device: tokenise the corpus "
+                  "once into <model_dir>/token_cache/ (~4 bytes per word; "
+                  "rebuilt if the corpus, vocabulary, tokenizer or "
+                  "--block_lines change) and read the word ids from there "
+                  "every epoch instead of tokenising the text again (same "
+                  "batches, less input work; resume with the same setting).")
 flags.DEFINE_integer("steps_per_call", 16, "Steps run per call of one "
                      "graph that loops over the input (one device; logs and "
                      "checkpoints still happen at their steps): saves the "
@@ -291,11 +299,19 @@ def main(argv):
       vocabulary.counts, stats["tokens"], FLAGS.sample, FLAGS.min_count_label)
   cdf = sent2vec_data.negative_cdf(vocabulary.counts)
   if strategy is None:
+    cache = None
+    if FLAGS.token_cache:
+      cache = token_cache.ensure(
+          os.path.join(out_dir, "token_cache",
+                       f"blocks_{FLAGS.block_lines}.tfrecord"),
+          files, featurizer, vocabulary, FLAGS.block_lines,
+          log=lambda line: print(line, flush=True))
     dataset = sent2vec_data.batch_dataset(
         files, featurizer, keep_prob, cdf, num_negatives=FLAGS.num_negatives,
         dropout_k=FLAGS.dropout_k, context=FLAGS.context,
         block_lines=FLAGS.block_lines, num_epochs=FLAGS.num_epochs,
-        seed=FLAGS.seed, negative_group=FLAGS.negative_group)
+        seed=FLAGS.seed, negative_group=FLAGS.negative_group,
+        token_cache=cache)
     make_step = functools.partial(sent2vec_step.make_train_step,
                                   element_spec=dataset.element_spec)
   else:

@@ -120,6 +120,10 @@ class Sent2VecTrainerTest(tf.test.TestCase):
       stats = json.load(f)
     self.assertEqual(stats["lines"], 600)
     self.assertIn("step 36/36", result.stdout)
+    # Tokenised once (--token_cache, on by default), read every epoch.
+    self.assertEqual(result.stdout.count("token cache: tokenising"), 1)
+    self.assertTrue(os.path.exists(os.path.join(
+        model_dir, "token_cache", "blocks_50.tfrecord")))
     export_path = os.path.join(model_dir, "export", "1")
     self.assertIn("export: " + os.path.abspath(export_path), result.stdout)
     loaded = tf.saved_model.load(export_path)
@@ -152,6 +156,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
                         atol=1e-5)
 
   def test_mirrored_on_two_cpus_matches_one_device(self):
+    # One device reads the token cache; replicas tokenise the text.
     single = self._exact_run("exact_single")
     mirrored = self._exact_run("exact_mirrored", ["--strategy=mirrored",
                                                   "--num_cpu_devices=2"])
