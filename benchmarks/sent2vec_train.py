@@ -57,13 +57,16 @@ flags.DEFINE_string("vocabulary", None, "vocab.txt of a trainer run on the "
                     "from --corpus_parts when not given.")
 flags.DEFINE_integer("steps", 200, "Measured steps.")
 flags.DEFINE_integer("warmup_steps", 20, "Unmeasured steps first.")
+flags.DEFINE_integer("repeats", 1, "Measure --steps this many times in a row "
+                     "and report the median (all are in the JSON).")
 flags.DEFINE_integer("embedding_dim", 700, "d.")
 flags.DEFINE_integer("num_negatives", 10, "Negatives per target.")
 flags.DEFINE_integer("word_ngrams", 1, "1: the uni model; 2: uni+bi.")
 flags.DEFINE_integer("num_buckets", 2000000, "Buckets for --word_ngrams=2.")
 flags.DEFINE_integer("negative_group", 8, "As the trainer's flag.")
 flags.DEFINE_float("max_multiplicity", 8.0, "As the trainer's flag.")
-flags.DEFINE_integer("block_lines", 128, "As the trainer's flag (the book configs use 128).")
+flags.DEFINE_integer("block_lines", 64, "As the trainer's flag (the book "
+                     "configs use 64).")
 flags.DEFINE_integer("steps_per_call", 16, "As the trainer's flag: steps "
                      "per graph call (1: one Python call per step).")
 flags.DEFINE_string("token_cache", None, "Read word ids from this "
@@ -156,15 +159,22 @@ def main(argv):
   load_before = os.getloadavg()[0]
   iterator = iter(dataset)
   run(FLAGS.warmup_steps)
-  tokens_before, lines_before = int(tokens_seen.numpy()), int(
-      lines_seen.numpy())
-  cpu_start, start = _cpu_seconds(), time.perf_counter()
-  run(FLAGS.steps)
-  seconds = time.perf_counter() - start
-  tokens = int(tokens_seen.numpy()) - tokens_before
-  lines = int(lines_seen.numpy()) - lines_before
-  cpu = _cpu_seconds() - cpu_start
+  measured = []  # (seconds, tokens, lines, cpu seconds) per repeat.
+  for _ in range(FLAGS.repeats):
+    tokens_before, lines_before = int(tokens_seen.numpy()), int(
+        lines_seen.numpy())
+    cpu_start, start = _cpu_seconds(), time.perf_counter()
+    run(FLAGS.steps)
+    measured.append((time.perf_counter() - start,
+                     int(tokens_seen.numpy()) - tokens_before,
+                     int(lines_seen.numpy()) - lines_before,
+                     _cpu_seconds() - cpu_start))
   load_after = os.getloadavg()[0]
+  # The repeat of median words/s (the machine's speed varies between runs
+  # by up to ~15%; a single short run can land anywhere in that range).
+  rates = [(t + l) / s for s, t, l, _ in measured]
+  seconds, tokens, lines, cpu = measured[
+      sorted(range(len(rates)), key=rates.__getitem__)[len(rates) // 2]]
   words = tokens + lines
   result = {
       "tokens_per_second": tokens / seconds,
@@ -176,6 +186,8 @@ def main(argv):
       "rss_ratio_to_reference": _peak_rss_mb() / REFERENCE_PEAK_RSS_MB,
       "load_average_1min": [load_before, load_after],
       "steps": FLAGS.steps, "seconds": seconds, "tokens": tokens,
+      "repeats": FLAGS.repeats,
+      "repeat_words_per_second": rates,
       "embedding_dim": FLAGS.embedding_dim,
       "num_negatives": FLAGS.num_negatives,
       "word_ngrams": FLAGS.word_ngrams,
@@ -193,7 +205,10 @@ def main(argv):
         f"{FLAGS.steps_per_call} steps per call, "
         f"{'word ids from the token cache' if cache else 'tokenising text'}, "
         f"word n-grams {FLAGS.word_ngrams}, "
-        f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s; "
+        f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s"
+        + (f" (the median of {FLAGS.repeats} repeats: words/s "
+           + ", ".join(f"{r:,.0f}" for r in rates) + ")"
+           if FLAGS.repeats > 1 else "") + "; "
         f"1-min load average {load_before:.1f} before, {load_after:.1f} "
         "after (2 cores)\n")
   print("| what | this run | C++ reference | ratio |")
