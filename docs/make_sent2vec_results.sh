@@ -2,19 +2,18 @@
 # Regenerates docs/sent2vec.md from the runs below (whichever exist):
 #   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
 #       --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni
-#   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
-#       --block_lines=1024 --data_dir=../shared/data \
-#       --model_dir=runs/sent2vec_books_uni_b1024    (the earlier setting)
+#   the same with --block_lines=N --model_dir=runs/sent2vec_books_uni_b<N>
+#       (N = 1024, 128, 64: other block sizes than the flagfile's)
 #   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_unibi.flags \
 #       --data_dir=../shared/data --model_dir=runs/sent2vec_books_unibi
 #   the same with --num_epochs=1 --model_dir=runs/sent2vec_books_unibi_e1
 #   one-epoch variants: the uni flagfile with --num_epochs=1 and the flags
 #       the ablation table lists, --model_dir=runs/s2vx_<name>
 #   python -m benchmarks.sent2vec_train --data_dir=../shared/data \
-#       --vocabulary=runs/sent2vec_books_uni/vocab.txt \
-#       --output_json=runs/sent2vec_train_speed.json   (blocks of 128)
-#   the same with --block_lines=N \
-#       --output_json=runs/sent2vec_train_speed_b<N>.json  (N = 64, 1024)
+#       --vocabulary=runs/sent2vec_books_uni/vocab.txt --block_lines=N \
+#       --steps_per_call=S [--token_cache=runs/token_cache/blocks_<N>.tfrecord] \
+#       --output_json=runs/sent2vec_train_speed_b<N>_s<S>[_ids].json
+#       (one sequence of runs: docs/run_sent2vec_speed.sh)
 # A finished run is shown from its export (runs/<name>/export). A run still in
 # progress is shown only with SNAPSHOT=1, exported from its newest checkpoint to
 # runs/<name>/snapshot_export and labelled "interim: step N of M".
@@ -23,11 +22,11 @@ cd "$(dirname "$0")/.."
 py=.venv/bin/python
 models=()
 names=()
-for run in sent2vec_books_uni sent2vec_books_uni_b1024 sent2vec_books_unibi \
-           sent2vec_books_unibi_e1; do
+for run in sent2vec_books_uni sent2vec_books_uni_b64 sent2vec_books_uni_b128 \
+           sent2vec_books_uni_b1024 sent2vec_books_unibi sent2vec_books_unibi_e1; do
   dir=runs/$run
   label=${run#sent2vec_books_}
-  label=${label%_b1024}
+  label=${label%_b*}
   label=${label%_e1}
   blocks=$(sed -n 's/^--block_lines=//p' "$dir/flags.txt" 2>/dev/null || true)
   blocks="blocks of ${blocks:-1024}"
@@ -62,7 +61,7 @@ Sent2Vec (Pagliardini, Gupta, Jaggi, NAACL 2018) trained by `python -m trainers.
 corpus with the flagfiles in `configs/`, exported, and scored on STS 2012-2015 and SICK next to the C++
 reference (`../shared/baselines/sent2vec_books_sts.md`, same corpus and tokenisation). Where this
 implementation differs from the C++ code on purpose (see `trainers/sent2vec_step.py`,
-`inputs/sent2vec_data.py`): updates are applied per block of lines (`--block_lines`, 128 in the book
+`inputs/sent2vec_data.py`): updates are applied per block of lines (`--block_lines`, @BLOCK_LINES@ in the book
 configs) instead of per target; groups of 8 consecutive targets share their 10 negative draws; a row
 named by more than 8 examples in a block has each update scaled by 8/count (summed SGD at lr 0.2
 diverges without it, see the ablation below); n-gram dropout is drawn once per sentence; the context is
@@ -70,13 +69,19 @@ the sentence without the target (`--context=placeholder` gives the C++ variant).
 
 MD
   cat docs/sent2vec.md
-} > docs/sent2vec.md.tmp && mv docs/sent2vec.md.tmp docs/sent2vec.md
+} | sed "s/@BLOCK_LINES@/$(sed -n 's/^--block_lines=//p' configs/sent2vec_books_uni.flags)/" \
+  > docs/sent2vec.md.tmp && mv docs/sent2vec.md.tmp docs/sent2vec.md
 $py - >> docs/sent2vec.md <<'PY'
 import glob, json, math, os, re
 # Which sampling code each one-epoch run used (runs made before commit
 # 6097032 seeded their draws per block, later ones hash them per line; the
 # two are statistically the same).
 PER_BLOCK_DRAWS = {"s2vx_base", "s2vx_blk128", "s2vx_neg1"}
+# Runs of code variants that were tried and not kept (their flags match
+# another row's).
+NOT_KEPT = {"s2vx_b128s": "groups of shared negatives made of targets spread "
+                          "over the block (targets i, i + G, i + 2G, ...) "
+                          "instead of consecutive ones; scored lower, not kept"}
 rows = []
 for path in sorted(glob.glob("runs/s2vx_*/sts_results.json")):
   run = os.path.dirname(path)
@@ -104,27 +109,44 @@ print("One pass over the whole corpus (`--num_epochs=1`, the uni flagfile otherw
 print("| run | block lines | negative group | cap | 19-set mean | STS 2014 mean | SICK | last logged loss |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for b, g, m, name, mean19, sts14, sick, loss in sorted(rows, key=lambda r: (-r[0], -r[1], r[2])):
-  star = "*" if name in PER_BLOCK_DRAWS else ""
+  star = "*" if name in PER_BLOCK_DRAWS else "‡" if name in NOT_KEPT else ""
   print(f"| `runs/{name}`{star} | {b:,} | {g} | {m:g} | {fmt(mean19)} | {fmt(sts14)} | "
         f"{fmt(sick)} | {'NaN' if math.isnan(loss) else f'{loss:.3f}'} |")
 print(f"| C++ reference, 1 epoch | per target | 1 | none | {ref_value('mean of the 19'):.2f} | "
       f"{ref_value('STS 2014 mean'):.2f} | {ref_value('SICK.test'):.2f} | |")
+shown = {r[3] for r in rows}
+for name, what in NOT_KEPT.items():
+  if name in shown:
+    print(f"\n‡ `runs/{name}`: {what}.")
 speeds = sorted(((p, json.load(open(p)))
                  for p in glob.glob("runs/sent2vec_train_speed*.json")),
-                key=lambda pr: pr[1].get("block_lines", 1024))
+                key=lambda pr: (pr[1].get("block_lines", 1024),
+                                pr[1].get("token_cache", False),
+                                pr[1].get("steps_per_call", 1)))
 if speeds:
   print("\n\n## Training speed\n")
-  print("`python -m benchmarks.sent2vec_train --block_lines=N` (uni, 700-d, 10 negatives, 2 threads; "
-        "the book configs use N = 128); the 1-min load average is shown before / after on "
-        "2 cores: above 2 means other processes shared the CPU and the wall-clock rate understates "
-        "the code.\n")
-  print("| block lines | negatives | steps | load | words/s, wall clock (tokens + end-of-lines) | "
+  print("`python -m benchmarks.sent2vec_train --block_lines=N --steps_per_call=S "
+        "[--token_cache=PATH]` (uni, 700-d, 10 negatives, 2 threads; one sequence of runs on the "
+        "same machine). The trainer runs S = 16 steps per graph call and reads word ids from its "
+        "token cache (input \"ids\"; written once per run before the first epoch, about 2 minutes "
+        "for this corpus, not in the rate); \"text\" tokenises the text every epoch. The 1-min "
+        "load average is shown before / after on 2 cores (a run's own threads lift it above 2; "
+        "above 2 before a run means other work was still running). Each row is the median of its "
+        "repeats (range in brackets).\n")
+  print("| block lines | input | steps per call | negatives | steps | load | words/s, wall clock (tokens + end-of-lines) | "
         "ratio to C++ (363,738) | words per CPU-second (C++: 181,869) | peak RSS (C++: 807 MB) |")
-  print("|---:|---|---:|---|---:|---:|---:|---:|")
+  print("|---:|---|---:|---|---:|---|---:|---:|---:|---:|")
   for _, r in speeds:
-    print(f"| {r.get('block_lines', 1024):,} | {r['num_negatives']} in groups of {r['negative_group']} | "
+    print(f"| {r.get('block_lines', 1024):,} | {'ids' if r.get('token_cache') else 'text'} | "
+          f"{r.get('steps_per_call', 1)} | "
+          f"{r['num_negatives']} in groups of {r['negative_group']} | "
           f"{r['steps']} | {r['load_average_1min'][0]:.1f} / {r['load_average_1min'][1]:.1f} | "
-          f"{r['cxx_words_per_second']:,.0f} | {r['ratio_to_reference']:.2f}x | "
+          f"{r['cxx_words_per_second']:,.0f}"
+          + (f" ({min(r['repeat_words_per_second']):,.0f}-{max(r['repeat_words_per_second']):,.0f})"
+             if r.get("repeats", 1) > 1 else "")
+          + f" | {r['ratio_to_reference']:.2f}x"
+          + (f" ({min(r['repeat_words_per_second']) / 363738:.2f}-{max(r['repeat_words_per_second']) / 363738:.2f})"
+             if r.get("repeats", 1) > 1 else "") + " | "
           f"{r['cxx_words_per_cpu_second']:,.0f} ({r['cxx_words_per_cpu_second'] / 181869:.2f}x) | "
           f"{r['peak_rss_mb']:,.0f} MB ({r['rss_ratio_to_reference']:.2f}x) |")
 PY
