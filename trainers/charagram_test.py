@@ -144,23 +144,13 @@ class TrainerEndToEndTest(tf.test.TestCase):
     self.assertNotIn("Traceback", result.stderr)
 
 
-# Runs the trainer as __main__ and saves the model's final weights (every
-# worker's, also those of the non-chief whose checkpoints are scratch) to
-# $TEST_DUMP_WEIGHTS (.npz). Test-only hook, no production code involved.
-_DUMP_WRAPPER = r"""
-import os, runpy
-import numpy as np
-from trainers import training_loop
-_run = training_loop.run
-def _run_and_dump(*args, **kwargs):
-  outcome = _run(*args, **kwargs)
-  items = args[5] if len(args) > 5 else kwargs["checkpoint_items"]
-  np.savez(os.environ["TEST_DUMP_WEIGHTS"],
-           *[np.asarray(w.numpy()) for w in items["model"].weights])
-  return outcome
-training_loop.run = _run_and_dump
-runpy.run_module("trainers.charagram", run_name="__main__", alter_sys=True)
-"""
+# Runs the trainer and saves the model's final weights (every worker's,
+# also those of the non-chief whose checkpoints are scratch) to
+# $TEST_DUMP_WEIGHTS (.npz).
+_DUMP_WRAPPER = local_cluster.trainer_with_dump(
+    "trainers.charagram",
+    'np.savez(os.environ["TEST_DUMP_WEIGHTS"], '
+    '*[np.asarray(w.numpy()) for w in model.weights])')
 
 TIMEOUT_S = 300
 

@@ -22,22 +22,12 @@ from tests import local_cluster
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 300
 
-# Runs the trainer as __main__ and saves the final source table of this
-# process to TEST_DUMP_SOURCE (test-only hook: every worker's own copy).
-_DUMP_WRAPPER = r"""
-import os, runpy
-import numpy as np
-from trainers import training_loop
-_run = training_loop.run
-def _run_and_dump(*args, **kwargs):
-  outcome = _run(*args, **kwargs)
-  items = args[5] if len(args) > 5 else kwargs["checkpoint_items"]
-  np.save(os.environ["TEST_DUMP_SOURCE"],
-          items["model"].source_embeddings.numpy())
-  return outcome
-training_loop.run = _run_and_dump
-runpy.run_module("trainers.sent2vec", run_name="__main__", alter_sys=True)
-"""
+# Runs the trainer and saves this process's final source table (every
+# worker's own copy) to $TEST_DUMP_SOURCE.
+_DUMP_WRAPPER = local_cluster.trainer_with_dump(
+    "trainers.sent2vec",
+    'np.save(os.environ["TEST_DUMP_SOURCE"], '
+    'model.source_embeddings.numpy())')
 
 
 def _write_corpus(data_dir, seed=0):
