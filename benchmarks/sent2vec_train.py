@@ -73,8 +73,11 @@ flags.DEFINE_string("token_cache", None, "Read word ids from this "
                     "`inputs.token_cache` file (written first if missing or "
                     "stale), as the trainer does with --token_cache; "
                     "default: tokenise the text.")
-flags.DEFINE_integer("threads", 2, "Intra- and inter-op threads (the "
-                     "reference ran 2 threads).")
+flags.DEFINE_integer("op_threads", 1, "As the trainer's flag: threads one "
+                     "op may use (0: TensorFlow's default, one per core).")
+flags.DEFINE_integer("input_threads", 1, "As the trainer's flag: threads of "
+                     "the input pipeline's own pool (0: TensorFlow's shared "
+                     "pool).")
 flags.DEFINE_string("output_json", None, "Also write the numbers here.")
 
 
@@ -89,8 +92,8 @@ def _cpu_seconds():
 
 def main(argv):
   del argv
-  tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
-  tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
+  if FLAGS.op_threads:
+    tf.config.threading.set_intra_op_parallelism_threads(FLAGS.op_threads)
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir, "gutenberg")
   files = corpus.list_files(corpus.book_corpus_pattern(data_dir,
                                                        FLAGS.corpus_parts))
@@ -123,7 +126,7 @@ def main(argv):
       sent2vec_data.negative_cdf(vocabulary.counts),
       num_negatives=FLAGS.num_negatives, block_lines=FLAGS.block_lines,
       num_epochs=10, negative_group=FLAGS.negative_group,
-      token_cache=cache)
+      token_cache=cache, input_threads=FLAGS.input_threads)
   model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                             featurizer.num_buckets, FLAGS.embedding_dim)
   model(np.zeros([1, 1], np.int32))
@@ -194,7 +197,9 @@ def main(argv):
       "negative_group": FLAGS.negative_group,
       "block_lines": FLAGS.block_lines,
       "max_multiplicity": FLAGS.max_multiplicity,
-      "threads": FLAGS.threads,
+      "op_threads": FLAGS.op_threads,
+      "input_threads": FLAGS.input_threads,
+      "cpus": os.cpu_count(),
       "steps_per_call": FLAGS.steps_per_call,
       "token_cache": bool(FLAGS.token_cache),
       "vocabulary": len(vocabulary),
@@ -205,7 +210,10 @@ def main(argv):
         f"{FLAGS.steps_per_call} steps per call, "
         f"{'word ids from the token cache' if cache else 'tokenising text'}, "
         f"word n-grams {FLAGS.word_ngrams}, "
-        f"{FLAGS.threads} threads, {FLAGS.steps} steps in {seconds:.1f}s"
+        f"{FLAGS.op_threads or 'default'} thread(s) per op, input on "
+        + (f"its own {FLAGS.input_threads} thread(s)" if FLAGS.input_threads
+           else "the shared pool")
+        + f", {os.cpu_count()} cores, {FLAGS.steps} steps in {seconds:.1f}s"
         + (f" (the median of {FLAGS.repeats} repeats: words/s "
            + ", ".join(f"{r:,.0f}" for r in rates) + ")"
            if FLAGS.repeats > 1 else "") + "; "

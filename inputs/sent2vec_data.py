@@ -468,7 +468,7 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
                   dropout_k=0, context="remove", block_lines=1024,
                   num_epochs=1, seed=0, negative_group=1, pieces=1,
                   piece_offset=0, piece_lines=None, stream=0,
-                  token_cache=None):
+                  token_cache=None, input_threads=0):
   """Batches of `make_batch` over `num_epochs` passes, in corpus order.
 
   One batch per `block_lines` lines; line i of block b (counted over all
@@ -499,6 +499,10 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
       featurizer and block_lines (`token_cache.ensure`): the blocks' word
       ids are read from it instead of tokenising the text every epoch (the
       batches are the same). None: tokenise.
+    input_threads: > 0: the pipeline runs on its own pool of this many
+      threads (`tf.data.Options.threading.private_threadpool_size`) instead
+      of TensorFlow's shared one, so it does not queue behind the step's
+      ops; 0: the shared pool.
   """
   files = corpus_lib.list_files(file_patterns)
   keep_prob = tf.constant(keep_prob, tf.float32)
@@ -532,9 +536,14 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
                          line_tokens[start:start + piece_lines]))
 
     blocks = blocks.enumerate().flat_map(cut)
-  return blocks.map(
+  dataset = blocks.map(
       to_batch, num_parallel_calls=tf.data.AUTOTUNE,
       deterministic=True).prefetch(4)
+  if input_threads > 0:
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = input_threads
+    dataset = dataset.with_options(options)
+  return dataset
 
 
 def count_lines(file_patterns):

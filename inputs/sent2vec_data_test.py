@@ -343,6 +343,25 @@ class DatasetTest(tf.test.TestCase):
         self.assertAllEqual(share[2 * i + j]["target_ids"],
                             pieces[4 * i + 2 + j]["target_ids"])
 
+  def test_input_threads_run_on_a_private_pool_with_the_same_batches(self):
+    path = os.path.join(self.get_temp_dir(), "t.txt.gz")
+    with gzip.open(path, "wt") as f:
+      f.write("\n".join(_LINES * 5) + "\n")
+    args = dict(file_patterns=path, featurizer=_featurizer(2),
+                keep_prob=sent2vec_data.keep_probabilities(
+                    _COUNTS, sum(_COUNTS), 0.1, 1),
+                cdf=sent2vec_data.negative_cdf(_COUNTS), dropout_k=1,
+                block_lines=6, seed=5)
+    shared = sent2vec_data.batch_dataset(**args)
+    private = sent2vec_data.batch_dataset(**args, input_threads=1)
+    self.assertIsNone(shared.options().threading.private_threadpool_size)
+    self.assertEqual(private.options().threading.private_threadpool_size, 1)
+    shared, private = list(shared), list(private)
+    self.assertLen(private, len(shared))
+    for a, b in zip(shared, private):
+      for name in ("target_ids", "negatives", "source_ids", "grad_index"):
+        self.assertAllEqual(a[name], b[name])
+
 
 if __name__ == "__main__":
   tf.test.main()
