@@ -4,9 +4,10 @@ r"""Sent2Vec training speed on the book corpus, next to the C++ reference.
       --vocabulary=runs/sent2vec_books_uni/vocab.txt
 
 Runs the trainer's own pipeline (`inputs.sent2vec_data`) and step
-(`trainers.sent2vec_step`) with the uni book settings (700-d, 10 negatives,
-t 1e-5, min target count 8) for --steps batches after --warmup_steps, and
-prints, from the same run:
+(`trainers.sent2vec_step`) for --steps batches after --warmup_steps, by
+default with the uni book settings (700-d, 10 negatives, t 1e-5, min target
+count 8; --word_ngrams=2 --sample=5e-6 --min_count_label=5 --dropout_k=7
+gives the uni+bi ones), and prints, from the same run:
 - tokens/s (every token read, unknown words included) and words/s counted
   as the C++ code counts them (tokens + one end-of-line per line), wall
   clock and per CPU-second of this process;
@@ -15,9 +16,11 @@ prints, from the same run:
 Also prints the 1-minute load average before and after: numbers taken while
 other processes load the CPU understate the rate; say so when quoting them.
 
-The trainer runs --steps_per_call=16 steps per graph call and reads word ids
-from its token cache (written once, before the first epoch); the flags
-`--steps_per_call=1` and no `--token_cache` measure without them. The time
+The trainer runs --steps_per_call=16 steps per graph call, reads word ids
+from its token cache (written once, before the first epoch) and runs each op
+on one thread with the input pipeline on its own thread; the flags
+`--steps_per_call=1`, no `--token_cache` and `--op_threads=0
+--input_threads=0` (TensorFlow's defaults) measure without them. The time
 spent writing the cache (about one epoch of tokenising, once per run) is
 not in the rate: it is printed separately.
 """
@@ -63,6 +66,12 @@ flags.DEFINE_integer("embedding_dim", 700, "d.")
 flags.DEFINE_integer("num_negatives", 10, "Negatives per target.")
 flags.DEFINE_integer("word_ngrams", 1, "1: the uni model; 2: uni+bi.")
 flags.DEFINE_integer("num_buckets", 2000000, "Buckets for --word_ngrams=2.")
+flags.DEFINE_float("sample", 1e-5, "As the trainer's flag (uni book "
+                   "config: 1e-5; uni+bi: 5e-6).")
+flags.DEFINE_integer("min_count_label", 8, "As the trainer's flag (uni: 8; "
+                     "uni+bi: 5).")
+flags.DEFINE_integer("dropout_k", 0, "As the trainer's flag (uni: 0; "
+                     "uni+bi: 7).")
 flags.DEFINE_integer("negative_group", 8, "As the trainer's flag.")
 flags.DEFINE_float("max_multiplicity", 8.0, "As the trainer's flag.")
 flags.DEFINE_integer("block_lines", 64, "As the trainer's flag (the book "
@@ -121,11 +130,12 @@ def main(argv):
                                vocabulary, FLAGS.block_lines)
   dataset = sent2vec_data.batch_dataset(
       files, featurizer,
-      sent2vec_data.keep_probabilities(vocabulary.counts, total_tokens, 1e-5,
-                                       8),
+      sent2vec_data.keep_probabilities(vocabulary.counts, total_tokens,
+                                       FLAGS.sample, FLAGS.min_count_label),
       sent2vec_data.negative_cdf(vocabulary.counts),
       num_negatives=FLAGS.num_negatives, block_lines=FLAGS.block_lines,
       num_epochs=10, negative_group=FLAGS.negative_group,
+      dropout_k=FLAGS.dropout_k,
       token_cache=cache, input_threads=FLAGS.input_threads)
   model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                             featurizer.num_buckets, FLAGS.embedding_dim)
@@ -194,6 +204,10 @@ def main(argv):
       "embedding_dim": FLAGS.embedding_dim,
       "num_negatives": FLAGS.num_negatives,
       "word_ngrams": FLAGS.word_ngrams,
+      "num_buckets": FLAGS.num_buckets if FLAGS.word_ngrams > 1 else 0,
+      "sample": FLAGS.sample,
+      "min_count_label": FLAGS.min_count_label,
+      "dropout_k": FLAGS.dropout_k,
       "negative_group": FLAGS.negative_group,
       "block_lines": FLAGS.block_lines,
       "max_multiplicity": FLAGS.max_multiplicity,

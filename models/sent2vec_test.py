@@ -40,6 +40,25 @@ class Sent2VecTest(tf.test.TestCase):
     self.assertEqual(clone.embedding_dim, 8)
     self.assertEqual(clone.source_rows, 80)
 
+  def test_call_reads_only_the_named_rows(self):
+    # A read of the whole table would leave a copy of it in the process
+    # (5.9 GB for the uni+bi table), and its gradient would be dense.
+    model = self._model()
+    graph = tf.function(model).get_concrete_function(
+        tf.TensorSpec([None, None], tf.int32)).graph
+    op_types = {op.type for op in graph.get_operations()}
+    self.assertIn("ResourceGather", op_types)
+    self.assertNotIn("ReadVariableOp", op_types)
+    ids = np.array([[1, 2, 60, 0], [0, 0, 0, 0]], np.int32)
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(model(ids))
+    grad = tape.gradient(loss, model.source_embeddings.value)
+    self.assertIsInstance(grad, tf.IndexedSlices)
+    dense = tf.convert_to_tensor(grad).numpy()
+    self.assertAllClose(dense[[1, 2, 60]], np.full((3, 8), 1.0 / 3))
+    self.assertAllEqual(dense[0], np.zeros(8))  # Padding: masked out.
+    self.assertEqual(np.count_nonzero(dense.sum(1)), 3)
+
 
 if __name__ == "__main__":
   tf.test.main()
