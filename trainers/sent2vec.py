@@ -112,10 +112,11 @@ flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
                      "global block: with --strategy each of the R replicas "
                      "gets block_lines / R consecutive lines of it; R must "
                      "divide it). Smaller blocks are closer to the C++ "
-                     "code's per-target SGD and score higher, larger ones "
-                     "train faster; the book configs use 64 (STS mean "
-                     "after 9 epochs: 53.20 at 64, 49.88 at 128, 46.65 at "
-                     "1,024; docs/sent2vec.md).")
+                     "code's per-target SGD and score higher; the book "
+                     "configs use 64 (STS mean after 9 epochs: 53.20 at 64, "
+                     "49.88 at 128, 46.65 at 1,024; with the default "
+                     "threads on 2 CPU cores 64 also trained fastest of the "
+                     "three: docs/sent2vec.md).")
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
                      "(0: num_epochs full passes).")
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
@@ -136,8 +137,8 @@ flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
                      "(TensorFlow's intra-op parallelism; 0: TensorFlow's "
                      "default, one per core). A step's ops are small (a few "
                      "hundred rows): on 2 cores, 1 thread per op with "
-                     "--input_threads=1 trained ~1.3x faster than TensorFlow's "
-                     "defaults (docs/sent2vec.md).")
+                     "--input_threads=1 ran 1.2x the words/s of TensorFlow's "
+                     "defaults (docs/sent2vec.md, 64-line blocks).")
 flags.DEFINE_integer("input_threads", 1, "One device: threads of the input "
                      "pipeline's own pool (0: TensorFlow's shared pool, "
                      "where it queues behind the step's ops).")
