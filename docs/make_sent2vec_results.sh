@@ -82,6 +82,13 @@ PER_BLOCK_DRAWS = {"s2vx_base", "s2vx_blk128", "s2vx_neg1"}
 NOT_KEPT = {"s2vx_b128s": "groups of shared negatives made of targets spread "
                           "over the block (targets i, i + G, i + 2G, ...) "
                           "instead of consecutive ones; scored lower, not kept"}
+# Reruns of a row's flags with later step code (the same updates up to float
+# rounding), to check that the speed-ups did not change what is learned.
+RERUNS = {"s2vx_b64_v2": "the same flags as `runs/s2vx_b64`, trained with the "
+                         "later step code (updated rows written back with "
+                         "`scatter_update`, the target rows' caps folded into "
+                         "the coefficients, sorted segment sums) and one "
+                         "thread per op"}
 rows = []
 for path in sorted(glob.glob("runs/s2vx_*/sts_results.json")):
   run = os.path.dirname(path)
@@ -109,7 +116,8 @@ print("One pass over the whole corpus (`--num_epochs=1`, the uni flagfile otherw
 print("| run | block lines | negative group | cap | 19-set mean | STS 2014 mean | SICK | last logged loss |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for b, g, m, name, mean19, sts14, sick, loss in sorted(rows, key=lambda r: (-r[0], -r[1], r[2])):
-  star = "*" if name in PER_BLOCK_DRAWS else "‡" if name in NOT_KEPT else ""
+  star = ("*" if name in PER_BLOCK_DRAWS else "‡" if name in NOT_KEPT
+          else "§" if name in RERUNS else "")
   print(f"| `runs/{name}`{star} | {b:,} | {g} | {m:g} | {fmt(mean19)} | {fmt(sts14)} | "
         f"{fmt(sick)} | {'NaN' if math.isnan(loss) else f'{loss:.3f}'} |")
 print(f"| C++ reference, 1 epoch | per target | 1 | none | {ref_value('mean of the 19'):.2f} | "
@@ -118,6 +126,9 @@ shown = {r[3] for r in rows}
 for name, what in NOT_KEPT.items():
   if name in shown:
     print(f"\n‡ `runs/{name}`: {what}.")
+for name, what in RERUNS.items():
+  if name in shown:
+    print(f"\n§ `runs/{name}`: {what}.")
 speeds = sorted(((p, json.load(open(p)))
                  for p in glob.glob("runs/sent2vec_train_speed*.json")),
                 key=lambda pr: (pr[1].get("block_lines", 1024),
