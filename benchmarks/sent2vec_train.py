@@ -83,10 +83,11 @@ flags.DEFINE_string("token_cache", None, "Read word ids from this "
                     "stale), as the trainer does with --token_cache; "
                     "default: tokenise the text.")
 flags.DEFINE_integer("op_threads", 1, "As the trainer's flag: threads one "
-                     "op may use (0: TensorFlow's default, one per core).")
+                     "op may use (0: TensorFlow's default, one per core).",
+                     lower_bound=0)
 flags.DEFINE_integer("input_threads", 1, "As the trainer's flag: threads of "
                      "the input pipeline's own pool (0: TensorFlow's shared "
-                     "pool).")
+                     "pool).", lower_bound=0)
 flags.DEFINE_string("output_json", None, "Also write the numbers here.")
 
 

@@ -59,6 +59,16 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
                       speed["dropout_k"]), (2, 100, 7))
     self.assertGreater(speed["cxx_words_per_second"], 0)
 
+  def test_negative_threads_are_a_flag_error(self):
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.sent2vec_train",
+         "--op_threads=-1"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    self.assertNotEqual(result.returncode, 0)
+    self.assertIn("op_threads", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
 
 if __name__ == "__main__":
   tf.test.main()

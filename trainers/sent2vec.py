@@ -138,10 +138,12 @@ flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
                      "default, one per core). A step's ops are small (a few "
                      "hundred rows): on 2 cores, 1 thread per op with "
                      "--input_threads=1 ran 1.2x the words/s of TensorFlow's "
-                     "defaults (docs/sent2vec.md, 64-line blocks).")
+                     "defaults (docs/sent2vec.md, 64-line blocks).",
+                     lower_bound=0)
 flags.DEFINE_integer("input_threads", 1, "One device: threads of the input "
                      "pipeline's own pool (0: TensorFlow's shared pool, "
-                     "where it queues behind the step's ops).")
+                     "where it queues behind the step's ops).",
+                     lower_bound=0)
 flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
 flags.DEFINE_integer("log_every_steps", 200, "Console/TensorBoard interval.")
 flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
@@ -246,8 +248,6 @@ def main(argv):
   del argv
   # First: threads and logical CPU devices can only be set before
   # TensorFlow starts.
-  if FLAGS.op_threads < 0 or FLAGS.input_threads < 0:
-    raise errors.UserError("--op_threads and --input_threads must be >= 0")
   if FLAGS.op_threads:
     tf.config.threading.set_intra_op_parallelism_threads(FLAGS.op_threads)
   strategy = distribution.make_strategy()
