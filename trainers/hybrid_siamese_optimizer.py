@@ -3,6 +3,8 @@
 import keras
 import tensorflow as tf
 
+from trainers import lazy_optimizers
+
 
 @keras.saving.register_keras_serializable(package="sentzoo")
 class LazyAdam(keras.optimizers.Adam):
@@ -29,9 +31,8 @@ class LazyAdam(keras.optimizers.Adam):
       raise ValueError("LazyAdam does not support amsgrad for sparse "
                        "gradients")
     dtype = variable.dtype
-    indices, positions = tf.unique(gradient.indices)
-    values = tf.math.unsorted_segment_sum(
-        tf.cast(gradient.values, dtype), positions, tf.shape(indices)[0])
+    indices, values = lazy_optimizers.sum_duplicate_rows(gradient)
+    values = tf.cast(values, dtype)
     lr = tf.cast(learning_rate, dtype)
     step = tf.cast(self.iterations + 1, dtype)
     beta_1 = tf.cast(self.beta_1, dtype)
