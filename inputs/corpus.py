@@ -34,6 +34,46 @@ def book_corpus_pattern(data_dir, parts=None):
                   for p in parts)
 
 
+def book_index_path(data_dir):
+  """The book corpus index: one row per book (part, line range, ...)."""
+  return os.path.join(data_dir, "gutenberg", "index.tsv")
+
+
+def last_books_start(data_dir, part, num_books):
+  """First line (0-based) of the last `num_books` books of a corpus part.
+
+  Reads `<data_dir>/gutenberg/index.tsv` (one row per book: part,
+  first_line_in_part counted from 1, ...).
+
+  Raises:
+    errors.DataDirError: no index, or the part has no more than `num_books`
+      books (nothing would be left to train on).
+  """
+  path = book_index_path(data_dir)
+  if not os.path.exists(path):
+    raise errors.DataDirError(f"{path}: not found (needed to hold out books)")
+  starts = []
+  with open(path, encoding="utf-8") as f:
+    header = f.readline().rstrip("\n").split("\t")
+    try:
+      part_col = header.index("part")
+      line_col = header.index("first_line_in_part")
+    except ValueError as e:
+      raise errors.DataFormatError(path, 1, f"no column {e}") from e
+    for number, row in enumerate(f, start=2):
+      fields = row.rstrip("\n").split("\t")
+      try:
+        if int(fields[part_col]) == int(part):
+          starts.append(int(fields[line_col]) - 1)
+      except (IndexError, ValueError) as e:
+        raise errors.DataFormatError(path, number, str(e)) from e
+  if len(starts) <= num_books:
+    raise errors.DataDirError(
+        f"{path}: part {part} has {len(starts)} books; cannot hold out "
+        f"{num_books}")
+  return sorted(starts)[-num_books]
+
+
 def line_dataset_from_tensor(path):
   """Lines of one file given as a scalar tf.string (gzip if it ends in .gz)."""
   return tf.data.TextLineDataset(path, compression_type=tf.where(

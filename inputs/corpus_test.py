@@ -57,6 +57,37 @@ class CorpusTest(tf.test.TestCase):
         os.path.join("/d", "gutenberg", "part01.txt.gz") + ","
         + os.path.join("/d", "gutenberg", "part12.txt.gz"))
 
+  def _write_index(self, rows, header=("part", "book_order_in_part",
+                                        "first_line_in_part")):
+    data_dir = os.path.join(self.get_temp_dir(), "indexed")
+    os.makedirs(os.path.join(data_dir, "gutenberg"), exist_ok=True)
+    with open(corpus.book_index_path(data_dir), "w") as f:
+      f.write("\t".join(header) + "\n")
+      for row in rows:
+        f.write("\t".join(str(x) for x in row) + "\n")
+    return data_dir
+
+  def test_last_books_start(self):
+    # Part 2's books start at lines 1, 40 and 95 (1-based).
+    data_dir = self._write_index(
+        [(1, 0, 1), (1, 1, 10), (2, 0, 1), (2, 1, 40), (2, 2, 95)])
+    self.assertEqual(corpus.last_books_start(data_dir, 2, 1), 94)
+    self.assertEqual(corpus.last_books_start(data_dir, 2, 2), 39)
+    self.assertEqual(corpus.last_books_start(data_dir, 1, 1), 9)
+
+  def test_last_books_start_errors(self):
+    data_dir = self._write_index([(1, 0, 1), (1, 1, 10)])
+    with self.assertRaisesRegex(errors.DataDirError, "cannot hold out 2"):
+      corpus.last_books_start(data_dir, 1, 2)
+    with self.assertRaisesRegex(errors.DataDirError, "not found"):
+      corpus.last_books_start(self.get_temp_dir() + "/none", 1, 1)
+    data_dir = self._write_index([(1, 0, 1), (1, "x", "ten")])
+    with self.assertRaisesRegex(errors.DataFormatError, r"index.tsv:3:"):
+      corpus.last_books_start(data_dir, 1, 1)
+    data_dir = self._write_index([(1, 0)], header=("part", "order"))
+    with self.assertRaisesRegex(errors.DataFormatError, r"index.tsv:1:"):
+      corpus.last_books_start(data_dir, 1, 1)
+
   def test_line_dataset_single_file(self):
     lines = [l.decode() for l in
              corpus.line_dataset([self.a]).as_numpy_iterator()]

@@ -10,6 +10,12 @@ other documents (the reference code draws them uniformly from the corpus).
 Differences from the reference code, on purpose: groups never cross a document
 boundary (the reference's Toronto iterator may), and neighbours that fall in
 different blocks are not paired (one group lost per block edge, ~0.1%).
+
+Where negatives come from (`negatives=`): "mix", any sentence of the mixed
+blocks (mostly other books: the reference's uniform corpus draw, which a
+model can satisfy by learning which book a sentence is from); "document",
+only sentences of the centre's own document (book identity no longer tells
+a neighbour from a negative).
 """
 
 import tensorflow as tf
@@ -19,13 +25,22 @@ from inputs import corpus as corpus_lib
 # Members of a group, in order along axis 1 of every batch.
 CENTER, PREVIOUS, NEXT = 0, 1, 2
 NUM_POSITIVES = 2
+NEGATIVE_SOURCES = ("mix", "document")
 
 
-def _line_blocks(files, block_lines):
-  """Blocks of `block_lines` raw lines, round-robin over the files."""
-  per_file = tf.data.Dataset.from_tensor_slices(files)
+def _line_blocks(files, block_lines, line_limits=None):
+  """Blocks of `block_lines` raw lines, round-robin over the files.
+
+  `line_limits`: optional lines read per file (-1: all), e.g. to keep the
+  held-out books at the end of the last file out of training.
+  """
+  if line_limits is None:
+    line_limits = [-1] * len(files)
+  per_file = tf.data.Dataset.from_tensor_slices(
+      (files, tf.constant(line_limits, tf.int64)))
   return per_file.interleave(
-      lambda f: corpus_lib.line_dataset_from_tensor(f).batch(block_lines),
+      lambda f, limit: corpus_lib.line_dataset_from_tensor(f).take(
+          limit).batch(block_lines),
       cycle_length=max(1, len(files)), block_length=1,
       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
@@ -37,14 +52,47 @@ def _flatten_mix(blocks):
   return tf.reshape(blocks, [-1])
 
 
-def _valid_centers(ids):
-  """Indices i whose sentence and both neighbours are non-empty: [groups]."""
-  valid = ids.row_lengths() > 0
+def _valid_centers(ids, min_sentence_ids=1):
+  """Indices i whose sentence and both neighbours have at least
+  `min_sentence_ids` ids: ([groups], bool [lines] valid sentences)."""
+  valid = ids.row_lengths() >= max(1, min_sentence_ids)
   ok = valid[1:-1] & valid[:-2] & valid[2:]
   return tf.cast(tf.where(ok)[:, 0] + 1, tf.int32), valid
 
 
-def make_groups(lines, text_to_ids, num_negatives, max_length, seed):
+def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
+  """Line indices of n negatives per centre: int32 [groups, n].
+
+  "mix": uniform over every valid sentence of the block. "document": uniform
+  over the valid sentences of the centre's document (at least the centre and
+  its two neighbours, so never empty).
+  """
+  if negatives not in NEGATIVE_SOURCES:
+    raise ValueError(f"negatives must be one of {NEGATIVE_SOURCES}, got "
+                     f"{negatives!r}")
+  candidates = tf.cast(tf.where(valid)[:, 0], tf.int32)
+  shape = [tf.shape(centers)[0], num_negatives]
+  if negatives == "mix":
+    picks = tf.random.stateless_uniform(
+        shape, seed, minval=0,
+        maxval=tf.maximum(tf.shape(candidates)[0], 1), dtype=tf.int32)
+    return tf.gather(candidates, picks)
+  # Document of each line: boundaries ("") so far. Candidates are in line
+  # order, so each document's candidates are one contiguous range.
+  document = tf.cumsum(tf.cast(tf.equal(lines, ""), tf.int32))
+  candidate_document = tf.gather(document, candidates)
+  center_document = tf.gather(document, centers)
+  first = tf.searchsorted(candidate_document, center_document, side="left")
+  end = tf.searchsorted(candidate_document, center_document, side="right")
+  uniform = tf.random.stateless_uniform(shape, seed)
+  offsets = tf.cast(
+      uniform * tf.cast(end - first, tf.float32)[:, None], tf.int32)
+  offsets = tf.minimum(offsets, (end - first - 1)[:, None])
+  return tf.gather(candidates, first[:, None] + offsets)
+
+
+def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
+                negatives="mix", min_sentence_ids=1):
   """Turns one block of lines into groups of padded id rows.
 
   Args:
@@ -54,21 +102,20 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed):
     num_negatives: n, negatives per group.
     max_length: L, ids kept per sentence (longer ones are truncated).
     seed: int [2] stateless seed for this block.
+    negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
+    min_sentence_ids: sentences with fewer ids are neither centres,
+      neighbours nor negatives (1: only empty ones are left out).
 
   Returns:
     int32 [groups, 3 + n, L]: center, previous, next, negatives; 0 = padding.
   """
   ids = text_to_ids(lines)
   ids = ids[:, :max_length]
-  centers, valid = _valid_centers(ids)
-  num_groups = tf.shape(centers)[0]
-  candidates = tf.cast(tf.where(valid)[:, 0], tf.int32)
+  centers, valid = _valid_centers(ids, min_sentence_ids)
   seed_negatives, seed_order = tf.unstack(
       tf.random.experimental.stateless_split(seed, 2))
-  picks = tf.random.stateless_uniform(
-      [num_groups, num_negatives], seed_negatives, minval=0,
-      maxval=tf.maximum(tf.shape(candidates)[0], 1), dtype=tf.int32)
-  negatives = tf.gather(candidates, picks)
+  negatives = _draw_negatives(lines, centers, valid, num_negatives, negatives,
+                              seed_negatives)
   members = tf.concat(
       [centers[:, None], centers[:, None] - 1, centers[:, None] + 1, negatives],
       axis=1)
@@ -105,7 +152,8 @@ def _bucket_by_length(groups, batch_size, length_multiple, seed):
 def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   max_length=50, num_epochs=1, block_lines=2048,
                   blocks_per_mix=8, length_multiple=8, shuffle_batches=64,
-                  seed=0):
+                  seed=0, negatives="mix", min_sentence_ids=1,
+                  line_limits=None):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
   Args:
@@ -123,6 +171,9 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     shuffle_batches: batches of different lengths are shuffled in a buffer
       this large.
     seed: makes negatives and order reproducible; iterator state checkpoints.
+    negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
+    min_sentence_ids: see `make_groups`.
+    line_limits: optional lines read per file (-1: all).
 
   Returns:
     tf.data.Dataset of int32 [batch_size, 3 + num_negatives, length] with
@@ -131,7 +182,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
   files = corpus_lib.list_files(file_patterns)
   # Mixes are cut per epoch, then repeated: a mix spanning two epochs would
   # drop a different remainder than `count_batches` counts.
-  mixed = _line_blocks(files, block_lines).padded_batch(
+  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
       blocks_per_mix, padding_values="").repeat(num_epochs)
 
   def to_batches(index, block):
@@ -139,7 +190,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     seed_groups, seed_buckets = tf.unstack(
         tf.random.experimental.stateless_split(block_seed, 2))
     groups = make_groups(_flatten_mix(block), text_to_ids, num_negatives,
-                         max_length, seed_groups)
+                         max_length, seed_groups, negatives=negatives,
+                         min_sentence_ids=min_sentence_ids)
     return _bucket_by_length(groups, batch_size, length_multiple,
                              seed_buckets)
 
@@ -153,16 +205,32 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
 
 
 def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
-                  block_lines=2048, blocks_per_mix=8):
+                  block_lines=2048, blocks_per_mix=8, min_sentence_ids=1,
+                  line_limits=None):
   """Batches in one epoch of `group_dataset` with the same settings."""
   files = corpus_lib.list_files(file_patterns)
-  mixed = _line_blocks(files, block_lines).padded_batch(
+  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
       blocks_per_mix, padding_values="")
 
   def count(block):
     ids = text_to_ids(_flatten_mix(block))[:, :max_length]
-    groups = tf.shape(_valid_centers(ids)[0], out_type=tf.int64)[0]
+    groups = tf.shape(_valid_centers(ids, min_sentence_ids)[0],
+                      out_type=tf.int64)[0]
     return groups // batch_size
 
   counts = mixed.map(count, num_parallel_calls=tf.data.AUTOTUNE)
   return int(counts.reduce(tf.constant(0, tf.int64), lambda a, b: a + b))
+
+
+def heldout_groups(file, first_line, text_to_ids, num_negatives, max_length,
+                   max_groups, seed=0, min_sentence_ids=1):
+  """Fixed groups from the lines of `file` from `first_line` on (held-out
+  books), negatives drawn from all of those lines: int32 NumPy
+  [<= max_groups, 3 + num_negatives, max_length]."""
+  lines = corpus_lib.line_dataset([file]).skip(first_line)
+  lines = tf.concat(list(lines.batch(65536).as_numpy_iterator()) or
+                    [tf.constant([], tf.string)], axis=0)
+  groups = make_groups(lines, text_to_ids, num_negatives, max_length,
+                       tf.constant([seed, 0], tf.int64),
+                       min_sentence_ids=min_sentence_ids)
+  return groups[:max_groups].numpy()

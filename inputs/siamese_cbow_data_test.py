@@ -164,6 +164,75 @@ class SiameseCbowDataTest(tf.test.TestCase):
                  for i in groups.numpy()[:, 3:, 0].ravel()}
     self.assertGreater(len(negatives), 3)
 
+  def test_document_negatives_come_from_the_centres_book(self):
+    lines = self.corpus.lines[1]  # Four books.
+    groups = siamese_cbow_data.make_groups(
+        tf.constant(lines), self.to_ids, num_negatives=6,
+        max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
+        negatives="document")
+    self.assertEqual(len(groups), len(self.corpus.centers(1)))
+    books_seen = set()
+    for group in groups.numpy():
+      center = self._check_group(group)
+      book = self.corpus.info[center][:2]
+      books_seen.add(book)
+      for row in group[3:]:
+        self.assertEqual(self.corpus.info[self._row_line(row)][:2], book)
+    self.assertGreater(len(books_seen), 1)
+    # With "mix", some negatives of the same groups come from other books.
+    mixed = siamese_cbow_data.make_groups(
+        tf.constant(lines), self.to_ids, num_negatives=6,
+        max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64))
+    self.assertTrue(any(
+        self.corpus.info[self._row_line(row)][:2]
+        != self.corpus.info[self._row_line(group[0])][:2]
+        for group in mixed.numpy() for row in group[3:]))
+
+  def test_unknown_negative_source_is_an_error(self):
+    with self.assertRaisesRegex(ValueError, "negatives must be one of"):
+      siamese_cbow_data.make_groups(
+          tf.constant(self.corpus.lines[0]), self.to_ids, num_negatives=1,
+          max_length=MAX_LENGTH, seed=tf.constant([0, 0], tf.int64),
+          negatives="corpus")
+
+  def test_min_sentence_ids_leaves_out_short_sentences(self):
+    groups = siamese_cbow_data.make_groups(
+        tf.constant(self.corpus.lines[0]), self.to_ids, num_negatives=3,
+        max_length=MAX_LENGTH, seed=tf.constant([1, 2], tf.int64),
+        min_sentence_ids=2).numpy()
+    self.assertNotEmpty(groups)
+    self.assertTrue(((groups > 0).sum(axis=2) >= 2).all())
+    expected = [g for g in self.corpus.centers(0)
+                if all(_repeats(h) >= 2 for h in (g - 1, g, g + 1))]
+    self.assertEqual(sorted(self._row_line(group[0]) for group in groups),
+                     sorted(expected))
+
+  def test_line_limits_keep_the_rest_of_a_file_out(self):
+    limit = 12  # File 1: books of 8 and 5 lines; line 12 is in book 2.
+    batches = self._batches(line_limits=[-1, limit])
+    first1 = min(g for g, v in self.corpus.info.items() if v[0] == 1)
+    centers = [self._check_group(batch[0]) for batch in batches]
+    # Raw line numbers of file 1 count the empty line between books.
+    raw_line = {g: g - first1 + self.corpus.info[g][1] for g in centers
+                if self.corpus.info[g][0] == 1}
+    self.assertNotEmpty(raw_line)
+    self.assertLess(max(raw_line.values()) + 1, limit)
+    count = siamese_cbow_data.count_batches(
+        self.corpus.files, self.to_ids, batch_size=1, max_length=MAX_LENGTH,
+        block_lines=1000, line_limits=[-1, limit])
+    self.assertEqual(count, len(batches))
+
+  def test_heldout_groups_read_from_the_first_line_on(self):
+    first_line = 9  # File 1's second book starts at raw line 9.
+    groups = siamese_cbow_data.heldout_groups(
+        self.corpus.files[1], first_line, self.to_ids, num_negatives=3,
+        max_length=MAX_LENGTH, max_groups=4)
+    self.assertEqual(groups.shape, (4, 6, MAX_LENGTH))
+    for group in groups:
+      center = self._check_group(group)
+      self.assertEqual(self.corpus.info[center][0], 1)
+      self.assertGreaterEqual(self.corpus.info[center][1], 1)
+
   def test_make_groups_truncates_to_max_length(self):
     groups = siamese_cbow_data.make_groups(
         tf.constant(["l1 l1 l1", "l2 l2 l2 l2", "l3"]), self.to_ids,

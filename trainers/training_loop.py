@@ -40,6 +40,8 @@ from typing import Callable, Mapping, Optional
 import tensorflow as tf
 
 TRAIN_LOG_FILE = "train_log.jsonl"
+# One JSON object per evaluation: step and the eval_fn's metrics.
+EVAL_LOG_FILE = "eval_log.jsonl"
 CHECKPOINT_SUBDIR = "checkpoints"
 # Name of the checkpointed count of distributed batches consumed.
 INPUT_POSITION = "input_batches"
@@ -157,9 +159,10 @@ def _trim_train_log(path, last_step):
     f.writelines(kept)
 
 
-def read_train_log(model_dir: str):
-  """The loss curve a run wrote: list of dicts (step, loss, ...)."""
-  with open(os.path.join(model_dir, TRAIN_LOG_FILE)) as f:
+def read_train_log(model_dir: str, name: str = TRAIN_LOG_FILE):
+  """The loss curve a run wrote (or, with name=EVAL_LOG_FILE, its
+  evaluations): list of dicts (step, loss, ...)."""
+  with open(os.path.join(model_dir, name)) as f:
     return [json.loads(line) for line in f if line.strip()]
 
 
@@ -317,19 +320,31 @@ def run(model_dir: str,
   step = int(step_counter.numpy())
   train_log_path = os.path.join(out_dir, TRAIN_LOG_FILE)
   _trim_train_log(train_log_path, step if latest else -1)
+  eval_log_path = os.path.join(out_dir, EVAL_LOG_FILE)
+  _trim_train_log(eval_log_path, step if latest else -1)
   first_step = step
   metrics, evaluation, interrupted = {}, {}, False
   window_start, window_step = time.time(), step
   rate = None
+  # The step last evaluated (a rerun of a finished run does not evaluate
+  # again, and the last step is not evaluated twice).
+  evaluated_step = max((r["step"] for r in read_train_log(
+      out_dir, EVAL_LOG_FILE)), default=None) if os.path.exists(
+          eval_log_path) else None
 
   def evaluate():
-    nonlocal evaluation
-    if eval_fn is None:
+    nonlocal evaluation, evaluated_step
+    if eval_fn is None or evaluated_step == step:
       return
+    evaluated_step = step
     evaluation = dict(eval_fn())
     with writer.as_default(step=step):
       for name, value in evaluation.items():
         tf.summary.scalar(f"eval/{name}", value)
+    with open(eval_log_path, "a") as eval_log:
+      eval_log.write(json.dumps(
+          {"step": step, **{k: float(v) for k, v in evaluation.items()}})
+                     + "\n")
     log(f"step {step}: " + ", ".join(
         f"{k} {v:.4f}" for k, v in sorted(evaluation.items())))
 

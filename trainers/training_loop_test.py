@@ -240,7 +240,7 @@ class StepsPerCallTest(tf.test.TestCase):
   """`LoopConfig.steps_per_call`: several steps per graph call, in process."""
 
   def _run(self, model_dir, steps_per_call, total_steps=20, batches=23,
-           **config):
+           eval_fn=None, **config):
     # The step adds its batch to `total` and counts itself: the sum shows
     # which batches ran, in which order they were consumed does not matter.
     total = tf.Variable(0, dtype=tf.int64)
@@ -261,7 +261,8 @@ class StepsPerCallTest(tf.test.TestCase):
         training_loop.LoopConfig(total_steps=total_steps,
                                  steps_per_call=steps_per_call, **config),
         dataset, train_step, counter,
-        {"total": total, "counter": counter, "last": last}, log=lines.append)
+        {"total": total, "counter": counter, "last": last}, log=lines.append,
+        eval_fn=eval_fn)
     return outcome, int(total.numpy()), int(last.numpy()), lines
 
   def test_same_steps_logs_and_checkpoints_as_one_step_per_call(self):
@@ -308,6 +309,36 @@ class StepsPerCallTest(tf.test.TestCase):
     self.assertEqual(outcome["step"], 23)
     self.assertEqual(total, sum(range(23)))
     self.assertIn("input ended at step 23", lines)
+
+  def test_evaluations_are_logged_and_trimmed_on_resume(self):
+    model_dir = os.path.join(self.get_temp_dir(), "evals")
+    calls = []
+
+    def eval_fn():
+      calls.append(1)
+      return {"score": float(len(calls)), "ranking": np.float32(0.5)}
+
+    first, *_ = self._run(model_dir, 1, eval_every_steps=5,
+                          checkpoint_every_steps=5, max_steps_per_run=7,
+                          eval_fn=eval_fn)
+    self.assertTrue(first["interrupted"])
+    log = training_loop.read_train_log(model_dir,
+                                       training_loop.EVAL_LOG_FILE)
+    self.assertEqual(log, [{"step": 5, "score": 1.0, "ranking": 0.5}])
+    # A record of a step after the last checkpoint (7) is dropped on
+    # resume, like the training log's.
+    with open(os.path.join(model_dir, training_loop.EVAL_LOG_FILE), "a") as f:
+      f.write(json.dumps({"step": 9, "score": -1.0}) + "\n")
+    self._run(model_dir, 1, eval_every_steps=5, checkpoint_every_steps=5,
+              eval_fn=eval_fn)
+    log = training_loop.read_train_log(model_dir,
+                                       training_loop.EVAL_LOG_FILE)
+    # The last step is evaluated once, and a rerun of the finished run
+    # does not evaluate again.
+    self.assertEqual([r["step"] for r in log], [5, 10, 15, 20])
+    self._run(model_dir, 1, eval_every_steps=5, eval_fn=eval_fn)
+    self.assertLen(training_loop.read_train_log(
+        model_dir, training_loop.EVAL_LOG_FILE), 4)
 
   def test_interrupted_run_resumes_with_the_next_batch(self):
     model_dir = os.path.join(self.get_temp_dir(), "resume")
