@@ -43,6 +43,12 @@ flags.DEFINE_integer("embedding_dim", 300, "Embedding size.")
 flags.DEFINE_integer("batch_size", 100, "Groups per batch.")
 flags.DEFINE_integer("num_negatives", 2, "Negatives per group.")
 flags.DEFINE_integer("max_length", 50, "Ids per sentence.")
+flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
+                  "Where negatives come from (as the trainer's flag).")
+flags.DEFINE_integer("min_sentence_length", 1, "As the trainer's flag.",
+                     lower_bound=1)
+flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS),
+                  "As the trainer's flag.")
 
 
 def _peak_rss_mb():
@@ -82,7 +88,8 @@ def main(argv):
     return siamese_cbow_data.group_dataset(
         files, text_to_ids, batch_size=FLAGS.batch_size,
         num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-        num_epochs=10)
+        num_epochs=10, negatives=FLAGS.negatives,
+        min_sentence_ids=FLAGS.min_sentence_length)
 
   members = 3 + FLAGS.num_negatives
   rows = []
@@ -93,18 +100,21 @@ def main(argv):
   keras.utils.set_random_seed(0)
   model = siamese_cbow.SiameseCBOW(vocabulary.size_with_padding,
                                    FLAGS.embedding_dim)
-  optimizer = keras.optimizers.SGD(learning_rate=0.1)
+  optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
+      FLAGS.optimizer, 0.01)
   model(tf.zeros([1, members, 1], tf.int32))
   optimizer.build(model.trainable_variables)
   train_step = siamese_cbow_step.make_train_step(
-      model, optimizer, FLAGS.num_negatives, jit_compile=True)
+      model, optimizer, FLAGS.num_negatives, jit_compile=True,
+      apply_in_xla=apply_in_xla)
   groups_s, tokens_s, seconds = _measure(
       dataset(), FLAGS.warmup_steps, FLAGS.steps,
       lambda batch: train_step(batch)["loss"].numpy())
   rows.append(("pipeline + train step (XLA)", groups_s, tokens_s))
 
   print(f"\nSiamese CBOW training throughput, {FLAGS.embedding_dim}-d, batch "
-        f"{FLAGS.batch_size} groups of {members} sentences, "
+        f"{FLAGS.batch_size} groups of {members} sentences, optimizer "
+        f"{FLAGS.optimizer}, negatives {FLAGS.negatives}, "
         f"{tf.config.threading.get_intra_op_parallelism_threads() or 'all'} "
         f"intra-op threads, {FLAGS.steps} measured steps "
         f"({seconds:.1f}s)\n")
@@ -115,7 +125,8 @@ def main(argv):
   print(f"\npeak RSS: {_peak_rss_mb():,.0f} MB")
   groups_per_epoch = siamese_cbow_data.count_batches(
       files, text_to_ids, batch_size=FLAGS.batch_size,
-      max_length=FLAGS.max_length) * FLAGS.batch_size
+      max_length=FLAGS.max_length,
+      min_sentence_ids=FLAGS.min_sentence_length) * FLAGS.batch_size
   print(f"one epoch = {groups_per_epoch:,} groups -> "
         f"{groups_per_epoch / rows[-1][1] / 60:.1f} min at the training rate")
 

@@ -49,6 +49,7 @@ THIRD_PARTY_SENTINELS = {
     "tensorflow_hub": "//:expect_tensorflow_hub_installed",
     "tensorflow_text": "//:expect_tensorflow_text_installed",
     "scipy": "//:expect_scipy_installed",
+    "matplotlib": "//:expect_matplotlib_installed",
     "absl": "//:expect_absl_installed",
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",

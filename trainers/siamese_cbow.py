@@ -25,6 +25,7 @@ from common import cli
 from common import data_dir as data_dir_lib
 from common import errors
 from evaluation import encoder as encoder_lib
+from evaluation import neighbour_ranking
 from evaluation import sts
 from evaluation import sts_data
 from export import export_model
@@ -40,6 +41,11 @@ from trainers import siamese_cbow_step
 from trainers import training_loop
 
 FLAGS = flags.FLAGS
+
+# Held-out groups scored by eval/neighbour_ranking, and their random
+# sentences per group.
+HELDOUT_GROUPS = 5000
+HELDOUT_NEGATIVES = 10
 
 flags.DEFINE_string("data_dir", None,
                     f"Data directory (default ${data_dir_lib.ENV_VAR}); the "
@@ -68,8 +74,27 @@ flags.DEFINE_integer("max_vocabulary", 0, "Keep at most this many words "
                      "(0: no limit).")
 flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
                   "reference Siamese CBOW code drops them).")
+flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
+                  "Where negatives come from: mix (any sentence of the "
+                  "--blocks_per_mix blocks, mostly other books, like the "
+                  "reference's uniform draw) or document (the centre's own "
+                  "book only).")
+flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
+                     "vocabulary words (after dropping unknown words and, "
+                     "without --keep_punctuation, punctuation) are not "
+                     "used as centres, neighbours or negatives.",
+                     lower_bound=1)
+flags.DEFINE_integer("heldout_books", 20, "The last N books of the last "
+                     "corpus part are kept out of training; the share of "
+                     "their neighbours ranked above random sentences is "
+                     "logged as eval/neighbour_ranking (book corpus only; "
+                     "0: none).", lower_bound=0)
 flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).")
-flags.DEFINE_float("learning_rate", 1e-4, "Initial SGD learning rate.")
+flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS), "sgd: plain SGD (the "
+                  "paper); adagrad / adadelta: their lazy variants, which "
+                  "update only the looked-up rows (adadelta with "
+                  "--learning_rate=1 is the authors' code default).")
+flags.DEFINE_float("learning_rate", 1e-4, "Initial learning rate.")
 flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
                    "decays linearly to this fraction of the initial one over "
                    "training (the reference code's floor).")
@@ -87,6 +112,13 @@ flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
 flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA "
                   "(about 3x faster on CPU).")
 flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
+flags.DEFINE_bool("compare_untrained", True, "Also evaluate the initial "
+                  "(untrained) word vectors, at the start of a fresh run, and "
+                  "show them beside the trained ones in the final table.")
+
+# The final evaluation's sets, and where the untrained model's results go.
+EVAL_SETS = ("sts", "sick", "stsb")
+UNTRAINED_RESULTS_FILE = "sts_results_untrained.json"
 
 
 def _corpus_files(data_dir):
@@ -94,6 +126,27 @@ def _corpus_files(data_dir):
     return corpus.list_files(FLAGS.corpus_files)
   return corpus.list_files(
       corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
+
+
+def _line_limits(data_dir, files):
+  """Lines read per corpus file (-1: all) and the held-out (file, first
+  line), or None when no books are held out."""
+  limits = [-1] * len(files)
+  if not FLAGS.heldout_books or FLAGS.corpus_files:
+    return limits, None
+  if not os.path.exists(corpus.book_index_path(data_dir)):
+    print(f"no {corpus.book_index_path(data_dir)}: no books held out, no "
+          "neighbour ranking", flush=True)
+    return limits, None
+  last = files[-1]
+  part = int(os.path.basename(last)[len("part"):len("part") + 2])
+  try:
+    first_line = corpus.last_books_start(data_dir, part, FLAGS.heldout_books)
+  except errors.DataDirError as e:
+    raise errors.UserError(f"--heldout_books={FLAGS.heldout_books}: {e}") from e
+  # The empty line before the first held-out book ends the training text.
+  limits[-1] = max(first_line - 1, 0)
+  return limits, (last, first_line)
 
 
 def _load_or_build_vocabulary(model_dir, files, tokenizer):
@@ -110,7 +163,8 @@ def _load_or_build_vocabulary(model_dir, files, tokenizer):
   return vocabulary
 
 
-def _batches_per_epoch(model_dir, files, text_to_ids, num_pipelines=1):
+def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
+                       num_pipelines=1):
   """Counted once by a pass over the corpus, then cached in the model dir.
 
   With several input pipelines reading disjoint files (see
@@ -123,6 +177,10 @@ def _batches_per_epoch(model_dir, files, text_to_ids, num_pipelines=1):
   key = {"files": files, "batch_size": FLAGS.batch_size,
          "max_length": FLAGS.max_length,
          "blocks_per_mix": FLAGS.blocks_per_mix}
+  if FLAGS.min_sentence_length > 1:
+    key["min_sentence_length"] = FLAGS.min_sentence_length
+  if any(limit >= 0 for limit in line_limits):
+    key["line_limits"] = line_limits
   if num_pipelines > 1:
     key["input_pipelines"] = num_pipelines
   if os.path.exists(path):
@@ -137,16 +195,30 @@ def _batches_per_epoch(model_dir, files, text_to_ids, num_pipelines=1):
     shards, batch_size = [files], FLAGS.batch_size
   else:
     batch_size = FLAGS.batch_size // num_pipelines
+  limit_of = dict(zip(files, line_limits))
   batches = min(siamese_cbow_data.count_batches(
       shard, text_to_ids, batch_size=batch_size,
-      max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix)
+      max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix,
+      min_sentence_ids=FLAGS.min_sentence_length,
+      line_limits=[limit_of[f] for f in shard])
                 for shard in shards)
   with open(path, "w") as f:
     json.dump({"key": key, "batches_per_epoch": batches}, f)
   return batches
 
 
-def _distributed_dataset_fn(files, text_to_ids):
+def _group_dataset(files, text_to_ids, line_limits, batch_size):
+  limit_of = dict(zip(files, line_limits))
+  return siamese_cbow_data.group_dataset(
+      files, text_to_ids, batch_size=batch_size,
+      num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
+      num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
+      seed=FLAGS.seed, negatives=FLAGS.negatives,
+      min_sentence_ids=FLAGS.min_sentence_length,
+      line_limits=[limit_of[f] for f in files])
+
+
+def _distributed_dataset_fn(files, text_to_ids, line_limits):
   """input_context -> this pipeline's per-replica batches (see
   `distribution`): its own files in batches of batch_size / pipelines, or
   its slice of the global batches when there are fewer files than
@@ -157,17 +229,69 @@ def _distributed_dataset_fn(files, text_to_ids):
     pipelines = input_context.num_input_pipelines
     batch_size = FLAGS.batch_size if data_shard else (
         FLAGS.batch_size // pipelines)
-    dataset = siamese_cbow_data.group_dataset(
-        own_files, text_to_ids, batch_size=batch_size,
-        num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-        num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
-        seed=FLAGS.seed)
+    limit_of = dict(zip(files, line_limits))
+    dataset = _group_dataset(own_files, text_to_ids,
+                             [limit_of[f] for f in own_files], batch_size)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
     return distribution.split_batches(
         dataset, distribution.replicas_per_pipeline(input_context))
 
   return dataset_fn
+
+
+def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
+  """Scores the initial word vectors once, at the start of a fresh run."""
+  path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
+  if os.path.exists(path) or tf.train.latest_checkpoint(
+      os.path.join(model_dir, training_loop.CHECKPOINT_SUBDIR)):
+    return
+  print("evaluating the untrained word vectors (--compare_untrained)...",
+        flush=True)
+  eval_encoder.embeddings.assign(model.embedding.embeddings)
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, EVAL_SETS)
+  results = sts.evaluate_pair_sets(
+      encoder_lib.FunctionEncoder(eval_encoder), pair_sets, missing=missing,
+      model_name="Siamese CBOW (untrained)")
+  with open(path + ".tmp", "w") as f:
+    json.dump(sts.results_to_json(results), f)
+  os.replace(path + ".tmp", path)
+
+
+def _trained_vs_untrained(trained, untrained):
+  """One line per headline score: trained, untrained and which is higher."""
+  lines = []
+  for label, key in (("mean of the STS 2012-2015 sets", "STS.mean"),
+                     ("STS-B dev", "STSB.dev")):
+    source = trained.aggregates if key in trained.aggregates else trained.sets
+    other = untrained.aggregates if key in untrained.aggregates else (
+        untrained.sets)
+    if key not in source or key not in other:
+      continue
+    now, before = source[key].pearson, other[key].pearson
+    verdict = "above" if now > before else "NOT above"
+    lines.append(f"{label}: trained {now:.2f}, untrained {before:.2f} "
+                 f"({verdict} the untrained model, {now - before:+.2f})")
+  return "\n".join(lines)
+
+
+def _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout):
+  """eval_fn plus eval/neighbour_ranking on the held-out books."""
+  groups = siamese_cbow_data.heldout_groups(
+      *heldout, text_to_ids, HELDOUT_NEGATIVES, FLAGS.max_length,
+      HELDOUT_GROUPS, seed=FLAGS.seed)
+  print(f"held out: {FLAGS.heldout_books} books from line {heldout[1] + 1} "
+        f"of {os.path.basename(heldout[0])} ({len(groups):,} groups scored)",
+        flush=True)
+
+  def evaluate():
+    metrics = dict(eval_fn())
+    metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
+        lambda ids: model.encode(ids).numpy(), groups,
+        siamese_cbow_data.NUM_POSITIVES)
+    return metrics
+
+  return evaluate
 
 
 def main(argv):
@@ -184,6 +308,7 @@ def main(argv):
   keras.utils.set_random_seed(FLAGS.seed)
 
   files = _corpus_files(data_dir)
+  line_limits, heldout = _line_limits(data_dir, files)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
   vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer)
   text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
@@ -191,7 +316,7 @@ def main(argv):
   print(f"vocabulary: {len(vocabulary):,} words (min count "
         f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
   batches_per_epoch = _batches_per_epoch(out_dir, files, text_to_ids,
-                                         num_pipelines)
+                                         line_limits, num_pipelines)
   total_steps = FLAGS.num_epochs * batches_per_epoch
   if FLAGS.train_steps:
     total_steps = min(total_steps, FLAGS.train_steps)
@@ -212,6 +337,10 @@ def main(argv):
                    "total_steps": total_steps,
                    "batch_size": FLAGS.batch_size,
                    "num_epochs": FLAGS.num_epochs,
+                   "optimizer": FLAGS.optimizer,
+                   "negatives": FLAGS.negatives,
+                   "min_sentence_length": FLAGS.min_sentence_length,
+                   "heldout_books": FLAGS.heldout_books if heldout else 0,
                    "strategy": FLAGS.strategy,
                    "replicas": distribution.num_replicas(strategy)}})
   schedule = keras.optimizers.schedules.PolynomialDecay(
@@ -219,24 +348,22 @@ def main(argv):
       end_learning_rate=FLAGS.learning_rate
       * FLAGS.final_learning_rate_fraction, power=1.0)
   with distribution.scope(strategy):
-    # Plain SGD (no momentum) updates only the looked-up rows of the table.
-    optimizer = keras.optimizers.SGD(learning_rate=schedule)
+    optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
+        FLAGS.optimizer, schedule)
     model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
                     + FLAGS.num_negatives, 1], tf.int32))
     optimizer.build(model.trainable_variables)
   if strategy is None:
     train_step = siamese_cbow_step.make_train_step(
-        model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile)
-    dataset = siamese_cbow_data.group_dataset(
-        files, text_to_ids, batch_size=FLAGS.batch_size,
-        num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-        num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
-        seed=FLAGS.seed)
+        model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile,
+        apply_in_xla=apply_in_xla)
+    dataset = _group_dataset(files, text_to_ids, line_limits,
+                             FLAGS.batch_size)
   else:
     train_step = siamese_cbow_step.make_replica_step(
         model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
         FLAGS.jit_compile)
-    dataset = _distributed_dataset_fn(files, text_to_ids)
+    dataset = _distributed_dataset_fn(files, text_to_ids, line_limits)
 
   eval_fn = None
   if chief:
@@ -246,6 +373,11 @@ def main(argv):
         data_dir, eval_encoder,
         before=lambda: eval_encoder.embeddings.assign(
             model.embedding.embeddings))
+    if heldout:
+      eval_fn = _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout)
+
+  if chief and FLAGS.export and FLAGS.compare_untrained:
+    _evaluate_untrained(model_dir, data_dir, eval_encoder, model)
 
   outcome = training_loop.run(
       model_dir,
@@ -269,17 +401,24 @@ def main(argv):
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
   path = export_model.export(model_dir, export_dir, data_dir=data_dir)
   print(f"exported to {path}", flush=True)
-  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+  pair_sets, missing = sts_data.load_eval_sets(data_dir, EVAL_SETS)
   results = sts.evaluate_pair_sets(
       encoder_lib.load_encoder(path), pair_sets, missing=missing,
-      model_name="Siamese CBOW")
-  table = sts.format_table([results])
+      model_name="Siamese CBOW (trained)")
+  columns = [results]
+  untrained_path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
+  if os.path.exists(untrained_path):
+    with open(untrained_path) as f:
+      columns.append(sts.results_from_json(json.load(f)))
+  table = sts.format_table(columns)
   with open(os.path.join(model_dir, "sts_results.json"), "w") as f:
     json.dump(sts.results_to_json(results, include_predictions=False), f,
               indent=2)
   with open(os.path.join(model_dir, "sts_results.md"), "w") as f:
     f.write(table + "\n")
   print(table, flush=True)
+  if len(columns) > 1:
+    print(_trained_vs_untrained(results, columns[1]), flush=True)
   print(f"export: {os.path.abspath(path)}", flush=True)
 
 

@@ -14,11 +14,17 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _write_corpus(data_dir, seed=0):
-  """Two parts of a few short 'books' over a 60-word vocabulary."""
+  """Two parts of three 250-line 'books' over a 60-word vocabulary, and
+  their index.tsv."""
   rng = random.Random(seed)
   words = [f"w{i}" for i in range(60)]
   folder = os.path.join(data_dir, "gutenberg")
   os.makedirs(folder, exist_ok=True)
+  with open(os.path.join(folder, "index.tsv"), "w") as f:
+    f.write("part\tbook_order_in_part\tfirst_line_in_part\n")
+    for part in (1, 2):
+      for book in range(3):
+        f.write(f"{part}\t{book}\t{1 + 251 * book}\n")
   for part in (1, 2):
     books = []
     for _ in range(3):
@@ -58,7 +64,8 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     cls.common = ["--data_dir=" + cls.data_dir, "--embedding_dim=16",
                   "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
                   "--num_epochs=2", "--checkpoint_every_steps=5",
-                  "--log_every_steps=5", "--eval_every_steps=0"]
+                  "--log_every_steps=5", "--eval_every_steps=0",
+                  "--heldout_books=1"]
 
   def test_trains_exports_and_reloads(self):
     model_dir = os.path.join(self.get_temp_dir(), "full")
@@ -94,6 +101,41 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     self.assertAllClose(out[3], (2 * w1 + w2) / 3, atol=1e-6)
     # Training moved the vectors away from N(0, 0.01) initialisation.
     self.assertGreater(np.abs(table[1:]).mean(), 0.02)
+    # The untrained model was scored at the start, for the final table.
+    self.assertTrue(os.path.exists(
+        os.path.join(model_dir, "sts_results_untrained.json")))
+
+  def test_optimizer_negatives_and_held_out_books(self):
+    model_dir = os.path.join(self.get_temp_dir(), "variants")
+    result = _train(self.common + [
+        "--model_dir=" + model_dir, "--noexport", "--heldout_books=1",
+        "--optimizer=adagrad", "--learning_rate=0.1", "--negatives=document",
+        "--min_sentence_length=3"])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    # Book 3 of part 2 starts at line 503 (1-based): lines 1-501 are read.
+    self.assertIn("held out: 1 books from line 503 of part02.txt.gz",
+                  result.stdout)
+    with open(os.path.join(model_dir, "model_config.json")) as f:
+      training = json.load(f)["training"]
+    self.assertEqual(training["optimizer"], "adagrad")
+    self.assertEqual(training["negatives"], "document")
+    self.assertEqual(training["heldout_books"], 1)
+    with open(os.path.join(model_dir, "eval_log.jsonl")) as f:
+      evaluations = [json.loads(line) for line in f]
+    self.assertBetween(evaluations[-1]["neighbour_ranking"], 0.0, 1.0)
+    with open(os.path.join(model_dir, "corpus_stats.json")) as f:
+      stats = json.load(f)
+    self.assertEqual(stats["key"]["line_limits"], [-1, 501])
+    self.assertEqual(stats["key"]["min_sentence_length"], 3)
+
+  def test_holding_out_every_book_is_an_error(self):
+    result = _train(self.common + [
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "all_out"),
+        "--heldout_books=3"])
+    self.assertEqual(result.returncode, 2)
+    self.assertIn("--heldout_books=3", result.stderr)
+    self.assertIn("cannot hold out 3", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
 
   def test_resume_after_stop_matches_uninterrupted_run(self):
     straight = os.path.join(self.get_temp_dir(), "straight")

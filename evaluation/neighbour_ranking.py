@@ -1,0 +1,46 @@
+"""How well an encoder does Siamese CBOW's own task on held-out text.
+
+The training objective asks that a sentence be closer (by cosine) to the
+sentences next to it than to random ones. This measures exactly that on
+groups the model never trained on: over every (neighbour, random sentence)
+pair of every group, the fraction where the neighbour is ranked higher. 0.5 is
+chance. A model that gains here but loses on STS has learned its objective,
+just not sentence meaning; one that does not gain has not learned at all.
+"""
+
+import numpy as np
+
+
+def neighbour_ranking_accuracy(encode_fn, groups, num_positives=2,
+                               batch_size=4096):
+  """Fraction of (neighbour, random) pairs ranked correctly by cosine.
+
+  Args:
+    encode_fn: int32 ids [n, length] -> float [n, d] sentence vectors.
+    groups: int ids [groups, 1 + num_positives + negatives, length]: the
+      centre, its neighbours, then random sentences (the layout of
+      `inputs.siamese_cbow_data`).
+    num_positives: neighbours per group.
+    batch_size: sentences encoded per call.
+
+  Returns:
+    float in [0, 1]; a tie (e.g. a zero vector) counts one half. NaN if there
+    are no groups.
+  """
+  groups = np.asarray(groups)
+  if not len(groups):
+    return float("nan")
+  num_groups, members, length = groups.shape
+  flat = groups.reshape(-1, length)
+  vectors = np.concatenate([
+      np.asarray(encode_fn(flat[i:i + batch_size]), np.float64)
+      for i in range(0, len(flat), batch_size)])
+  vectors = vectors.reshape(num_groups, members, -1)
+  norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+  unit = np.divide(vectors, norms, out=np.zeros_like(vectors),
+                   where=norms > 0)
+  cosines = np.einsum("gd,gkd->gk", unit[:, 0], unit[:, 1:])
+  positives = cosines[:, :num_positives, None]
+  negatives = cosines[:, None, num_positives:]
+  wins = (positives > negatives) + 0.5 * (positives == negatives)
+  return float(wins.mean())
