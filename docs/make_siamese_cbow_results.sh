@@ -1,16 +1,78 @@
 #!/usr/bin/env bash
-# Regenerates docs/siamese_cbow.md from the exports of the two runs below:
-#   python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_paper.flags \
-#       --data_dir=../shared/data --model_dir=runs/siamese_cbow_paper
-#   python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_paper.flags \
-#       --data_dir=../shared/data --model_dir=runs/siamese_cbow_untrained --train_steps=1
+# Regenerates docs/siamese_cbow.md (and docs/siamese_cbow_word_norms.png) from
+# the runs that `bash docs/run_siamese_cbow_ablation.sh` trains into
+# runs/siamese_cbow_ablation/: the ablation table, the run selected on STS-B
+# dev, the word-norm analysis, and the per-set table of the selected run
+# beside the paper flagfile, the untrained model and word2vec.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmd=(python -m evaluation.sts
-     --model=runs/siamese_cbow_paper/export
-     --model=runs/siamese_cbow_untrained/export
-     "--names=Siamese CBOW (paper flags; 1 epoch),Siamese CBOW before training (step 1)"
-     --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" --sets=sts,sick
-     --reference=word2vec=../shared/baselines/word2vec_books_sts.md
-     --output_markdown=docs/siamese_cbow.md)
-.venv/bin/"${cmd[@]}" --command_note="bash docs/make_results.sh  (runs: ${cmd[*]})"
+py=.venv/bin/python
+data_dir="${SENTZOO_DATA_DIR:-../shared/data}"
+runs_dir=runs/siamese_cbow_ablation
+reference=word2vec=../shared/baselines/word2vec_books_sts.md
+out=docs/siamese_cbow.md
+names=$(bash docs/run_siamese_cbow_ablation.sh --list | paste -sd, -)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ablation=(python -m evaluation.siamese_cbow_ablation --runs_dir=$runs_dir
+          --runs="$names" --reference=$reference
+          --output_json=$tmp/ablation.json)
+.venv/bin/"${ablation[@]}" > $tmp/ablation.md
+best=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['selected'])" \
+       $tmp/ablation.json)
+
+norms=(python -m evaluation.word_norms
+       --model_dir=$runs_dir/untrained --export=$runs_dir/untrained/export/1
+       --model_dir=$runs_dir/paper --export=$runs_dir/paper/export/1
+       --model_dir=$runs_dir/$best --export=$runs_dir/$best/export/1
+       --names="untrained,paper flags,$best (selected)"
+       --output_png=docs/siamese_cbow_word_norms.png)
+.venv/bin/"${norms[@]}" 2>/dev/null > $tmp/norms.txt
+
+per_set=(python -m evaluation.sts --model=$runs_dir/$best/export
+         --model=$runs_dir/paper/export --model=$runs_dir/untrained/export
+         "--names=Siamese CBOW $best (selected on STS-B dev),Siamese CBOW (paper flags),Siamese CBOW before training"
+         --data_dir="$data_dir" --sets=sts,sick --reference=$reference
+         --output_markdown=$tmp/per_set.md)
+.venv/bin/"${per_set[@]}" > /dev/null 2>&1
+
+{
+  echo "# Siamese CBOW on the book corpus"
+  echo
+  echo "Produced by \`bash docs/make_siamese_cbow_results.sh\` from the runs of"
+  echo "\`bash docs/run_siamese_cbow_ablation.sh\` (each: \`python -m trainers.siamese_cbow"
+  echo "--flagfile=configs/siamese_cbow_paper.flags\` plus the flags in its row, on all 7 parts"
+  echo "of the corpus less the 20 held-out books)."
+  echo
+  echo "## Ablations"
+  echo
+  echo "\`${ablation[*]}\`"
+  echo
+  echo "Pearson's r × 100 on the test sets (STS 2012–2015, 19 sets, and SICK); STS-B dev and the"
+  echo "neighbour ranking are the run's last evaluation. Neighbour ranking: on 5,000 groups from"
+  echo "the 20 held-out books, the share of (true neighbour, random held-out sentence) pairs in"
+  echo "which the neighbour has the higher cosine with the sentence (0.5 = chance). Sets > best"
+  echo "word2vec: STS sets on which the run beats both word2vec CBOW and skip-gram averaging on"
+  echo "the same corpus (\`../shared/baselines/word2vec_books_sts.md\`). Minutes: wall time of"
+  echo "the whole command (vocabulary, training, export and evaluation) on 2 shared cores."
+  echo
+  sed 's/^ *//' $tmp/ablation.md
+  echo
+  echo "## Word-vector norm against frequency"
+  echo
+  echo "\`${norms[*]}\`"
+  echo
+  echo "![norm against log frequency](siamese_cbow_word_norms.png)"
+  echo
+  echo '```'
+  cat $tmp/norms.txt
+  echo '```'
+  echo
+  echo "## Per set"
+  echo
+  echo "\`${per_set[*]}\`"
+  echo
+  cat $tmp/per_set.md
+} > $out
+echo "wrote $out"

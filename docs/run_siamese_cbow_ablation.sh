@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Trains the Siamese CBOW ablation runs of docs/siamese_cbow.md on the whole
+# book corpus, one after the other, into runs/siamese_cbow_ablation/<name>/.
+# Each run is the paper flagfile plus the flags on its line. A finished run
+# (sts_results.json present) is skipped and an interrupted one resumes, so the
+# table can be built over several sittings; wall_seconds in each run folder
+# adds up the time spent on it. Then: bash docs/make_siamese_cbow_results.sh
+#
+#   bash docs/run_siamese_cbow_ablation.sh            # every run below
+#   bash docs/run_siamese_cbow_ablation.sh NAME ...   # only these
+#   bash docs/run_siamese_cbow_ablation.sh --list     # the run names
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA_DIR="${SENTZOO_DATA_DIR:-../shared/data}"
+RUNS=runs/siamese_cbow_ablation
+PY=.venv/bin/python
+
+# name | flags added to configs/siamese_cbow_paper.flags
+ABLATIONS='
+untrained                | --train_steps=1
+paper                    |
+lr1e-3                   | --learning_rate=1e-3
+lr1e-2                   | --learning_rate=1e-2
+lr1e-3_document          | --learning_rate=1e-3 --negatives=document
+lr1e-2_document          | --learning_rate=1e-2 --negatives=document
+lr3e-3_document          | --learning_rate=3e-3 --negatives=document
+lr1e-3_blocks64          | --learning_rate=1e-3 --blocks_per_mix=64
+lr1e-3_document_minlen5  | --learning_rate=1e-3 --negatives=document --min_sentence_length=5
+lr1e-3_document_punct    | --learning_rate=1e-3 --negatives=document --keep_punctuation
+adadelta_document        | --optimizer=adadelta --learning_rate=1 --final_learning_rate_fraction=1 --negatives=document
+adagrad_document         | --optimizer=adagrad --learning_rate=1e-2 --negatives=document
+epochs3                  | --num_epochs=3
+'
+
+run_one() {
+  local name=$1 extra=$2 dir=$RUNS/$1
+  if [ -f "$dir/sts_results.json" ]; then
+    echo "$name: done"
+    return
+  fi
+  mkdir -p "$dir"
+  # The vocabulary and batch count do not depend on the optimizer or the
+  # negatives: reuse the first run's (the trainer recounts if its key differs).
+  if [[ "$extra" != *keep_punctuation* && -f $RUNS/untrained/vocab.txt ]]; then
+    cp -n $RUNS/untrained/vocab.txt $RUNS/untrained/corpus_stats.json "$dir/"
+  fi
+  echo "$name: training (log: $dir/train.log)"
+  local start=$SECONDS
+  local status=0
+  # shellcheck disable=SC2086
+  $PY -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_paper.flags \
+      --data_dir="$DATA_DIR" --model_dir="$dir" $extra >> "$dir/train.log" 2>&1 \
+      || status=$?
+  echo $(( $(cat "$dir/wall_seconds" 2>/dev/null || echo 0) + SECONDS - start )) \
+      > "$dir/wall_seconds"
+  if [ $status -ne 0 ]; then
+    echo "$name: exit status $status (see $dir/train.log)"
+    failed=1
+  fi
+}
+
+failed=0
+while IFS='|' read -r name extra; do
+  name=$(echo "$name" | xargs)
+  [ -z "$name" ] && continue
+  if [ "${1:-}" == --list ]; then
+    echo "$name"
+    continue
+  fi
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
+  run_one "$name" "$(echo "$extra" | xargs)"
+done <<< "$ABLATIONS"
+exit $failed

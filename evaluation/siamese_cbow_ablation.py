@@ -1,0 +1,203 @@
+r"""The Siamese CBOW ablation table of docs/siamese_cbow.md, from trained runs.
+
+Reads each run folder written by `docs/run_siamese_cbow_ablation.sh`
+(flags.txt, sts_results.json, eval_log.jsonl, train_log.jsonl, wall_seconds)
+and prints a Markdown table: the flags that differ from the first run given
+with flags, STS test scores, STS-B dev, the held-out neighbour ranking, the
+number of STS sets where the run beats the better word2vec column, and time.
+The run with the highest final STS-B dev Pearson is named as the selection:
+settings are chosen on dev, never on the STS test sets.
+
+  python -m evaluation.siamese_cbow_ablation --runs_dir=runs/siamese_cbow_ablation \
+      --runs=untrained,paper,lr1e-3 \
+      --reference=word2vec=../shared/baselines/word2vec_books_sts.md
+"""
+
+import dataclasses
+import json
+import math
+import os
+from typing import Optional
+
+from absl import flags
+
+from common import cli
+from common import errors
+from evaluation import baselines
+
+# Flags that say where a run is, not what it is.
+_NOT_SETTINGS = ("data_dir", "model_dir", "export_dir", "flagfile")
+STS_MEAN, STS2014_MEAN, SICK = "STS.mean", "STS2014.mean", "SICK.test"
+
+
+@dataclasses.dataclass
+class Run:
+  """What the table shows of one trained run."""
+  name: str
+  flags: dict
+  sts: dict  # Set or aggregate name -> Pearson x 100.
+  dev_pearson: Optional[float]
+  neighbour_ranking: Optional[float]
+  steps: Optional[int]
+  minutes: Optional[float]
+
+
+def read_flags(path):
+  """flags.txt ("--name=value" or "--[no]name" per line) -> dict."""
+  values = {}
+  with open(path, encoding="utf-8") as f:
+    for line in f:
+      line = line.strip()
+      if not line.startswith("--"):
+        continue
+      name, sep, value = line[2:].partition("=")
+      if not sep:
+        value = "false" if name.startswith("no") else "true"
+        name = name[2:] if name.startswith("no") else name
+      values[name] = value
+  return values
+
+
+def _last(path, key):
+  if not os.path.exists(path):
+    return None
+  with open(path, encoding="utf-8") as f:
+    records = [json.loads(line) for line in f if line.strip()]
+  records = [r for r in records if key in r]
+  return records[-1][key] if records else None
+
+
+def load_run(runs_dir, name):
+  """Reads one run folder.
+
+  Raises:
+    errors.UserError: the folder or its flags.txt / sts_results.json is
+      missing (the run has not finished).
+  """
+  folder = os.path.join(runs_dir, name)
+  results_path = os.path.join(folder, "sts_results.json")
+  if not os.path.exists(results_path):
+    raise errors.UserError(f"{results_path}: not found (run "
+                           "docs/run_siamese_cbow_ablation.sh first)")
+  with open(results_path, encoding="utf-8") as f:
+    results = json.load(f)
+  sts = {k: v["pearson"] for k, v in results["sets"].items()}
+  sts.update({k: v["pearson"] for k, v in results["aggregates"].items()})
+  wall = os.path.join(folder, "wall_seconds")
+  minutes = None
+  if os.path.exists(wall):
+    with open(wall, encoding="utf-8") as f:
+      minutes = int(f.read().strip() or 0) / 60
+  return Run(
+      name=name, flags=read_flags(os.path.join(folder, "flags.txt")),
+      sts=sts,
+      dev_pearson=_last(os.path.join(folder, "eval_log.jsonl"),
+                        "stsb_dev_pearson"),
+      neighbour_ranking=_last(os.path.join(folder, "eval_log.jsonl"),
+                              "neighbour_ranking"),
+      steps=_last(os.path.join(folder, "train_log.jsonl"), "step"),
+      minutes=minutes)
+
+
+def setting(run, base):
+  """The flags of `run` that differ from `base`'s, as "--name=value"."""
+  names = sorted(set(run.flags) | set(base.flags))
+  diff = [f"--{n}={run.flags.get(n, '(unset)')}" for n in names
+          if n not in _NOT_SETTINGS and run.flags.get(n) != base.flags.get(n)]
+  return " ".join(diff) or "(paper flagfile)"
+
+
+def sets_beaten(run, references):
+  """(sets where run's Pearson > every reference column's, sets compared)."""
+  names = [k for k in run.sts if not k.endswith(".mean") and k != SICK
+           and all(k in column for column in references.values())]
+  wins = sum(run.sts[k] > max(c[k][0] for c in references.values())
+             for k in names)
+  return wins, len(names)
+
+
+def _number(x, digits=2):
+  if x is None or (isinstance(x, float) and math.isnan(x)):
+    return "–"
+  return f"{x:.{digits}f}"
+
+
+def selection(runs):
+  """The run with the highest final STS-B dev Pearson (None if none has)."""
+  scored = [r for r in runs if r.dev_pearson is not None]
+  return max(scored, key=lambda r: r.dev_pearson) if scored else None
+
+
+def format_table(runs, base, references):
+  """The Markdown ablation table (one row per run)."""
+  lines = [
+      "| run | flags besides the paper flagfile | 19-set mean | STS 2014 "
+      "mean | SICK test | STS-B dev | neighbour ranking | sets > best "
+      "word2vec | steps | minutes |",
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+  best = selection(runs)
+  for run in runs:
+    wins, compared = sets_beaten(run, references) if references else (0, 0)
+    name = f"**{run.name}**" if run is best else run.name
+    lines.append(
+        f"| {name} | {setting(run, base)} | {_number(run.sts.get(STS_MEAN))} "
+        f"| {_number(run.sts.get(STS2014_MEAN))} | "
+        f"{_number(run.sts.get(SICK))} | {_number(run.dev_pearson)} | "
+        f"{_number(run.neighbour_ranking, 4)} | "
+        f"{f'{wins}/{compared}' if compared else '–'} | "
+        f"{run.steps if run.steps is not None else '–'} | "
+        f"{_number(run.minutes, 1)} |")
+  return "\n".join(lines)
+
+
+def define_flags(flag_values):
+  flags.DEFINE_string("runs_dir", "runs/siamese_cbow_ablation", "Folder of "
+                      "the run folders.", flag_values=flag_values)
+  flags.DEFINE_list("runs", [], "Run names in table order.",
+                    flag_values=flag_values)
+  flags.DEFINE_string("base", "paper", "The run whose flags the others are "
+                      "compared with.", flag_values=flag_values)
+  flags.DEFINE_multi_string("reference", [], "PREFIX=PATH of a baseline page "
+                            "(see evaluation.baselines).",
+                            flag_values=flag_values)
+  flags.DEFINE_string("output_json", None, "Also write the rows as JSON.",
+                      flag_values=flag_values)
+
+
+def report(flag_values):
+  """Prints the table and the dev selection; returns the selected run."""
+  if not flag_values.runs:
+    raise errors.UserError("--runs names no run")
+  runs = [load_run(flag_values.runs_dir, n) for n in flag_values.runs]
+  by_name = {r.name: r for r in runs}
+  if flag_values.base not in by_name:
+    raise errors.UserError(f"--base={flag_values.base} is not among --runs")
+  references = baselines.load_references(flag_values.reference)
+  print(format_table(runs, by_name[flag_values.base], references))
+  best = selection(runs)
+  if best is not None:
+    print(f"\nSelected on STS-B dev: **{best.name}** (dev Pearson "
+          f"{best.dev_pearson:.2f}); its test scores: 19-set mean "
+          f"{_number(best.sts.get(STS_MEAN))}, STS 2014 "
+          f"{_number(best.sts.get(STS2014_MEAN))}, SICK "
+          f"{_number(best.sts.get(SICK))}.")
+  if flag_values.output_json:
+    with open(flag_values.output_json, "w", encoding="utf-8") as f:
+      json.dump({"selected": best.name if best else None,
+                 "runs": [dataclasses.asdict(r) for r in runs]}, f, indent=2)
+  return best
+
+
+def run(argv):
+  """Runs the command in-process (argv[0] is the program)."""
+  return report(cli.parse_own_flags(define_flags, argv))
+
+
+def main(argv):
+  cli.reject_arguments(argv)
+  report(flags.FLAGS)
+
+
+if __name__ == "__main__":
+  define_flags(flags.FLAGS)
+  cli.run(main)

@@ -1,0 +1,147 @@
+r"""Word-vector norm against corpus frequency (Kenter et al. 2016, section 5).
+
+The paper observes that after training, frequent words have smaller norms
+than content words, so an average is dominated by the informative words.
+This reads a model directory's vocabulary (with counts) and the word table of
+an export, prints the median norm per frequency band, and can plot every
+word's norm against its log frequency:
+
+  python -m evaluation.word_norms --model_dir=runs/scbow/best \
+      --export=runs/scbow/best/export/1 --output_png=docs/word_norms.png
+"""
+
+import json
+import os
+
+from absl import flags
+import numpy as np
+import tensorflow as tf
+
+from common import cli
+from common import errors
+
+VOCABULARY_FILE = "vocab.txt"
+# Frequency bands: the 100 most frequent words, then up to each bound.
+BANDS = (100, 1000, 10000, 100000)
+
+
+def read_counts(path):
+  """Word counts of a `word<TAB>count` vocabulary file, in file order."""
+  counts = []
+  with open(path, encoding="utf-8") as f:
+    for number, line in enumerate(f, start=1):
+      parts = line.rstrip("\n").split("\t")
+      if len(parts) != 2 or not parts[1].isdigit():
+        raise errors.DataFormatError(path, number, "expected 'word<TAB>count'")
+      counts.append(int(parts[1]))
+  return np.array(counts, np.int64)
+
+
+def band_medians(norms, counts, bands=BANDS):
+  """Median norm per frequency-rank band: list of (label, words, median).
+
+  Args:
+    norms: float [words] norm of each word's vector (vocabulary order).
+    counts: int [words] corpus count of each word.
+  """
+  order = np.argsort(-counts, kind="stable")
+  rows, start = [], 0
+  for end in bands:
+    end = min(end, len(order))
+    if end <= start:
+      break
+    members = order[start:end]
+    rows.append((f"ranks {start + 1:,}-{end:,}", len(members),
+                 float(np.median(norms[members]))))
+    start = end
+  return rows
+
+
+def spearman_norm_frequency(norms, counts):
+  """Spearman's rho between norm and count (negative: frequent words are
+  shorter)."""
+  from scipy import stats  # Only this report needs scipy.
+  return float(stats.spearmanr(norms, counts).statistic)
+
+
+def plot(series, path):
+  """Scatter of norm against log10 count, one panel per (label, norms,
+  counts)."""
+  import matplotlib  # Only the plot needs matplotlib.
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+  figure, axes = pyplot.subplots(1, len(series), figsize=(5 * len(series), 4),
+                                 sharey=False, squeeze=False)
+  for axis, (label, norms, counts) in zip(axes[0], series):
+    axis.scatter(np.log10(counts), norms, s=1, alpha=0.15, rasterized=True)
+    axis.set_title(label, fontsize=9)
+    axis.set_xlabel("log10 corpus count")
+    axis.set_ylabel("word vector norm")
+  figure.tight_layout()
+  figure.savefig(path, dpi=110)
+  pyplot.close(figure)
+
+
+def define_flags(flag_values):
+  flags.DEFINE_multi_string("model_dir", [], "Model directory (its vocab.txt "
+                            "holds the counts); repeat to compare.",
+                            flag_values=flag_values)
+  flags.DEFINE_multi_string("export", [], "The SavedModel export of each "
+                            "--model_dir (its `embeddings` table).",
+                            flag_values=flag_values)
+  flags.DEFINE_list("names", [], "A label per model (default: the folder).",
+                    flag_values=flag_values)
+  flags.DEFINE_string("output_png", None, "Write the scatter plot here.",
+                      flag_values=flag_values)
+  flags.DEFINE_string("output_json", None, "Write the band medians here.",
+                      flag_values=flag_values)
+
+
+def run(argv):
+  """Runs the command in-process (argv[0] is the program)."""
+  report(cli.parse_own_flags(define_flags, argv))
+
+
+def report(flag_values):
+  """Prints (and writes) the norm report for parsed flags."""
+  model_dirs, exports = flag_values.model_dir, flag_values.export
+  if not model_dirs or len(model_dirs) != len(exports):
+    raise errors.UserError("give one --export per --model_dir (at least one)")
+  names = flag_values.names or [os.path.basename(os.path.normpath(d))
+                                for d in model_dirs]
+  if len(names) != len(model_dirs):
+    raise errors.UserError("--names needs one label per --model_dir")
+  series, result = [], {}
+  for name, model_dir, export in zip(names, model_dirs, exports):
+    counts = read_counts(os.path.join(model_dir, VOCABULARY_FILE))
+    table = tf.saved_model.load(export).embeddings.numpy()
+    if table.shape[0] != len(counts) + 1:
+      raise errors.UserError(
+          f"{export}: {table.shape[0]} rows, but {model_dir}/vocab.txt has "
+          f"{len(counts)} words (+1 padding row)")
+    norms = np.linalg.norm(table[1:], axis=1)
+    rho = spearman_norm_frequency(norms, counts)
+    rows = band_medians(norms, counts)
+    result[name] = {"spearman_norm_count": rho,
+                    "bands": [{"band": b, "words": n, "median_norm": m}
+                              for b, n, m in rows]}
+    print(f"{name}: Spearman(norm, count) = {rho:+.3f}")
+    for band, n, median in rows:
+      print(f"  {band:>22}  {n:>7,} words  median norm {median:.4f}")
+    series.append((f"{name} (Spearman {rho:+.2f})", norms, counts))
+  if flag_values.output_png:
+    plot(series, flag_values.output_png)
+    print(f"wrote {flag_values.output_png}")
+  if flag_values.output_json:
+    with open(flag_values.output_json, "w") as f:
+      json.dump(result, f, indent=2)
+
+
+def main(argv):
+  cli.reject_arguments(argv)
+  report(flags.FLAGS)
+
+
+if __name__ == "__main__":
+  define_flags(flags.FLAGS)
+  cli.run(main)
