@@ -21,6 +21,27 @@ def run(main):
   app.run(guarded)
 
 
+def require_flags(*names, flag_values=flags.FLAGS):
+  """Raises `errors.UserError` naming the flags in `names` left without a value.
+
+  Trainers call it at the top of `main` instead of defining these flags with
+  `required=True`: absl checks a required flag whenever the flags are parsed,
+  so a test that imports the trainer and runs `tf.test.main()` (or
+  `absltest.main()`, as `bazel test` and `python -m` do) would fail with a
+  flag error before any test runs.
+
+  Args:
+    names: flag names, e.g. "model_dir".
+    flag_values: the parsed `FlagValues` (default: absl's global flags).
+  """
+  missing = [f"--{name}" for name in names
+             if getattr(flag_values, name) in (None, "")]
+  if missing:
+    raise errors.UserError(
+        f"missing required flag{'s' if len(missing) > 1 else ''}: "
+        f"{', '.join(missing)}")
+
+
 def parse_own_flags(define_flags, argv):
   """Flags parsed into a fresh `FlagValues`, for commands run in-process.
 

@@ -35,6 +35,20 @@ class CliTest(absltest.TestCase):
       cli.parse_own_flags(_define, ["prog", "x", "y"])
     cli.reject_arguments(["prog"])
 
+  def test_require_flags(self):
+    flag_values = flags.FlagValues()
+    for name in ("model_dir", "data_dir", "export_dir"):
+      flags.DEFINE_string(name, None, "A folder.", flag_values=flag_values)
+    flag_values(["prog", "--data_dir=d", "--export_dir="])
+    cli.require_flags("data_dir", flag_values=flag_values)
+    with self.assertRaisesRegex(errors.UserError,
+                                "^missing required flag: --model_dir$"):
+      cli.require_flags("data_dir", "model_dir", flag_values=flag_values)
+    with self.assertRaisesRegex(
+        errors.UserError,
+        "^missing required flags: --model_dir, --export_dir$"):
+      cli.require_flags("model_dir", "export_dir", flag_values=flag_values)
+
   def test_run_prints_one_line_and_exits_2(self):
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
         from common import cli, errors

@@ -10,7 +10,13 @@ from evaluation import baselines
 from evaluation import test_util
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED_BASELINES = os.path.join(REPO_ROOT, "..", "shared", "baselines")
+# The shared folder holds data/ and baselines/: the parent of
+# $SENTZOO_DATA_DIR (which `make bazel-test` sets and .bazelrc passes to
+# Bazel's tests, whose runfiles tree has no ../shared), else <repo>/../shared.
+SHARED_BASELINES = os.path.join(
+    os.path.dirname(os.path.abspath(os.environ["SENTZOO_DATA_DIR"]))
+    if os.environ.get("SENTZOO_DATA_DIR") else
+    os.path.join(REPO_ROOT, "..", "shared"), "baselines")
 
 PAGE = """# A baseline
 

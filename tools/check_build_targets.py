@@ -5,8 +5,7 @@ Usage (from the repository root; needs only the standard library):
 
     python tools/check_build_targets.py [--root=DIR] [--no_deps_check]
 
-For every `*.py` file below the package folders (common, inputs, layers, ...)
-it finds the BUILD file of the Bazel package that holds it (the nearest
+For every `*.py` file below the package folders it finds the BUILD file of the Bazel package that holds it (the nearest
 folder at or above it, inside the package folder, that has a BUILD file) and
 reports, exiting with status 1:
 
@@ -24,19 +23,23 @@ reports, exiting with status 1:
     string that names a first-party module ("trainers.siamese_cbow", as in
     `python -m trainers.siamese_cbow` run by a test) counts as an import.
 
+The package folders are found, not listed: every top-level folder of the
+repository that holds a `*.py` or BUILD file anywhere below it (tools/
+included), except
+hidden folders, symbolic links (bazel-bin, ...), and the folders that
+.bazelignore or .gitignore leave out (.venv, runs/, ...). Python files directly
+in the repository root are not checked.
+
 BUILD files are read with `ast` (Starlark is a subset of Python); `srcs` must
 be literal lists of strings (no `glob()`) so that they can be checked.
 """
 
 import argparse
 import ast
+import fnmatch
 import os
 import re
 import sys
-
-# The folders that hold Python packages, relative to the repository root.
-PACKAGE_DIRS = ("common", "inputs", "layers", "models", "export", "evaluation",
-                "trainers", "tests", "benchmarks", "configs", "docs", "losses")
 
 PY_RULES = ("py_library", "py_test", "py_binary")
 
@@ -171,8 +174,52 @@ def parse_build_file(path, package):
   return targets, errors
 
 
-def find_modules(root, package_dirs=PACKAGE_DIRS):
+def _ignore_patterns(root):
+  """Top-level folder name patterns of .bazelignore and .gitignore."""
+  patterns = []
+  for name in (".bazelignore", ".gitignore"):
+    path = os.path.join(root, name)
+    if not os.path.isfile(path):
+      continue
+    with open(path, encoding="utf-8") as f:
+      for line in f:
+        line = line.strip()
+        if not line or line.startswith(("#", "!")):
+          continue
+        line = line.strip("/")
+        if line and "/" not in line:
+          patterns.append(line)
+  return patterns
+
+
+def find_package_dirs(root):
+  """The top-level folders of `root` that hold `*.py` or BUILD files (sorted).
+
+  Skips hidden folders, symbolic links (Bazel's bazel-* output links) and
+  the folders that .bazelignore or .gitignore name.
+  """
+  patterns = _ignore_patterns(root)
+  found = []
+  for name in sorted(os.listdir(root)):
+    path = os.path.join(root, name)
+    if (name.startswith(".") or name in _SKIP_DIRS or os.path.islink(path) or
+        not os.path.isdir(path) or
+        any(fnmatch.fnmatch(name, p) for p in patterns)):
+      continue
+    for dirpath, dirnames, filenames in os.walk(path):
+      dirnames[:] = [d for d in dirnames
+                     if d not in _SKIP_DIRS and not d.startswith(".")]
+      if any(f.endswith(".py") or f in ("BUILD", "BUILD.bazel")
+             for f in filenames):
+        found.append(name)
+        break
+  return tuple(found)
+
+
+def find_modules(root, package_dirs=None):
   """All `*.py` files below the package folders, relative to `root`."""
+  if package_dirs is None:
+    package_dirs = find_package_dirs(root)
   modules = []
   for top in package_dirs:
     top_path = os.path.join(root, top)
@@ -205,7 +252,7 @@ def _owning_package(root, module):
   return "/".join(parts)
 
 
-def _imports(path, root, package_dirs=PACKAGE_DIRS):
+def _imports(path, root, package_dirs):
   """(level, module, imported names) triples of the imports of a file.
 
   A string constant that is a dotted first-party module name, such as the
@@ -304,8 +351,16 @@ def _stdlib_names():
   return names
 
 
-def check(root, package_dirs=PACKAGE_DIRS, deps_check=True):
-  """Returns the list of problems found below `root` (empty if none)."""
+def check(root, package_dirs=None, deps_check=True):
+  """Returns the list of problems found below `root` (empty if none).
+
+  Args:
+    root: the repository root.
+    package_dirs: top-level folders to check; default: find_package_dirs.
+    deps_check: whether to compare each target's imports with its deps.
+  """
+  if package_dirs is None:
+    package_dirs = find_package_dirs(root)
   problems = []
   modules = find_modules(root, package_dirs)
 

@@ -1,23 +1,24 @@
 """Tests for tools/check_build_targets.py.
 
-Run with `python -m pytest tools` or `python tools/check_build_targets_test.py`
-from the repository root (standard library only).
+Run with `python -m pytest tools` or `python -m tools.check_build_targets_test`
+from the repository root (standard library only), or with
+`bazel test //tools:check_build_targets_test`.
 """
 
 import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import textwrap
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tools import check_build_targets
 
-import check_build_targets  # pylint: disable=g-import-not-at-top
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The real path: under `bazel test` this file is a link in the test's
+# runfiles tree, which holds only the test's inputs; RealRepoTest checks the
+# source tree that the link points into.
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 _GOOD_TREE = {
     "common/__init__.py": "",
@@ -194,6 +195,40 @@ class FixtureTreeTest(unittest.TestCase):
     self.assertEqual(self.check(),
                      ["models/: has Python modules but no BUILD file"])
 
+  def test_every_top_level_folder_with_modules_is_checked(self):
+    # No list of package folders: a new folder is found and checked.
+    self.write("tools/__init__.py", "")
+    self.write("tools/lint.py", "import sys\n")
+    status, out = self.run_main()
+    self.assertEqual(status, 1)
+    self.assertIn("tools/: has Python modules but no BUILD file", out)
+    self.write("tools/BUILD", """
+        py_library(name = "tools", srcs = ["__init__.py"])
+        py_library(name = "lint", srcs = ["lint.py"])
+        """)
+    self.assertEqual(self.check(), [])
+    # A test in it without a py_test rule fails the check.
+    self.write("tools/lint_test.py", "import unittest\nfrom tools import lint\n")
+    status, out = self.run_main()
+    self.assertEqual(status, 1)
+    self.assertIn("tools/lint_test.py: no py_test in tools/BUILD names it", out)
+    self.assertEqual(check_build_targets.find_package_dirs(self.root),
+                     ("common", "inputs", "tools"))
+
+  def test_ignored_hidden_and_linked_folders_are_not_packages(self):
+    for folder in (".hidden", "runs", "venv", "bazel-out"):
+      self.write(f"{folder}/x.py", "import pandas\n")
+    self.write(".gitignore", "/runs/\nbazel-*\n*.pyc\n")
+    self.write(".bazelignore", "venv\n")
+    outside = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, outside)
+    with open(os.path.join(outside, "x.py"), "w") as f:
+      f.write("import pandas\n")
+    os.symlink(outside, os.path.join(self.root, "linked"))
+    self.assertEqual(check_build_targets.find_package_dirs(self.root),
+                     ("common", "inputs"))
+    self.assertEqual(self.check(), [])
+
   def test_subpackage_with_own_build(self):
     self.write("inputs/extra/__init__.py", "")
     self.write("inputs/extra/BUILD",
@@ -308,6 +343,7 @@ class RealRepoTest(unittest.TestCase):
   def test_real_repo_has_modules(self):
     modules = check_build_targets.find_modules(REPO_ROOT)
     self.assertIn("common/errors.py", modules)
+    self.assertIn("tools/check_build_targets_test.py", modules)
     self.assertFalse([m for m in modules if m.startswith(".venv")])
 
 

@@ -69,7 +69,7 @@ flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
 flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
                      "many pairs (0: all).")
 flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.", required=True)
+                    "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
 flags.DEFINE_integer("embedding_dim", 300, "d.")
@@ -265,6 +265,7 @@ def _distributed_dataset_fn(texts1, texts2, featurizer):
 
 def main(argv):
   del argv
+  cli.require_flags("model_dir")
   # First: logical CPU devices can only be set before TensorFlow starts.
   strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)

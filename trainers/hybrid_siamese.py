@@ -56,7 +56,7 @@ flags.DEFINE_enum("task", "msrp", pair_datasets.TASKS, "Pair task; files "
 flags.DEFINE_string("train_file", None, "Overrides the task's train file.")
 flags.DEFINE_string("dev_file", None, "Overrides the task's dev file.")
 flags.DEFINE_string("test_file", None, "Overrides the task's test file.")
-flags.DEFINE_string("model_dir", None, "Output folder.", required=True)
+flags.DEFINE_string("model_dir", None, "Output folder.")
 flags.DEFINE_enum("encoder", "gru", hybrid_siamese.ENCODERS,
                   "Sentence encoder.")
 flags.DEFINE_enum("mode", "joint", hybrid_siamese.MODES, "contrastive: Lc, "
@@ -198,6 +198,7 @@ def _distributed_dataset_fn(ids_a, ids_b, labels):
 
 def main(argv):
   del argv
+  cli.require_flags("model_dir")
   start_time = time.time()
   # First: logical CPU devices can only be set before TensorFlow starts.
   strategy = distribution.make_strategy()

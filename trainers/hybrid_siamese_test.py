@@ -119,6 +119,15 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
     self.assertIn("error:", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
 
+  def test_missing_model_dir_is_a_user_error(self):
+    # --model_dir is checked in main, not by absl at import: this test
+    # module imports the trainer and parses its own flags.
+    result = _train(self.common)
+    self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+    self.assertEqual(result.stderr.strip().splitlines()[-1],
+                     "error: missing required flag: --model_dir")
+    self.assertNotIn("Traceback", result.stderr)
+
 
 def _checkpointed(model_dir):
   """{name: value} of the model and optimizer in the latest checkpoint."""

@@ -68,7 +68,7 @@ flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
                     "files (one sentence per line); overrides "
                     "--corpus_parts.")
 flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.", required=True)
+                    "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
 flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).")
@@ -246,6 +246,7 @@ def _distributed_dataset_fn(files, featurizer, keep_prob, cdf):
 
 def main(argv):
   del argv
+  cli.require_flags("model_dir")
   # First: threads and logical CPU devices can only be set before
   # TensorFlow starts.
   if FLAGS.op_threads:

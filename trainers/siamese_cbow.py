@@ -56,7 +56,7 @@ flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
                     "files (one sentence per line, empty line between "
                     "documents); overrides --corpus_parts.")
 flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.", required=True)
+                    "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
 flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
@@ -296,6 +296,7 @@ def _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout):
 
 def main(argv):
   del argv
+  cli.require_flags("model_dir")
   # First: logical CPU devices can only be set before TensorFlow starts.
   strategy = distribution.make_strategy()
   data_dir = data_dir_lib.resolve_data_dir(
