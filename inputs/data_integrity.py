@@ -1,0 +1,299 @@
+"""Checking corpus files before training: checksums, complete gzip, line counts.
+
+A truncated `.gz` part reads as a shorter corpus through TF's TextLineDataset
+(it does not detect a missing end of stream), so a trainer would train on part
+of it without a word. These checks read each file to its end and compare it
+with what the data directory says about it:
+
+  * `<data_dir>/SHA256SUMS` (`<sha256>  ./relative/path` per line, as written
+    by `sha256sum`): the sha256 of each listed file;
+  * the gzip stream itself: its end-of-stream marker, CRC and length;
+  * `<data_dir>/gutenberg/index.tsv` (one row per book: part,
+    first_line_in_part counted from 1, num_sentences, ...): the number of
+    lines of each book corpus part.
+
+Every problem is an `errors.UserError` whose message names the file, so a
+command run through `common.cli.run` prints `error: <file>: <what>` and exits
+with status 2. Standard library only (no TensorFlow).
+"""
+
+import gzip
+import hashlib
+import os
+import re
+import sys
+import time
+import zlib
+
+from common import errors
+
+CHUNK_BYTES = 1 << 20
+SHA256SUMS = "SHA256SUMS"
+# A book corpus part: gutenberg/part01.txt.gz (or an uncompressed .txt).
+_PART_NAME = re.compile(r"part(\d+)\.txt(\.gz)?$")
+_SUMS_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)$")
+
+
+def _relative_to(data_dir, path):
+  """`path` relative to `data_dir` ("gutenberg/part01.txt.gz"), or None."""
+  rel = os.path.relpath(os.path.realpath(path), os.path.realpath(data_dir))
+  if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+    return None
+  return rel.replace(os.sep, "/")
+
+
+def _normalize_listed(name):
+  """A path as listed in SHA256SUMS ("./a/b", "a/b") as "a/b"."""
+  name = name.replace("\\", "/")
+  while name.startswith("./"):
+    name = name[2:]
+  return os.path.normpath(name).replace(os.sep, "/")
+
+
+def read_checksums(path):
+  """Reads a `sha256sum` listing into {relative path: lower-case hex digest}.
+
+  Args:
+    path: the SHA256SUMS file; lines are `<64 hex>  ./relative/path` (or
+      `<64 hex> *path`, sha256sum's binary mode); empty lines are ignored.
+
+  Raises:
+    errors.DataFormatError: a line that is not `<digest> <path>`.
+    errors.DataDirError: the file cannot be read.
+  """
+  digests = {}
+  try:
+    with open(path, encoding="utf-8") as f:
+      for number, line in enumerate(f, start=1):
+        line = line.rstrip("\r\n")
+        if not line.strip():
+          continue
+        match = _SUMS_LINE.match(line)
+        if not match:
+          raise errors.DataFormatError(
+              path, number,
+              f"expected '<sha256 hex>  <path>', got {line[:80]!r}")
+        digests[_normalize_listed(match.group(2))] = match.group(1).lower()
+  except (OSError, UnicodeDecodeError) as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e})") from e
+  return digests
+
+
+def sha256_file(path):
+  """The hex sha256 of a file, read in chunks of CHUNK_BYTES."""
+  digest = hashlib.sha256()
+  try:
+    with open(path, "rb") as f:
+      for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
+        digest.update(chunk)
+  except OSError as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e})") from e
+  return digest.hexdigest()
+
+
+def verify_checksums(data_dir, files):
+  """Checks each file against `<data_dir>/SHA256SUMS`, if that file exists.
+
+  Args:
+    data_dir: the data directory; SHA256SUMS lists paths relative to it.
+    files: paths of the files to check. Files that SHA256SUMS does not list
+      (or that lie outside `data_dir`) are skipped.
+
+  Returns:
+    How many files were checked (0 when there is no SHA256SUMS).
+
+  Raises:
+    errors.DataDirError: a file's sha256 differs from the listed one (the
+      message names the file and both digests, shortened), or a file cannot
+      be read.
+    errors.DataFormatError: a malformed SHA256SUMS line.
+  """
+  sums_path = os.path.join(data_dir, SHA256SUMS)
+  if not os.path.isfile(sums_path):
+    return 0
+  listed = read_checksums(sums_path)
+  checked = 0
+  for path in files:
+    rel = _relative_to(data_dir, path)
+    if rel is None or rel not in listed:
+      continue
+    expected = listed[rel]
+    found = sha256_file(path)
+    if found != expected:
+      raise errors.DataDirError(
+          f"{path}: sha256 {found[:12]}... does not match {expected[:12]}... "
+          f"listed in {sums_path} (a corrupt, truncated or changed copy)")
+    checked += 1
+  return checked
+
+
+def verify_gzip_complete(path):
+  """Reads a file to its end and returns its number of lines (b"\\n" count).
+
+  A `.gz` file is decompressed with Python's gzip module, which, unlike TF's
+  TextLineDataset, checks the end-of-stream marker, the CRC and the length.
+  Any other file is read as plain bytes.
+
+  Raises:
+    errors.DataDirError: `<path>: truncated or corrupt gzip (<reason>)`, or
+      the file cannot be read.
+  """
+  lines = 0
+  try:
+    if path.endswith(".gz"):
+      with gzip.open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
+          lines += chunk.count(b"\n")
+    else:
+      with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
+          lines += chunk.count(b"\n")
+  except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+    raise errors.DataDirError(
+        f"{path}: truncated or corrupt gzip ({e})") from e
+  except OSError as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e})") from e
+  return lines
+
+
+def book_index_path(data_dir):
+  """The book corpus index, `<data_dir>/gutenberg/index.tsv`."""
+  return os.path.join(data_dir, "gutenberg", "index.tsv")
+
+
+def read_book_index_ends(path):
+  """The last sentence line of each part in a book index: {part: line}.
+
+  A part's last sentence line (counted from 1) is first_line_in_part - 1 +
+  num_sentences of its book with the highest first_line_in_part.
+
+  Raises:
+    errors.DataFormatError: no header with the needed columns (line 1), or a
+      row whose fields are missing or not integers (its line).
+    errors.DataDirError: the file cannot be read.
+  """
+  ends = {}
+  try:
+    with open(path, encoding="utf-8") as f:
+      header = f.readline().rstrip("\r\n").split("\t")
+      try:
+        columns = [header.index(name) for name in
+                   ("part", "first_line_in_part", "num_sentences")]
+      except ValueError as e:
+        raise errors.DataFormatError(path, 1, f"no column {e}") from e
+      for number, row in enumerate(f, start=2):
+        row = row.rstrip("\r\n")
+        if not row:
+          continue
+        fields = row.split("\t")
+        try:
+          part, first, count = (int(fields[c]) for c in columns)
+        except (IndexError, ValueError) as e:
+          raise errors.DataFormatError(
+              path, number, f"expected integer part, first_line_in_part and "
+              f"num_sentences columns ({e})") from e
+        if first < 1 or count < 0:
+          raise errors.DataFormatError(
+              path, number, f"first_line_in_part {first} < 1 or "
+              f"num_sentences {count} < 0")
+        ends[part] = max(ends.get(part, 0), first - 1 + count)
+  except (OSError, UnicodeDecodeError) as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e})") from e
+  return ends
+
+
+def _book_part(data_dir, path):
+  """The part number of `<data_dir>/gutenberg/partNN.txt[.gz]`, else None."""
+  rel = _relative_to(data_dir, path)
+  if rel is None or os.path.dirname(rel) != "gutenberg":
+    return None
+  match = _PART_NAME.match(os.path.basename(rel))
+  return int(match.group(1)) if match else None
+
+
+def verify_book_corpus(data_dir, files, line_counts=None):
+  """Checks book corpus parts' line counts against `gutenberg/index.tsv`.
+
+  A part holds its books' sentences one per line, in index order, with one
+  empty line after each book, the last included: its b"\\n" count is the
+  index's last sentence line + 1 (the form of the shared data). A copy
+  without the final empty line (count = last sentence line) also passes.
+
+  Args:
+    data_dir: the data directory (holds `gutenberg/index.tsv`).
+    files: paths; those that are `<data_dir>/gutenberg/partNN.txt.gz` with a
+      part listed in the index are checked, the rest skipped (as are all of
+      them when there is no index).
+    line_counts: optional {path: b"\\n" count} already measured (by
+      `verify_gzip_complete`); files not in it are read.
+
+  Returns:
+    How many files were checked.
+
+  Raises:
+    errors.DataDirError: a part's line count differs from the index's
+      (naming the file, expected and found counts), or a truncated gzip.
+    errors.DataFormatError: a malformed index line.
+  """
+  index_path = book_index_path(data_dir)
+  if not os.path.isfile(index_path):
+    return 0
+  ends = None
+  checked = 0
+  for path in files:
+    part = _book_part(data_dir, path)
+    if part is None:
+      continue
+    if ends is None:
+      ends = read_book_index_ends(index_path)
+    if part not in ends:
+      continue
+    expected = ends[part]
+    if line_counts is not None and path in line_counts:
+      found = line_counts[path]
+    else:
+      found = verify_gzip_complete(path)
+    if found not in (expected, expected + 1):
+      raise errors.DataDirError(
+          f"{path}: {found:,} lines, but {index_path} implies {expected + 1:,} "
+          f"(last sentence on line {expected:,}, then an empty line): a "
+          f"truncated or different copy of part {part}")
+    checked += 1
+  return checked
+
+
+def verify_corpus(data_dir, files, checksums=True, out=None):
+  """Checks corpus files before training; prints one line per file.
+
+  Reads every file to its end (a truncated or corrupt gzip is an error),
+  checks book corpus parts' line counts against `gutenberg/index.tsv`, and,
+  with `checksums`, each file listed in `SHA256SUMS` against its sha256.
+
+  Args:
+    data_dir: the data directory, or None/"" to check the files alone.
+    files: paths of the corpus files.
+    checksums: whether to compare sha256 digests with SHA256SUMS.
+    out: where progress lines go (default sys.stdout), e.g.
+      `verified part01.txt.gz: 526,745 lines, sha256 ok, index ok (0.4s)`.
+
+  Returns:
+    {path: number of lines (b"\\n" count)} for each file.
+
+  Raises:
+    errors.UserError (DataDirError, DataFormatError): the first problem,
+      naming its file.
+  """
+  out = out or sys.stdout
+  counts = {}
+  for path in files:
+    start = time.perf_counter()
+    notes = []
+    if data_dir and checksums and verify_checksums(data_dir, [path]):
+      notes.append("sha256 ok")
+    counts[path] = verify_gzip_complete(path)
+    if data_dir and verify_book_corpus(data_dir, [path], counts):
+      notes.append("index ok")
+    notes = "".join(", " + n for n in notes)
+    print(f"verified {os.path.basename(path)}: {counts[path]:,} lines{notes} "
+          f"({time.perf_counter() - start:.1f}s)", file=out, flush=True)
+  return counts
