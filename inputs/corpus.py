@@ -6,6 +6,7 @@ import os
 import tensorflow as tf
 
 from common import errors
+from inputs import data_integrity
 
 
 def list_files(file_patterns):
@@ -34,11 +35,6 @@ def book_corpus_pattern(data_dir, parts=None):
                   for p in parts)
 
 
-def book_index_path(data_dir):
-  """The book corpus index: one row per book (part, line range, ...)."""
-  return os.path.join(data_dir, "gutenberg", "index.tsv")
-
-
 def last_books_start(data_dir, part, num_books):
   """First line (0-based) of the last `num_books` books of a corpus part.
 
@@ -49,7 +45,7 @@ def last_books_start(data_dir, part, num_books):
     errors.DataDirError: no index, or the part has no more than `num_books`
       books (nothing would be left to train on).
   """
-  path = book_index_path(data_dir)
+  path = data_integrity.book_index_path(data_dir)
   if not os.path.exists(path):
     raise errors.DataDirError(f"{path}: not found (needed to hold out books)")
   starts = []

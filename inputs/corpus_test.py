@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from common import errors
 from inputs import corpus
+from inputs import data_integrity
 
 
 def _write(path, lines):
@@ -61,7 +62,7 @@ class CorpusTest(tf.test.TestCase):
                                         "first_line_in_part")):
     data_dir = os.path.join(self.get_temp_dir(), "indexed")
     os.makedirs(os.path.join(data_dir, "gutenberg"), exist_ok=True)
-    with open(corpus.book_index_path(data_dir), "w") as f:
+    with open(data_integrity.book_index_path(data_dir), "w") as f:
       f.write("\t".join(header) + "\n")
       for row in rows:
         f.write("\t".join(str(x) for x in row) + "\n")

@@ -31,6 +31,7 @@ from evaluation import sts_data
 from export import export_model
 from export import siamese_cbow_export
 from inputs import corpus
+from inputs import data_integrity
 from inputs import siamese_cbow_data
 from inputs import text_to_ids as text_to_ids_lib
 from inputs import tokenizer as tokenizer_lib
@@ -59,6 +60,12 @@ flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
                     "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
+flags.DEFINE_bool("verify_data", True, "Before the first pass over the "
+                  "corpus (when the vocabulary is built), read every corpus "
+                  "file to its end (a truncated gzip is an error), check "
+                  "book corpus parts against gutenberg/index.tsv and files "
+                  "against SHA256SUMS where the data dir has them (~4 s for "
+                  "the book corpus); --noverify_data skips it.")
 flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
 flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).")
 flags.DEFINE_integer("batch_size", 100, "Groups per batch (the global "
@@ -134,9 +141,9 @@ def _line_limits(data_dir, files):
   limits = [-1] * len(files)
   if not FLAGS.heldout_books or FLAGS.corpus_files:
     return limits, None
-  if not os.path.exists(corpus.book_index_path(data_dir)):
-    print(f"no {corpus.book_index_path(data_dir)}: no books held out, no "
-          "neighbour ranking", flush=True)
+  index = data_integrity.book_index_path(data_dir)
+  if not os.path.exists(index):
+    print(f"no {index}: no books held out, no neighbour ranking", flush=True)
     return limits, None
   last = files[-1]
   part = int(os.path.basename(last)[len("part"):len("part") + 2])
@@ -149,10 +156,12 @@ def _line_limits(data_dir, files):
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(model_dir, files, tokenizer):
+def _load_or_build_vocabulary(model_dir, files, tokenizer, data_dir):
   path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
   if os.path.exists(path):
     return vocabulary_lib.Vocabulary.load(path)
+  if FLAGS.verify_data:
+    data_integrity.verify_corpus(data_dir, files)
   vocabulary = vocabulary_lib.build_vocabulary(
       files, tokenizer, min_count=FLAGS.min_count,
       max_size=FLAGS.max_vocabulary or None)
@@ -311,7 +320,7 @@ def main(argv):
   files = _corpus_files(data_dir)
   line_limits, heldout = _line_limits(data_dir, files)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer)
+  vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer, data_dir)
   text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                           max_length=FLAGS.max_length)
   print(f"vocabulary: {len(vocabulary):,} words (min count "

@@ -21,10 +21,10 @@ def _write_corpus(data_dir, seed=0):
   folder = os.path.join(data_dir, "gutenberg")
   os.makedirs(folder, exist_ok=True)
   with open(os.path.join(folder, "index.tsv"), "w") as f:
-    f.write("part\tbook_order_in_part\tfirst_line_in_part\n")
+    f.write("part\tbook_order_in_part\tfirst_line_in_part\tnum_sentences\n")
     for part in (1, 2):
       for book in range(3):
-        f.write(f"{part}\t{book}\t{1 + 251 * book}\n")
+        f.write(f"{part}\t{book}\t{1 + 251 * book}\t250\n")
   for part in (1, 2):
     books = []
     for _ in range(3):
@@ -127,6 +127,22 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
       stats = json.load(f)
     self.assertEqual(stats["key"]["line_limits"], [-1, 501])
     self.assertEqual(stats["key"]["min_sentence_length"], 3)
+
+  def test_truncated_corpus_part_is_an_error_naming_the_file(self):
+    data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
+    _write_corpus(data_dir)
+    part = os.path.join(data_dir, "gutenberg", "part02.txt.gz")
+    with open(part, "rb") as f:
+      data = f.read()
+    with open(part, "wb") as f:
+      f.write(data[:len(data) // 2])
+    args = [a for a in self.common if not a.startswith("--data_dir")]
+    model_dir = os.path.join(self.get_temp_dir(), "truncated")
+    result = _train(args + ["--data_dir=" + data_dir,
+                            "--model_dir=" + model_dir])
+    self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+    self.assertIn(f"error: {part}: truncated or corrupt gzip", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
 
   def test_holding_out_every_book_is_an_error(self):
     result = _train(self.common + [
