@@ -9,16 +9,75 @@ from common import errors
 
 
 def run(main):
-  """Runs an absl `main`, turning `errors.UserError` into `error: ...` + exit 2."""
+  """Runs an absl `main` with this project's exit codes (`errors.EXIT_*`).
+
+  0: `main` finished. 2: a bad flag value (absl's flag parsing, validators
+  included) or an `errors.UserError`, printed as one `error: ...` line on
+  stderr without a traceback. 75: `errors.Interrupted` (stopped with a
+  checkpoint saved), its message printed on stdout. 1: anything else (an
+  uncaught exception prints its traceback).
+  """
 
   def guarded(argv):
     try:
       return main(argv)
     except errors.UserError as e:
       print(f"error: {e}", file=sys.stderr)
-      sys.exit(2)
+      sys.exit(errors.EXIT_USER_ERROR)
+    except errors.Interrupted as e:
+      print(e, flush=True)
+      sys.exit(errors.EXIT_INTERRUPTED)
 
-  app.run(guarded)
+  app.run(guarded, flags_parser=parse_flags)
+
+
+def parse_flags(argv, flag_values=flags.FLAGS):
+  """`app.run`'s flags parser: a bad flag is `error: ...` and exit 2.
+
+  absl's own parser prints "FATAL Flags parsing error" and exits 1.
+  """
+  try:
+    return flag_values(argv)
+  except flags.Error as e:
+    message = " ".join(str(e).split("\n"))
+    print(f"error: {message} (--helpshort or --helpfull: help on flags)",
+          file=sys.stderr)
+    sys.exit(errors.EXIT_USER_ERROR)
+
+
+def exit_if_interrupted(outcome):
+  """Raises `errors.Interrupted` if a `training_loop.run` outcome stopped early.
+
+  Call it right after the loop: `cli.run` then prints "stopped at step N;
+  rerun the same command to resume" and exits with 75.
+  """
+  if outcome["interrupted"]:
+    raise errors.Interrupted(outcome["step"])
+
+
+def positive_float(name, flag_values=flags.FLAGS):
+  """Registers a validator: the float flag `name` must be > 0 (None allowed).
+
+  absl's `lower_bound` allows the bound itself; a learning rate of 0 would
+  train nothing.
+  """
+  flags.register_validator(
+      name, lambda value: value is None or value > 0, message="must be > 0",
+      flag_values=flag_values)
+
+
+def positive_int_list(name, flag_values=flags.FLAGS):
+  """Registers a validator: every item of the list flag `name` is an int >= 1."""
+
+  def check(values):
+    try:
+      return all(int(v) >= 1 for v in values or ())
+    except ValueError:
+      return False
+
+  flags.register_validator(
+      name, check, message="every item must be an integer >= 1",
+      flag_values=flag_values)
 
 
 def require_flags(*names, flag_values=flags.FLAGS):

@@ -59,6 +59,72 @@ class CliTest(absltest.TestCase):
     self.assertEqual(done.returncode, 2)
     self.assertEqual(done.stderr.strip(), "error: bad input file")
 
+  def _run_main(self, body, *args):
+    """Runs `cli.run(main)` in a subprocess; `body` defines main."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            from absl import flags
+            from common import cli, errors
+            flags.DEFINE_integer("size", 1, "A size.", lower_bound=1)
+            flags.DEFINE_float("rate", 0.1, "A rate.")
+            flags.DEFINE_list("widths", ["1"], "Widths.")
+            cli.positive_float("rate")
+            cli.positive_int_list("widths")
+            """) + textwrap.dedent(body) + "\ncli.run(main)\n", *args],
+        capture_output=True, text=True, timeout=60)
+
+  def test_exit_codes(self):
+    finished = self._run_main("""
+        def main(argv):
+          print("done", flags.FLAGS.size, flags.FLAGS.rate)
+        """, "--size=3", "--rate=0.5", "--widths=2,3")
+    self.assertEqual(finished.returncode, errors.EXIT_OK, finished.stderr)
+    self.assertEqual(finished.stdout.strip(), "done 3 0.5")
+    failed = self._run_main("""
+        def main(argv):
+          raise RuntimeError("a bug")
+        """)
+    self.assertEqual(failed.returncode, errors.EXIT_FAILED)
+    self.assertIn("Traceback", failed.stderr)
+
+  def test_interrupted_prints_the_step_and_exits_75(self):
+    self.assertEqual(errors.EXIT_INTERRUPTED, 75)
+    cli.exit_if_interrupted({"step": 9, "interrupted": False})
+    with self.assertRaisesRegex(errors.Interrupted, "^stopped at step 9; "
+                                "rerun the same command to resume$"):
+      cli.exit_if_interrupted({"step": 9, "interrupted": True})
+    done = self._run_main("""
+        def main(argv):
+          print("step 7")
+          cli.exit_if_interrupted({"step": 7, "interrupted": True})
+          print("not reached")
+        """)
+    self.assertEqual(done.returncode, 75, done.stderr)
+    self.assertEqual(done.stdout.splitlines(), [
+        "step 7", "stopped at step 7; rerun the same command to resume"])
+    self.assertEqual(done.stderr, "")
+
+  def test_bad_flag_values_are_one_error_line_and_exit_2(self):
+    main = """
+        def main(argv):
+          print("main ran")
+        """
+    for arg, message in (
+        ("--size=0", "error: flag --size=0: 0 is not a positive integer"),
+        ("--size=x", "error: flag --size=x: invalid literal"),
+        ("--rate=0", "error: flag --rate=0.0: must be > 0"),
+        ("--rate=-1", "error: flag --rate=-1.0: must be > 0"),
+        ("--widths=2,0", "error: flag --widths=['2', '0']: every item must "
+         "be an integer >= 1"),
+        ("--nope=1", "error: Unknown command line flag 'nope'")):
+      with self.subTest(arg=arg):
+        done = self._run_main(main, arg)
+        self.assertEqual(done.returncode, errors.EXIT_USER_ERROR)
+        self.assertEqual(done.stdout, "")
+        lines = done.stderr.splitlines()
+        self.assertLen(lines, 1, done.stderr)
+        self.assertTrue(lines[0].startswith(message), lines[0])
+
 
 if __name__ == "__main__":
   absltest.main()

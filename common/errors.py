@@ -16,3 +16,26 @@ class DataFormatError(UserError):
     self.path = str(path)
     self.line_number = line_number
     super().__init__(f"{self.path}:{line_number}: {message}")
+
+
+# Exit codes of every command run through `common.cli.run`.
+EXIT_OK = 0  # Finished.
+EXIT_FAILED = 1  # Failed: a bug or an unexpected error (a traceback).
+EXIT_USER_ERROR = 2  # The user's mistake: a bad flag or input file.
+# Interrupted (SIGINT/SIGTERM, preemption or --max_steps_per_run) with a
+# checkpoint saved: rerun the same command to resume (EX_TEMPFAIL of
+# sysexits.h, "try again later").
+EXIT_INTERRUPTED = 75
+
+
+class Interrupted(Exception):
+  """A run stopped early with its state saved; rerunning it resumes.
+
+  `common.cli.run` prints the message on stdout and exits with
+  `EXIT_INTERRUPTED`.
+  """
+
+  def __init__(self, step):
+    self.step = step
+    super().__init__(
+        f"stopped at step {step}; rerun the same command to resume")
