@@ -67,26 +67,28 @@ flags.DEFINE_enum("train_format", "human_labels", sorted(ppdb.FORMATS),
 flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
                    "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).")
 flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
-                     "many pairs (0: all).")
+                     "many pairs (0: all).", lower_bound=0)
 flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
                     "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
-flags.DEFINE_integer("embedding_dim", 300, "d.")
+flags.DEFINE_integer("embedding_dim", 300, "d.", lower_bound=1)
 flags.DEFINE_list("ngram_sizes", ["2", "3", "4"], "Character n-gram sizes "
                   "(charagram; the paper: 2,3,4 for phrases, 2-6 for words).")
 flags.DEFINE_integer("ngram_min_count", 1, "An n-gram (a character for "
                      "charCNN/charLSTM, a word for PARAGRAM-PHRASE without "
                      "--word_vocab) enters the vocabulary if seen this often "
-                     "in the training pairs.")
+                     "in the training pairs.", lower_bound=1)
 flags.DEFINE_integer("ngram_buckets", 0, "> 0: hash n-grams into this many "
-                     "buckets instead of a vocabulary.")
+                     "buckets instead of a vocabulary.", lower_bound=0)
 flags.DEFINE_enum("activation", "tanh", ["tanh", "linear"], "h of CHARAGRAM.")
 flags.DEFINE_float("init_scale", 0.0, "Uniform init range of CHARAGRAM / "
-                   "PARAGRAM-PHRASE tables (0: Glorot uniform).")
-flags.DEFINE_integer("char_dim", 300, "charCNN/charLSTM character vectors.")
+                   "PARAGRAM-PHRASE tables (0: Glorot uniform).", lower_bound=0)
+flags.DEFINE_integer("char_dim", 300, "charCNN/charLSTM character vectors.",
+                     lower_bound=1)
 flags.DEFINE_list("filter_widths", ["2", "3", "4"], "charCNN filter widths.")
-flags.DEFINE_integer("filters_per_width", 175, "charCNN filters per width.")
+flags.DEFINE_integer("filters_per_width", 175, "charCNN filters per width.",
+                     lower_bound=1)
 flags.DEFINE_enum("filter_activation", "relu", ["relu", "tanh"],
                   "charCNN filter activation.")
 flags.DEFINE_enum("output_activation", "tanh", ["tanh", "linear"],
@@ -103,23 +105,32 @@ flags.DEFINE_bool("keep_punctuation", False, "PARAGRAM-PHRASE tokeniser: "
                   "vocabulary, built without them).")
 flags.DEFINE_enum("sampling", "max", list(paraphrase_margin_loss.SAMPLINGS),
                   "Negative selection: max or mix (the paper's two), rand.")
-flags.DEFINE_float("margin", 0.4, "delta.")
-flags.DEFINE_float("l2", 0.0, "lambda of 0.5 * lambda * sum ||theta||^2.")
+flags.DEFINE_float("margin", 0.4, "delta.", lower_bound=0)
+flags.DEFINE_float("l2", 0.0, "lambda of 0.5 * lambda * sum ||theta||^2.",
+                   lower_bound=0)
 flags.DEFINE_integer("batch_size", 100, "Pairs per batch (the global "
                      "batch: split across replicas with --strategy; the "
-                     "in-batch negatives come from all of it).")
+                     "in-batch negatives come from all of it, so at least "
+                     "2).", lower_bound=2)
 flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
-flags.DEFINE_integer("num_epochs", 10, "Passes over the pairs.")
+flags.DEFINE_integer("num_epochs", 10, "Passes over the pairs.", lower_bound=1)
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).")
+                     "(0: num_epochs full passes).", lower_bound=0)
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps of this invocation (0: run to the end).")
-flags.DEFINE_integer("checkpoint_every_steps", 1000, "Checkpoint interval.")
-flags.DEFINE_integer("log_every_steps", 100, "Console/TensorBoard interval.")
+                     "many steps of this invocation (0: run to the end).",
+                     lower_bound=0)
+flags.DEFINE_integer("checkpoint_every_steps", 1000, "Checkpoint interval.",
+                     lower_bound=1)
+flags.DEFINE_integer("log_every_steps", 100, "Console/TensorBoard interval.",
+                     lower_bound=1)
 flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
-                     "interval (0: only at the end).")
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+                     "interval (0: only at the end).", lower_bound=0)
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
+                     lower_bound=0)
 flags.DEFINE_bool("export", True, "Export and evaluate at the end.")
+cli.positive_float("learning_rate")
+cli.positive_int_list("ngram_sizes")
+cli.positive_int_list("filter_widths")
 
 
 def _resolve(data_dir, path):
@@ -350,10 +361,7 @@ def main(argv):
       dataset, train_step, optimizer.iterations,
       {"model": model, "optimizer": optimizer}, eval_fn=eval_fn,
       strategy=strategy)
-  if outcome["interrupted"]:
-    print(f"stopped at step {outcome['step']}; rerun the same command to "
-          "resume", flush=True)
-    return
+  cli.exit_if_interrupted(outcome)
   if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")

@@ -110,8 +110,10 @@ class TrainerEndToEndTest(tf.test.TestCase):
               "--checkpoint_every_steps=2"]
     # Interrupted after 3 steps, then resumed to the end (8 steps).
     first = _run(common + ["--max_steps_per_run=3"])
-    self.assertEqual(first.returncode, 0, first.stderr[-3000:])
-    self.assertIn("rerun the same command to resume", first.stdout)
+    # 75 (EX_TEMPFAIL): interrupted with a checkpoint, rerun to resume.
+    self.assertEqual(first.returncode, 75, first.stderr[-3000:])
+    self.assertIn("stopped at step 3; rerun the same command to resume",
+                  first.stdout)
     second = _run(common)
     self.assertEqual(second.returncode, 0, second.stderr[-3000:])
     self.assertIn("resumed from", second.stdout)

@@ -52,7 +52,8 @@ flags.DEFINE_enum("strategy", DEFAULT, [DEFAULT, MIRRORED, MULTI_WORKER],
                   "TF_CONFIG). --batch_size is the global batch.")
 flags.DEFINE_integer("num_cpu_devices", 0, "With --strategy=mirrored: split "
                      "the CPU into this many logical devices and mirror over "
-                     "them (for tests without GPUs); 0: use the GPUs.")
+                     "them (for tests without GPUs); 0: use the GPUs.",
+                     lower_bound=0)
 
 # Re-exported from the training loop (which must not depend on the flags).
 is_chief = training_loop.is_chief

@@ -62,16 +62,17 @@ flags.DEFINE_enum("encoder", "gru", hybrid_siamese.ENCODERS,
 flags.DEFINE_enum("mode", "joint", hybrid_siamese.MODES, "contrastive: Lc, "
                   "predict distance < --threshold; logistic: Ll; joint: "
                   "--contrastive_weight * Lc + Ll.")
-flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.")
+flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.", lower_bound=0)
 flags.DEFINE_float("contrastive_weight", 1.0, "λc (paper: 1.0 paraphrase, "
-                   "0.01 entailment).")
+                   "0.01 entailment).", lower_bound=0)
 flags.DEFINE_float("threshold", 0.5, "Contrastive mode: a match if the "
-                   "distance is below this.")
+                   "distance is below this.", lower_bound=0)
 flags.DEFINE_integer("encoder_units", 200, "LSTM/GRU units (per direction "
-                     "for the BiGRU).")
-flags.DEFINE_integer("cnn_filters", 100, "CNN filters per width.")
+                     "for the BiGRU).", lower_bound=1)
+flags.DEFINE_integer("cnn_filters", 100, "CNN filters per width.",
+                     lower_bound=1)
 flags.DEFINE_list("cnn_kernel_sizes", ["1", "3", "5"], "CNN widths.")
-flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.")
+flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.", lower_bound=1)
 flags.DEFINE_list("mlp_units", ["200", "200"], "MLP hidden layers.")
 flags.DEFINE_string("mlp_activation", "relu", "MLP hidden activation.")
 flags.DEFINE_string("word_vectors", None, "Pretrained vectors: a GloVe/"
@@ -83,10 +84,11 @@ flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary file of an "
                     "directory's vocab.txt two levels up).")
 flags.DEFINE_float("word_vectors_scale_to_std", 0.0, "Rescale the "
                    "pretrained rows to this standard deviation (0: as they "
-                   "are).")
-flags.DEFINE_float("oov_range", 0.25, "Words without a vector ~ U[-r, r].")
+                   "are).", lower_bound=0)
+flags.DEFINE_float("oov_range", 0.25, "Words without a vector ~ U[-r, r].",
+                   lower_bound=0)
 flags.DEFINE_integer("embedding_dim", 300, "Word vector size without "
-                     "--word_vectors.")
+                     "--word_vectors.", lower_bound=1)
 flags.DEFINE_bool("train_embeddings", True, "Fine-tune the word vectors "
                   "(the paper does).")
 flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
@@ -94,19 +96,38 @@ flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
 flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.")
 flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
 flags.DEFINE_integer("batch_size", 128, "Pairs per batch (the global "
-                     "batch: split across replicas with --strategy).")
+                     "batch: split across replicas with --strategy).",
+                     lower_bound=1)
 flags.DEFINE_integer("max_length", 50, "Sentences truncated to this many "
-                     "word ids.")
+                     "word ids.", lower_bound=1)
 flags.DEFINE_integer("pad_multiple", 10, "Pad each batch to its longest "
                      "sentence rounded up to this (0: always to "
-                     "--max_length; results are the same, masking is exact).")
-flags.DEFINE_integer("num_epochs", 20, "Epochs.")
+                     "--max_length; results are the same, masking is exact).",
+                     lower_bound=0)
+flags.DEFINE_integer("num_epochs", 20, "Epochs.", lower_bound=1)
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps (0: to the end); rerun to continue.")
-flags.DEFINE_integer("log_every_steps", 50, "Console/TensorBoard interval.")
-flags.DEFINE_integer("seed", 0, "Seed.")
+                     "many steps (0: to the end); rerun to continue.",
+                     lower_bound=0)
+flags.DEFINE_integer("log_every_steps", 50, "Console/TensorBoard interval.",
+                     lower_bound=1)
+flags.DEFINE_integer("seed", 0, "Seed.", lower_bound=0)
 flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA.")
 flags.DEFINE_bool("export", True, "Export the best dev epoch at the end.")
+cli.positive_float("learning_rate")
+cli.positive_int_list("cnn_kernel_sizes")
+cli.positive_int_list("mlp_units")
+
+
+def _known_activation(name):
+  try:
+    keras.activations.get(name)
+  except ValueError:
+    return False
+  return True
+
+
+flags.register_validator("mlp_activation", _known_activation,
+                         message="not a Keras activation")
 
 BEST_DIR = "best"
 BEST_FILE = "best.json"
@@ -347,10 +368,7 @@ def main(argv):
       dataset, train_step, optimizer.iterations,
       {"model": model, "optimizer": optimizer},
       eval_fn=eval_fn if chief else None, strategy=strategy)
-  if outcome["interrupted"]:
-    print(f"stopped at step {outcome['step']}; rerun the same command to "
-          "resume", flush=True)
-    return
+  cli.exit_if_interrupted(outcome)
   if not chief:
     return
   results = {**training_info, "parameters_without_embeddings": params,

@@ -73,8 +73,10 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
     model_dir = os.path.join(self.root, "resume")
     first = _train(self.common + [f"--model_dir={model_dir}",
                                   "--max_steps_per_run=4"])
-    self.assertEqual(first.returncode, 0, first.stderr[-3000:])
-    self.assertIn("stopped at step 4", first.stdout)
+    # 75 (EX_TEMPFAIL): interrupted with a checkpoint, rerun to resume.
+    self.assertEqual(first.returncode, 75, first.stderr[-3000:])
+    self.assertIn("stopped at step 4; rerun the same command to resume",
+                  first.stdout)
     self.assertFalse(os.path.exists(os.path.join(model_dir, "results.json")))
     second = _train(self.common + [f"--model_dir={model_dir}"])
     self.assertEqual(second.returncode, 0, second.stderr[-3000:])

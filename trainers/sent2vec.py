@@ -8,7 +8,8 @@ Writes to --model_dir: flags.txt (the resolved flags, usable as a
 (the corpus as word ids, --token_cache), checkpoints/, tensorboard/, and at
 the end export/<version>/ and sts_results.{json,md}.
 Rerunning the same command after an interruption (or after
---max_steps_per_run) resumes from the last checkpoint.
+--max_steps_per_run, which exit with status 75) resumes from the last
+checkpoint.
 
 Settings follow the reference C++ code (epfml/sent2vec) and the paper's
 Table 5; where this trainer differs (batched updates) see
@@ -47,6 +48,7 @@ from export import export_model
 from export import saved_model_writer
 from export import sent2vec_export
 from inputs import corpus
+from inputs import data_integrity
 from inputs import sent2vec_data
 from inputs import sent2vec_featurizer
 from inputs import token_cache
@@ -71,23 +73,34 @@ flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
                     "and the export go.")
 flags.DEFINE_string("export_dir", None, "Export base folder; default "
                     "<model_dir>/export.")
-flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).")
+flags.DEFINE_bool("verify_data", True, "Before the first pass over the "
+                  "corpus (when the vocabulary is built), read every corpus "
+                  "file to its end (a truncated gzip is an error), check "
+                  "book corpus parts against gutenberg/index.tsv and files "
+                  "against SHA256SUMS where the data dir has them (~4 s for "
+                  "the book corpus); --noverify_data skips it.")
+flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).",
+                     lower_bound=1)
 flags.DEFINE_integer("word_ngrams", 1, "Largest word n-gram order "
-                     "(-wordNgrams; 2: unigrams + bigrams).")
+                     "(-wordNgrams; 2: unigrams + bigrams).", lower_bound=1)
 flags.DEFINE_integer("num_buckets", 2000000, "Hash buckets for n-grams "
-                     "(-bucket); unused when --word_ngrams=1.")
+                     "(-bucket); unused when --word_ngrams=1.", lower_bound=0)
 flags.DEFINE_integer("min_count", 5, "Minimum count of a vocabulary word "
-                     "(-minCount).")
+                     "(-minCount).", lower_bound=1)
 flags.DEFINE_integer("min_count_label", 8, "Minimum count of a word to be "
-                     "used as a target (-minCountLabel).")
+                     "used as a target (-minCountLabel).", lower_bound=1)
 flags.DEFINE_float("sample", 1e-5, "Subsampling threshold t of targets "
-                   "(-t): kept with probability sqrt(t/f) + t/f.")
-flags.DEFINE_integer("num_negatives", 10, "Negatives per target (-neg).")
+                   "(-t): kept with probability sqrt(t/f) + t/f; 0: no "
+                   "subsampling.",
+                   lower_bound=0, upper_bound=1)
+flags.DEFINE_integer("num_negatives", 10, "Negatives per target (-neg).",
+                     lower_bound=1)
 flags.DEFINE_integer("dropout_k", 0, "Token positions whose n-grams are "
-                     "dropped per sentence (-dropoutK).")
+                     "dropped per sentence (-dropoutK).", lower_bound=0)
 flags.DEFINE_float("learning_rate", 0.2, "Initial learning rate (-lr), "
                    "decayed linearly to 0 over all tokens of all epochs.")
-flags.DEFINE_integer("num_epochs", 9, "Passes over the corpus (-epoch).")
+flags.DEFINE_integer("num_epochs", 9, "Passes over the corpus (-epoch).",
+                     lower_bound=1)
 flags.DEFINE_enum("context", "remove", sent2vec_data.CONTEXT_VARIANTS,
                   "remove: the context is the sentence without the target "
                   "and its n-grams (the paper); placeholder: the target is "
@@ -96,18 +109,20 @@ flags.DEFINE_enum("context", "remove", sent2vec_data.CONTEXT_VARIANTS,
 flags.DEFINE_bool("keep_punctuation", True, "Keep punctuation tokens (the "
                   "C++ baseline's tokenisation keeps them).")
 flags.DEFINE_float("l1_weight", 0.0, "L1 soft-thresholding of updated source "
-                   "rows (paper Appendix B; 0 = off, as in the C++ code).")
+                   "rows (paper Appendix B; 0 = off, as in the C++ code).",
+                   lower_bound=0)
 flags.DEFINE_integer("negative_group", 8, "Targets that share one draw of "
                      "negatives (1: independent per target, as the C++ "
                      "code; larger is faster). With --strategy, groups are "
-                     "formed within each replica's lines.")
+                     "formed within each replica's lines.", lower_bound=1)
 flags.DEFINE_float("max_multiplicity", 8.0, "Per step, a row updated by c > M "
                    "examples gets each update scaled by M / c (batched SGD "
                    "diverges at lr 0.2 without it; 0 = off). With "
-                   "--strategy, c counts each replica's lines only.")
+                   "--strategy, c counts each replica's lines only.",
+                   lower_bound=0)
 flags.DEFINE_float("max_source_multiplicity", None, "The same cap for source "
                    "rows (default: --max_multiplicity; 0 = off; 64 still "
-                   "diverged on the book corpus at lr 0.2).")
+                   "diverged on the book corpus at lr 0.2).", lower_bound=0)
 flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
                      "global block: with --strategy each of the R replicas "
                      "gets block_lines / R consecutive lines of it; R must "
@@ -116,12 +131,12 @@ flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
                      "configs use 64 (STS mean after 9 epochs: 53.20 at 64, "
                      "49.88 at 128, 46.65 at 1,024; with the default "
                      "threads on 2 CPU cores 64 also trained fastest of the "
-                     "three: docs/sent2vec.md).")
+                     "three: docs/sent2vec.md).", lower_bound=1)
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).")
+                     "(0: num_epochs full passes).", lower_bound=0)
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
                      "many steps of this invocation (0: run to the end); "
-                     "rerun the same command to continue.")
+                     "rerun the same command to continue.", lower_bound=0)
 flags.DEFINE_bool("token_cache", True, "One device: tokenise the corpus "
                   "once into <model_dir>/token_cache/ (~4 bytes per word; "
                   "rebuilt if the corpus, vocabulary, tokenizer or "
@@ -132,7 +147,8 @@ flags.DEFINE_integer("steps_per_call", 16, "Steps run per call of one "
                      "graph that loops over the input (one device; logs and "
                      "checkpoints still happen at their steps): saves the "
                      "Python dispatch of each step, which costs small "
-                     "blocks ~10% of their speed. 1: one call per step.")
+                     "blocks ~10% of their speed. 1: one call per step.",
+                     lower_bound=1)
 flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
                      "(TensorFlow's intra-op parallelism; 0: TensorFlow's "
                      "default, one per core). A step's ops are small (a few "
@@ -144,14 +160,18 @@ flags.DEFINE_integer("input_threads", 1, "One device: threads of the input "
                      "pipeline's own pool (0: TensorFlow's shared pool, "
                      "where it queues behind the step's ops).",
                      lower_bound=0)
-flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
-flags.DEFINE_integer("log_every_steps", 200, "Console/TensorBoard interval.")
+flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.",
+                     lower_bound=1)
+flags.DEFINE_integer("log_every_steps", 200, "Console/TensorBoard interval.",
+                     lower_bound=1)
 flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
-                     "interval (0: only at the end).")
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+                     "interval (0: only at the end).", lower_bound=0)
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
+                     lower_bound=0)
 flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA "
                   "(batches vary in shape, so it recompiles; slower on CPU).")
 flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
+cli.positive_float("learning_rate")
 
 
 def _corpus_files(data_dir):
@@ -161,8 +181,12 @@ def _corpus_files(data_dir):
       corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
 
 
-def _vocabulary_and_stats(model_dir, files, tokenizer):
-  """The vocabulary and corpus counts, built by one pass and cached."""
+def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
+  """The vocabulary and corpus counts, built by one pass and cached.
+
+  Before that first pass (not when the cache is reused), --verify_data
+  checks the corpus files (`data_integrity.verify_corpus`).
+  """
   vocab_path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
   stats_path = os.path.join(model_dir, "corpus_stats.json")
   key = {"files": files, "tokenizer": tokenizer.get_config(),
@@ -172,6 +196,8 @@ def _vocabulary_and_stats(model_dir, files, tokenizer):
       stats = json.load(f)
     if all(stats.get(k) == v for k, v in key.items()):
       return vocabulary_lib.Vocabulary.load(vocab_path), stats
+  if FLAGS.verify_data:
+    data_integrity.verify_corpus(data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
   counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
   kept = [(w, c) for w, c in counter.items() if c >= FLAGS.min_count]
@@ -263,15 +289,14 @@ def main(argv):
   chief = distribution.is_chief(strategy)
   model_dir = FLAGS.model_dir
   out_dir = distribution.prepare_worker_dir(model_dir, strategy)
-  if FLAGS.word_ngrams < 1:
-    raise errors.UserError("--word_ngrams must be at least 1")
   if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
     raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
   keras.utils.set_random_seed(FLAGS.seed)
 
   files = _corpus_files(data_dir)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer)
+  vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer,
+                                            data_dir)
   featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
       vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
       num_buckets=FLAGS.num_buckets)
@@ -368,10 +393,7 @@ def main(argv):
       learning_rate_fn=learning_rate_fn,
       eval_fn=eval_fn if FLAGS.eval_every_steps else None,
       strategy=strategy)
-  if outcome["interrupted"]:
-    print(f"stopped at step {outcome['step']}; rerun the same command to "
-          "resume", flush=True)
-    return
+  cli.exit_if_interrupted(outcome)
   if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")

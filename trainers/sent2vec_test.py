@@ -109,6 +109,8 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     with open(os.path.join(model_dir, "corpus_stats.json")) as f:
       stats = json.load(f)
     self.assertEqual(stats["lines"], 600)
+    # --verify_data (on by default) read the part to its end first.
+    self.assertIn("verified part01.txt.gz: 600 lines", result.stdout)
     self.assertIn("step 36/36", result.stdout)
     # Tokenised once (--token_cache, on by default), read every epoch.
     self.assertEqual(result.stdout.count("token cache: tokenising"), 1)
@@ -137,8 +139,10 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     result = _train(args + ["--model_dir=" + straight])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     first = _train(args + ["--model_dir=" + sliced, "--max_steps_per_run=5"])
-    self.assertEqual(first.returncode, 0, first.stderr[-3000:])
-    self.assertIn("stopped at step 5", first.stdout)
+    # 75 (EX_TEMPFAIL): interrupted with a checkpoint, rerun to resume.
+    self.assertEqual(first.returncode, 75, first.stderr[-3000:])
+    self.assertIn("stopped at step 5; rerun the same command to resume",
+                  first.stdout)
     second = _train(args + ["--model_dir=" + sliced])
     self.assertEqual(second.returncode, 0, second.stderr[-3000:])
     self.assertIn("resumed from", second.stdout + second.stderr)
@@ -201,6 +205,22 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 2)
     self.assertIn("error: --block_lines=51 (the global block) must be a "
                   "positive multiple of the 2 replicas", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
+  def test_truncated_corpus_part_is_an_error_naming_the_file(self):
+    data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
+    _write_corpus(data_dir)
+    part = os.path.join(data_dir, "gutenberg", "part01.txt.gz")
+    with open(part, "rb") as f:
+      data = f.read()
+    with open(part, "wb") as f:
+      f.write(data[:len(data) // 2])
+    args = [a for a in self.common if not a.startswith("--data_dir")]
+    result = _train(args + [
+        "--data_dir=" + data_dir,
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "truncated")])
+    self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+    self.assertIn(f"error: {part}: truncated or corrupt gzip", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
 
   def test_user_errors_print_one_line(self):
