@@ -37,9 +37,12 @@ CASES = [
     ("hybrid_siamese", "--num_cpu_devices=-1"),  # trainers.distribution.
 ]
 
-# trainers.siamese_cbow's cases go here, e.g. ("siamese_cbow",
-# "--embedding_dim=0"); its owner adds them.
-SIAMESE_CBOW_CASES = []
+SIAMESE_CBOW_CASES = [
+    ("siamese_cbow", "--embedding_dim=0"),
+    ("siamese_cbow", "--learning_rate=-1"),
+    ("siamese_cbow", "--final_learning_rate_fraction=1.5"),
+    ("siamese_cbow", "--num_negatives=0"),
+]
 
 
 def _run(module, flag, model_dir):

@@ -66,19 +66,26 @@ flags.DEFINE_bool("verify_data", True, "Before the first pass over the "
                   "book corpus parts against gutenberg/index.tsv and files "
                   "against SHA256SUMS where the data dir has them (~4 s for "
                   "the book corpus); --noverify_data skips it.")
-flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.")
-flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).")
+flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.",
+                     lower_bound=1)
+flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).",
+                     lower_bound=1)
 flags.DEFINE_integer("batch_size", 100, "Groups per batch (the global "
-                     "batch: split across replicas with --strategy).")
+                     "batch: split across replicas with --strategy).",
+                     lower_bound=1)
 flags.DEFINE_integer("blocks_per_mix", 8, "Blocks of 2048 lines whose "
                      "sentences are shuffled together and supply negatives; "
                      "with several corpus files each block comes from another "
-                     "file (1: negatives mostly from the same book).")
-flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.")
+                     "file (1: negatives mostly from the same book).",
+                     lower_bound=1)
+flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.",
+                     lower_bound=1)
 flags.DEFINE_integer("min_count", 5, "Minimum corpus count of a vocabulary "
-                     "word.")
+                     "word.",
+                     lower_bound=1)
 flags.DEFINE_integer("max_vocabulary", 0, "Keep at most this many words "
-                     "(0: no limit).")
+                     "(0: no limit).",
+                     lower_bound=0)
 flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
                   "reference Siamese CBOW code drops them).")
 flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
@@ -97,25 +104,36 @@ flags.DEFINE_integer("heldout_books", 20, "The last N books of the last "
                      "logged as eval/neighbour_ranking (book corpus only; "
                      "0: none).", lower_bound=0)
 flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).")
-flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS), "sgd: plain SGD (the "
-                  "paper); adagrad / adadelta: their lazy variants, which "
-                  "update only the looked-up rows (adadelta with "
-                  "--learning_rate=1 is the authors' code default).")
+flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS),
+                  "sgd: plain SGD (the paper); adagrad / adadelta: their "
+                  "lazy variants, which update only the looked-up rows "
+                  "(adadelta with --learning_rate=1 is the authors' code "
+                  "default).")
 flags.DEFINE_float("learning_rate", 1e-4, "Initial learning rate.")
 flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
                    "decays linearly to this fraction of the initial one over "
-                   "training (the reference code's floor).")
-flags.DEFINE_integer("num_epochs", 1, "Passes over the corpus.")
+                   "training (the reference code's floor).", lower_bound=0,
+                   upper_bound=1)
+flags.DEFINE_integer("num_epochs", 1, "Passes over the corpus.",
+                     lower_bound=1)
 flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).")
+                     "(0: num_epochs full passes).",
+                     lower_bound=0)
 flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
                      "many steps of this invocation (0: run to the end); "
-                     "rerun the same command to continue.")
-flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.")
-flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard interval.")
+                     "rerun the same command to continue.",
+                     lower_bound=0)
+flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.",
+                     lower_bound=1)
+flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard interval.",
+                     lower_bound=1)
 flags.DEFINE_integer("eval_every_steps", 10000, "STS Benchmark dev "
-                     "evaluation interval (0: only at the end).")
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.")
+                     "evaluation interval (0: only at the end).",
+                     lower_bound=0)
+flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
+                     lower_bound=0)
+cli.positive_float("learning_rate")
+cli.positive_float("init_stddev")
 flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA "
                   "(about 3x faster on CPU).")
 flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
@@ -402,10 +420,7 @@ def main(argv):
       {"model": model, "optimizer": optimizer},
       learning_rate_fn=lambda: schedule(optimizer.iterations),
       eval_fn=eval_fn, strategy=strategy)
-  if outcome["interrupted"]:
-    print(f"stopped at step {outcome['step']}; rerun the same command to "
-          "resume", flush=True)
-    return
+  cli.exit_if_interrupted(outcome)
   if not FLAGS.export or not chief:
     return
   export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
