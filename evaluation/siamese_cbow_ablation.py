@@ -100,10 +100,14 @@ def load_run(runs_dir, name):
 
 
 def setting(run, base):
-  """The flags of `run` that differ from `base`'s, as "--name=value"."""
-  names = sorted(set(run.flags) | set(base.flags))
-  diff = [f"--{n}={run.flags.get(n, '(unset)')}" for n in names
-          if n not in _NOT_SETTINGS and run.flags.get(n) != base.flags.get(n)]
+  """The flags of `run` that differ from `base`'s, as "--name=value".
+
+  A flag only one of the two runs has (one added to the trainer between
+  them) is left out: it says which code version ran, not what was trained.
+  """
+  names = sorted(set(run.flags) & set(base.flags))
+  diff = [f"--{n}={run.flags[n]}" for n in names
+          if n not in _NOT_SETTINGS and run.flags[n] != base.flags[n]]
   return " ".join(diff) or "(paper flagfile)"
 
 

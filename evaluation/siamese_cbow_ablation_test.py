@@ -45,7 +45,7 @@ class SiameseCbowAblationTest(tf.test.TestCase):
     _write_run(self.runs_dir, "paper", base, [50, 60, 70], 54.0, 0.70, 100)
     _write_run(self.runs_dir, "fast",
                ["--learning_rate=0.01", "--keep_punctuation",
-                "--model_dir=runs/y", "--data_dir=d"],
+                "--model_dir=runs/y", "--data_dir=d", "--newer_flag=1"],
                [40, 65, 75], 55.5, 0.72, 100, seconds=600)
     reference = os.path.join(self.runs_dir, "w2v.md")
     with open(reference, "w") as f:
