@@ -15,7 +15,9 @@ Where negatives come from (`negatives=`): "mix", any sentence of the mixed
 blocks (mostly other books: the reference's uniform corpus draw, which a
 model can satisfy by learning which book a sentence is from); "document",
 only sentences of the centre's own document (book identity no longer tells
-a neighbour from a negative).
+a neighbour from a negative); "nearby", sentences of the centre's document
+at most `NEARBY_WINDOW` usable sentences away (same book and same part of
+the story: only what the sentence itself says is left to go on).
 """
 
 import tensorflow as tf
@@ -25,7 +27,10 @@ from inputs import corpus as corpus_lib
 # Members of a group, in order along axis 1 of every batch.
 CENTER, PREVIOUS, NEXT = 0, 1, 2
 NUM_POSITIVES = 2
-NEGATIVE_SOURCES = ("mix", "document")
+NEGATIVE_SOURCES = ("mix", "document", "nearby")
+# "nearby" negatives: at most this many usable sentences before or after the
+# centre.
+NEARBY_WINDOW = 50
 
 
 def _line_blocks(files, block_lines, line_limits=None):
@@ -65,7 +70,8 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
 
   "mix": uniform over every valid sentence of the block. "document": uniform
   over the valid sentences of the centre's document (at least the centre and
-  its two neighbours, so never empty).
+  its two neighbours, so never empty). "nearby": the same, within
+  `NEARBY_WINDOW` valid sentences of the centre.
   """
   if negatives not in NEGATIVE_SOURCES:
     raise ValueError(f"negatives must be one of {NEGATIVE_SOURCES}, got "
@@ -84,6 +90,10 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
   center_document = tf.gather(document, centers)
   first = tf.searchsorted(candidate_document, center_document, side="left")
   end = tf.searchsorted(candidate_document, center_document, side="right")
+  if negatives == "nearby":
+    position = tf.searchsorted(candidates, centers, side="left")
+    first = tf.maximum(first, position - NEARBY_WINDOW)
+    end = tf.minimum(end, position + NEARBY_WINDOW + 1)
   uniform = tf.random.stateless_uniform(shape, seed)
   offsets = tf.cast(
       uniform * tf.cast(end - first, tf.float32)[:, None], tf.int32)

@@ -3,6 +3,7 @@
 import collections
 import gzip
 import os
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -187,6 +188,27 @@ class SiameseCbowDataTest(tf.test.TestCase):
         self.corpus.info[self._row_line(row)][:2]
         != self.corpus.info[self._row_line(group[0])][:2]
         for group in mixed.numpy() for row in group[3:]))
+
+  def test_nearby_negatives_are_close_to_the_centre_in_its_book(self):
+    window = 2
+    with mock.patch.object(siamese_cbow_data, "NEARBY_WINDOW", window):
+      groups = siamese_cbow_data.make_groups(
+          tf.constant(self.corpus.lines[1]), self.to_ids, num_negatives=6,
+          max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
+          negatives="nearby").numpy()
+    self.assertEqual(len(groups), len(self.corpus.centers(1)))
+    valid = sorted(self.corpus.valid)
+    offsets = set()
+    for group in groups:
+      center = self._check_group(group)
+      for row in group[3:]:
+        negative = self._row_line(row)
+        self.assertEqual(self.corpus.info[negative][:2],
+                         self.corpus.info[center][:2])
+        offset = valid.index(negative) - valid.index(center)
+        self.assertLessEqual(abs(offset), window)
+        offsets.add(offset)
+    self.assertGreater(len(offsets), 2)
 
   def test_unknown_negative_source_is_an_error(self):
     with self.assertRaisesRegex(ValueError, "negatives must be one of"):

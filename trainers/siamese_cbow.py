@@ -91,8 +91,9 @@ flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
 flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
                   "Where negatives come from: mix (any sentence of the "
                   "--blocks_per_mix blocks, mostly other books, like the "
-                  "reference's uniform draw) or document (the centre's own "
-                  "book only).")
+                  "reference's uniform draw), document (the centre's own "
+                  "book only) or nearby (the centre's book, at most "
+                  f"{siamese_cbow_data.NEARBY_WINDOW} sentences away).")
 flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
                      "vocabulary words (after dropping unknown words and, "
                      "without --keep_punctuation, punctuation) are not "
