@@ -16,7 +16,7 @@ blocks (mostly other books: the reference's uniform corpus draw, which a
 model can satisfy by learning which book a sentence is from); "document",
 only sentences of the centre's own document (book identity no longer tells
 a neighbour from a negative); "nearby", sentences of the centre's document
-at most `NEARBY_WINDOW` usable sentences away (same book and same part of
+at most `nearby_window` usable sentences away (same book and same part of
 the story: only what the sentence itself says is left to go on).
 """
 
@@ -28,8 +28,8 @@ from inputs import corpus as corpus_lib
 CENTER, PREVIOUS, NEXT = 0, 1, 2
 NUM_POSITIVES = 2
 NEGATIVE_SOURCES = ("mix", "document", "nearby")
-# "nearby" negatives: at most this many usable sentences before or after the
-# centre.
+# "nearby" negatives: by default at most this many usable sentences before or
+# after the centre.
 NEARBY_WINDOW = 50
 
 
@@ -65,13 +65,14 @@ def _valid_centers(ids, min_sentence_ids=1):
   return tf.cast(tf.where(ok)[:, 0] + 1, tf.int32), valid
 
 
-def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
+def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed,
+                    nearby_window=NEARBY_WINDOW):
   """Line indices of n negatives per centre: int32 [groups, n].
 
   "mix": uniform over every valid sentence of the block. "document": uniform
   over the valid sentences of the centre's document (at least the centre and
   its two neighbours, so never empty). "nearby": the same, within
-  `NEARBY_WINDOW` valid sentences of the centre.
+  `nearby_window` valid sentences of the centre.
   """
   if negatives not in NEGATIVE_SOURCES:
     raise ValueError(f"negatives must be one of {NEGATIVE_SOURCES}, got "
@@ -92,8 +93,8 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
   end = tf.searchsorted(candidate_document, center_document, side="right")
   if negatives == "nearby":
     position = tf.searchsorted(candidates, centers, side="left")
-    first = tf.maximum(first, position - NEARBY_WINDOW)
-    end = tf.minimum(end, position + NEARBY_WINDOW + 1)
+    first = tf.maximum(first, position - nearby_window)
+    end = tf.minimum(end, position + nearby_window + 1)
   uniform = tf.random.stateless_uniform(shape, seed)
   offsets = tf.cast(
       uniform * tf.cast(end - first, tf.float32)[:, None], tf.int32)
@@ -102,7 +103,8 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed):
 
 
 def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
-                negatives="mix", min_sentence_ids=1):
+                negatives="mix", min_sentence_ids=1,
+                nearby_window=NEARBY_WINDOW):
   """Turns one block of lines into groups of padded id rows.
 
   Args:
@@ -115,6 +117,8 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
     negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
     min_sentence_ids: sentences with fewer ids are neither centres,
       neighbours nor negatives (1: only empty ones are left out).
+    nearby_window: with negatives="nearby", how many usable sentences before
+      or after the centre a negative may be.
 
   Returns:
     int32 [groups, 3 + n, L]: center, previous, next, negatives; 0 = padding.
@@ -125,7 +129,7 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
   seed_negatives, seed_order = tf.unstack(
       tf.random.experimental.stateless_split(seed, 2))
   negatives = _draw_negatives(lines, centers, valid, num_negatives, negatives,
-                              seed_negatives)
+                              seed_negatives, nearby_window)
   members = tf.concat(
       [centers[:, None], centers[:, None] - 1, centers[:, None] + 1, negatives],
       axis=1)
@@ -163,7 +167,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   max_length=50, num_epochs=1, block_lines=2048,
                   blocks_per_mix=8, length_multiple=8, shuffle_batches=64,
                   seed=0, negatives="mix", min_sentence_ids=1,
-                  line_limits=None):
+                  line_limits=None, nearby_window=NEARBY_WINDOW):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
   Args:
@@ -184,6 +188,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
     min_sentence_ids: see `make_groups`.
     line_limits: optional lines read per file (-1: all).
+    nearby_window: see `make_groups`.
 
   Returns:
     tf.data.Dataset of int32 [batch_size, 3 + num_negatives, length] with
@@ -201,7 +206,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
         tf.random.experimental.stateless_split(block_seed, 2))
     groups = make_groups(_flatten_mix(block), text_to_ids, num_negatives,
                          max_length, seed_groups, negatives=negatives,
-                         min_sentence_ids=min_sentence_ids)
+                         min_sentence_ids=min_sentence_ids,
+                         nearby_window=nearby_window)
     return _bucket_by_length(groups, batch_size, length_multiple,
                              seed_buckets)
 

@@ -3,7 +3,6 @@
 import collections
 import gzip
 import os
-from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -191,11 +190,10 @@ class SiameseCbowDataTest(tf.test.TestCase):
 
   def test_nearby_negatives_are_close_to_the_centre_in_its_book(self):
     window = 2
-    with mock.patch.object(siamese_cbow_data, "NEARBY_WINDOW", window):
-      groups = siamese_cbow_data.make_groups(
-          tf.constant(self.corpus.lines[1]), self.to_ids, num_negatives=6,
-          max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
-          negatives="nearby").numpy()
+    groups = siamese_cbow_data.make_groups(
+        tf.constant(self.corpus.lines[1]), self.to_ids, num_negatives=6,
+        max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
+        negatives="nearby", nearby_window=window).numpy()
     self.assertEqual(len(groups), len(self.corpus.centers(1)))
     valid = sorted(self.corpus.valid)
     offsets = set()

@@ -93,7 +93,11 @@ flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
                   "--blocks_per_mix blocks, mostly other books, like the "
                   "reference's uniform draw), document (the centre's own "
                   "book only) or nearby (the centre's book, at most "
-                  f"{siamese_cbow_data.NEARBY_WINDOW} sentences away).")
+                  "--nearby_window sentences away).")
+flags.DEFINE_integer("nearby_window", siamese_cbow_data.NEARBY_WINDOW,
+                     "With --negatives=nearby: how many usable sentences "
+                     "before or after the centre a negative may be.",
+                     lower_bound=1)
 flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
                      "vocabulary words (after dropping unknown words and, "
                      "without --keep_punctuation, punctuation) are not "
@@ -243,6 +247,7 @@ def _group_dataset(files, text_to_ids, line_limits, batch_size):
       num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
       seed=FLAGS.seed, negatives=FLAGS.negatives,
       min_sentence_ids=FLAGS.min_sentence_length,
+      nearby_window=FLAGS.nearby_window,
       line_limits=[limit_of[f] for f in files])
 
 
@@ -368,6 +373,7 @@ def main(argv):
                    "num_epochs": FLAGS.num_epochs,
                    "optimizer": FLAGS.optimizer,
                    "negatives": FLAGS.negatives,
+                   "nearby_window": FLAGS.nearby_window,
                    "min_sentence_length": FLAGS.min_sentence_length,
                    "heldout_books": FLAGS.heldout_books if heldout else 0,
                    "strategy": FLAGS.strategy,
