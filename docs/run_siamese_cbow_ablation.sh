@@ -27,12 +27,13 @@ lr3e-3_document          | --learning_rate=3e-3 --negatives=document
 lr5e-4_document          | --learning_rate=5e-4 --negatives=document
 lr1e-3_nearby            | --learning_rate=1e-3 --negatives=nearby
 lr1e-3_nearby10          | --learning_rate=1e-3 --negatives=nearby --nearby_window=10
+lr1e-3_nearby200         | --learning_rate=1e-3 --negatives=nearby --nearby_window=200
 lr1e-3_document_minlen5  | --learning_rate=1e-3 --negatives=document --min_sentence_length=5
 lr1e-3_document_punct    | --learning_rate=1e-3 --negatives=document --keep_punctuation
 lr1e-3_document_neg5     | --learning_rate=1e-3 --negatives=document --num_negatives=5
 lr1e-3_blocks64          | --learning_rate=1e-3 --blocks_per_mix=64
 adadelta_document        | --optimizer=adadelta --learning_rate=1 --final_learning_rate_fraction=1 --negatives=document
-epochs3                  | --num_epochs=3
+epochs2                  | --num_epochs=2
 '
 
 run_one() {

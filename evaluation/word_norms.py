@@ -25,16 +25,27 @@ VOCABULARY_FILE = "vocab.txt"
 BANDS = (100, 1000, 10000, 100000)
 
 
-def read_counts(path):
-  """Word counts of a `word<TAB>count` vocabulary file, in file order."""
-  counts = []
+def read_vocabulary(path):
+  """(words, int64 counts) of a `word<TAB>count` vocabulary file, in file
+  order."""
+  words, counts = [], []
   with open(path, encoding="utf-8") as f:
     for number, line in enumerate(f, start=1):
       parts = line.rstrip("\n").split("\t")
       if len(parts) != 2 or not parts[1].isdigit():
         raise errors.DataFormatError(path, number, "expected 'word<TAB>count'")
+      words.append(parts[0])
       counts.append(int(parts[1]))
-  return np.array(counts, np.int64)
+  return words, np.array(counts, np.int64)
+
+
+def extremes(words, norms, counts, size=10, min_count=1000):
+  """(the `size` shortest, the `size` longest) words among those seen at
+  least `min_count` times (the paper lists both ends of its vocabulary)."""
+  frequent = np.flatnonzero(counts >= min_count)
+  order = frequent[np.argsort(norms[frequent], kind="stable")]
+  return ([words[i] for i in order[:size]],
+          [words[i] for i in order[::-1][:size]])
 
 
 def band_medians(norms, counts, bands=BANDS):
@@ -113,7 +124,7 @@ def report(flag_values):
     raise errors.UserError("--names needs one label per --model_dir")
   series, result = [], {}
   for name, model_dir, export in zip(names, model_dirs, exports):
-    counts = read_counts(os.path.join(model_dir, VOCABULARY_FILE))
+    words, counts = read_vocabulary(os.path.join(model_dir, VOCABULARY_FILE))
     table = tf.saved_model.load(export).embeddings.numpy()
     if table.shape[0] != len(counts) + 1:
       raise errors.UserError(
@@ -122,12 +133,16 @@ def report(flag_values):
     norms = np.linalg.norm(table[1:], axis=1)
     rho = spearman_norm_frequency(norms, counts)
     rows = band_medians(norms, counts)
+    shortest, longest = extremes(words, norms, counts)
     result[name] = {"spearman_norm_count": rho,
                     "bands": [{"band": b, "words": n, "median_norm": m}
-                              for b, n, m in rows]}
+                              for b, n, m in rows],
+                    "shortest": shortest, "longest": longest}
     print(f"{name}: Spearman(norm, count) = {rho:+.3f}")
     for band, n, median in rows:
       print(f"  {band:>22}  {n:>7,} words  median norm {median:.4f}")
+    print(f"  shortest of the words seen 1,000+ times: {' '.join(shortest)}")
+    print(f"  longest of the words seen 1,000+ times:  {' '.join(longest)}")
     series.append((f"{name} (Spearman {rho:+.2f})", norms, counts))
   if flag_values.output_png:
     plot(series, flag_values.output_png)

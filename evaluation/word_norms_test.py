@@ -66,12 +66,19 @@ class WordNormsTest(tf.test.TestCase):
     with self.assertRaisesRegex(errors.UserError, "one --export per"):
       word_norms.run(["word_norms", f"--model_dir={folder}"])
 
+  def test_extremes_among_frequent_words(self):
+    words = ["a", "b", "c", "d"]
+    norms = np.array([0.5, 0.1, 0.9, 0.05])
+    counts = np.array([5000, 2000, 3000, 10])  # "d" is too rare to list.
+    self.assertEqual(word_norms.extremes(words, norms, counts, size=2),
+                     (["b", "a"], ["c", "a"]))
+
   def test_malformed_vocabulary_names_file_and_line(self):
     path = os.path.join(tempfile.mkdtemp(dir=self.get_temp_dir()), "vocab.txt")
     with open(path, "w") as f:
       f.write("a\t3\nb\tmany\n")
     with self.assertRaisesRegex(errors.DataFormatError, r"vocab.txt:2:"):
-      word_norms.read_counts(path)
+      word_norms.read_vocabulary(path)
 
 
 if __name__ == "__main__":
