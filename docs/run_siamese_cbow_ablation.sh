@@ -38,11 +38,13 @@ epochs2                  | --num_epochs=2
 
 run_one() {
   local name=$1 extra=$2 dir=$RUNS/$1
+  mkdir -p "$dir"
+  # The row's flags, for the table (evaluation.siamese_cbow_ablation).
+  echo "$extra" > "$dir/ablation_flags.txt"
   if [ -f "$dir/sts_results.json" ]; then
     echo "$name: done"
     return
   fi
-  mkdir -p "$dir"
   # The vocabulary and batch count do not depend on the optimizer or the
   # negatives: reuse the first run's (the trainer recounts if its key differs).
   if [[ "$extra" != *keep_punctuation* && -f $RUNS/untrained/vocab.txt ]]; then

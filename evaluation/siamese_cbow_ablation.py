@@ -35,6 +35,7 @@ class Run:
   """What the table shows of one trained run."""
   name: str
   flags: dict
+  ablation_flags: Optional[str]  # The runner's flags for this row, if known.
   sts: dict  # Set or aggregate name -> Pearson x 100.
   dev_pearson: Optional[float]
   neighbour_ranking: Optional[float]
@@ -68,17 +69,12 @@ def _last(path, key):
 
 
 def load_run(runs_dir, name):
-  """Reads one run folder.
-
-  Raises:
-    errors.UserError: the folder or its flags.txt / sts_results.json is
-      missing (the run has not finished).
-  """
+  """Reads one run folder; None if the run has not finished (no
+  sts_results.json yet)."""
   folder = os.path.join(runs_dir, name)
   results_path = os.path.join(folder, "sts_results.json")
   if not os.path.exists(results_path):
-    raise errors.UserError(f"{results_path}: not found (run "
-                           "docs/run_siamese_cbow_ablation.sh first)")
+    return None
   with open(results_path, encoding="utf-8") as f:
     results = json.load(f)
   sts = {k: v["pearson"] for k, v in results["sets"].items()}
@@ -88,8 +84,14 @@ def load_run(runs_dir, name):
   if os.path.exists(wall):
     with open(wall, encoding="utf-8") as f:
       minutes = int(f.read().strip() or 0) / 60
+  ablation_flags = None
+  path = os.path.join(folder, "ablation_flags.txt")
+  if os.path.exists(path):
+    with open(path, encoding="utf-8") as f:
+      ablation_flags = f.read().strip()
   return Run(
       name=name, flags=read_flags(os.path.join(folder, "flags.txt")),
+      ablation_flags=ablation_flags,
       sts=sts,
       dev_pearson=_last(os.path.join(folder, "eval_log.jsonl"),
                         "stsb_dev_pearson"),
@@ -100,11 +102,15 @@ def load_run(runs_dir, name):
 
 
 def setting(run, base):
-  """The flags of `run` that differ from `base`'s, as "--name=value".
+  """The flags the runner added for `run` (its ablation_flags.txt), else
+  those of its flags.txt that differ from `base`'s, as "--name=value".
 
-  A flag only one of the two runs has (one added to the trainer between
-  them) is left out: it says which code version ran, not what was trained.
+  In the diff, a flag only one of the two runs has (one added to the trainer
+  between them) is left out: it says which code version ran, not what was
+  trained.
   """
+  if run.ablation_flags is not None:
+    return run.ablation_flags or "(paper flagfile)"
   names = sorted(set(run.flags) & set(base.flags))
   diff = [f"--{n}={run.flags[n]}" for n in names
           if n not in _NOT_SETTINGS and run.flags[n] != base.flags[n]]
@@ -132,8 +138,9 @@ def selection(runs):
   return max(scored, key=lambda r: r.dev_pearson) if scored else None
 
 
-def format_table(runs, base, references):
-  """The Markdown ablation table (one row per run)."""
+def format_table(runs, base, references, unfinished=()):
+  """The Markdown ablation table (one row per run, then one per unfinished
+  run name)."""
   lines = [
       "| run | flags besides the paper flagfile | 19-set mean | STS 2014 "
       "mean | SICK test | STS-B dev | neighbour ranking | sets > best "
@@ -151,6 +158,9 @@ def format_table(runs, base, references):
         f"{f'{wins}/{compared}' if compared else '–'} | "
         f"{run.steps if run.steps is not None else '–'} | "
         f"{_number(run.minutes, 1)} |")
+  for name in unfinished:
+    lines.append(f"| {name} | not finished: rerun "
+                 "`bash docs/run_siamese_cbow_ablation.sh` | | | | | | | | |")
   return "\n".join(lines)
 
 
@@ -172,12 +182,17 @@ def report(flag_values):
   """Prints the table and the dev selection; returns the selected run."""
   if not flag_values.runs:
     raise errors.UserError("--runs names no run")
-  runs = [load_run(flag_values.runs_dir, n) for n in flag_values.runs]
+  loaded = {n: load_run(flag_values.runs_dir, n) for n in flag_values.runs}
+  runs = [r for r in loaded.values() if r is not None]
+  unfinished = [n for n, r in loaded.items() if r is None]
   by_name = {r.name: r for r in runs}
   if flag_values.base not in by_name:
-    raise errors.UserError(f"--base={flag_values.base} is not among --runs")
+    raise errors.UserError(
+        f"--base={flag_values.base} is not a finished run among --runs (run "
+        "docs/run_siamese_cbow_ablation.sh first)")
   references = baselines.load_references(flag_values.reference)
-  print(format_table(runs, by_name[flag_values.base], references))
+  print(format_table(runs, by_name[flag_values.base], references,
+                     unfinished))
   best = selection(runs)
   if best is not None:
     print(f"\nSelected on STS-B dev: **{best.name}** (dev Pearson "
@@ -188,7 +203,8 @@ def report(flag_values):
   if flag_values.output_json:
     with open(flag_values.output_json, "w", encoding="utf-8") as f:
       json.dump({"selected": best.name if best else None,
-                 "runs": [dataclasses.asdict(r) for r in runs]}, f, indent=2)
+                 "runs": [dataclasses.asdict(r) for r in runs],
+                 "unfinished": unfinished}, f, indent=2)
   return best
 
 

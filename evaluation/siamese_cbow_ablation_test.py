@@ -80,14 +80,35 @@ class SiameseCbowAblationTest(tf.test.TestCase):
     with open(out) as f:
       self.assertEqual(json.load(f)["selected"], "fast")
 
-  def test_unfinished_run_is_a_clear_error(self):
-    with self.assertRaisesRegex(errors.UserError, "not found"):
-      siamese_cbow_ablation.run(["ablation", f"--runs_dir={self.runs_dir}",
-                                 "--runs=paper,missing"])
+  def test_the_runners_flags_name_the_row_when_present(self):
+    with open(os.path.join(self.runs_dir, "fast", "ablation_flags.txt"),
+              "w") as f:
+      f.write("--learning_rate=1e-2 --keep_punctuation\n")
+    paper, fast = (siamese_cbow_ablation.load_run(self.runs_dir, n)
+                   for n in ("paper", "fast"))
+    self.assertEqual(siamese_cbow_ablation.setting(fast, paper),
+                     "--learning_rate=1e-2 --keep_punctuation")
+
+  def test_unfinished_runs_are_listed_as_such(self):
+    os.makedirs(os.path.join(self.runs_dir, "running"))  # No results yet.
+    self.assertIsNone(siamese_cbow_ablation.load_run(self.runs_dir,
+                                                     "running"))
+    out = os.path.join(self.runs_dir, "partial.json")
+    best = siamese_cbow_ablation.run([
+        "ablation", f"--runs_dir={self.runs_dir}",
+        "--runs=paper,running,missing", f"--output_json={out}"])
+    self.assertEqual(best.name, "paper")
+    with open(out) as f:
+      self.assertEqual(json.load(f)["unfinished"], ["running", "missing"])
+    paper = siamese_cbow_ablation.load_run(self.runs_dir, "paper")
+    table = siamese_cbow_ablation.format_table([paper], paper, {},
+                                               ["running"])
+    self.assertIn("| running | not finished", table)
+
+  def test_base_run_must_have_finished(self):
     with self.assertRaisesRegex(errors.UserError, "--base=paper"):
       siamese_cbow_ablation.run(["ablation", f"--runs_dir={self.runs_dir}",
                                  "--runs=fast"])
-
 
 if __name__ == "__main__":
   tf.test.main()
