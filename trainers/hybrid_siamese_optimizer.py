@@ -31,9 +31,8 @@ class LazyAdam(keras.optimizers.Adam):
       raise ValueError("LazyAdam does not support amsgrad for sparse "
                        "gradients")
     dtype = variable.dtype
-    indices, values = lazy_optimizers.sum_duplicate_rows(gradient)
-    values = tf.cast(values, dtype)
-    lr = tf.cast(learning_rate, dtype)
+    indices, values, lr = lazy_optimizers.looked_up_rows(
+        gradient, variable, learning_rate)
     step = tf.cast(self.iterations + 1, dtype)
     beta_1 = tf.cast(self.beta_1, dtype)
     beta_2 = tf.cast(self.beta_2, dtype)

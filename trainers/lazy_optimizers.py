@@ -12,6 +12,18 @@ import keras
 import tensorflow as tf
 
 
+def looked_up_rows(gradient, variable, learning_rate):
+  """What a lazy update needs from an `IndexedSlices` gradient.
+
+  Returns:
+    (int [rows] distinct indices, their summed gradient rows cast to the
+    variable's dtype, the learning rate in that dtype).
+  """
+  indices, values = sum_duplicate_rows(gradient)
+  return (indices, tf.cast(values, variable.dtype),
+          tf.cast(learning_rate, variable.dtype))
+
+
 def sum_duplicate_rows(gradient):
   """An `IndexedSlices` gradient with duplicate indices summed.
 
@@ -37,10 +49,7 @@ class LazyAdagrad(keras.optimizers.Adagrad):
   def update_step(self, gradient, variable, learning_rate):
     if not isinstance(gradient, tf.IndexedSlices):
       return super().update_step(gradient, variable, learning_rate)
-    dtype = variable.dtype
-    indices, values = sum_duplicate_rows(gradient)
-    values = tf.cast(values, dtype)
-    lr = tf.cast(learning_rate, dtype)
+    indices, values, lr = looked_up_rows(gradient, variable, learning_rate)
     accumulator = self._accumulators[self._get_variable_index(variable)]
     rows = tf.gather(accumulator.value, indices) + tf.square(values)
     self.assign(accumulator, tf.IndexedSlices(rows, indices, accumulator.shape))
@@ -63,10 +72,7 @@ class LazyAdadelta(keras.optimizers.Adadelta):
   def update_step(self, gradient, variable, learning_rate):
     if not isinstance(gradient, tf.IndexedSlices):
       return super().update_step(gradient, variable, learning_rate)
-    dtype = variable.dtype
-    indices, values = sum_duplicate_rows(gradient)
-    values = tf.cast(values, dtype)
-    lr = tf.cast(learning_rate, dtype)
+    indices, values, lr = looked_up_rows(gradient, variable, learning_rate)
     index = self._get_variable_index(variable)
     grads = self._accumulated_grads[index]
     deltas = self._accumulated_delta_vars[index]
