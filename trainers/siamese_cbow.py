@@ -159,9 +159,9 @@ def _corpus_files(data_dir):
 
 
 def _line_limits(data_dir, files):
-  """Lines read per corpus file (-1: all) and the held-out (file, first
-  line), or None when no books are held out."""
-  limits = [-1] * len(files)
+  """{file: lines read (-1: all)} and the held-out (file, first line), or
+  None when no books are held out."""
+  limits = {f: -1 for f in files}
   if not FLAGS.heldout_books or FLAGS.corpus_files:
     return limits, None
   index = data_integrity.book_index_path(data_dir)
@@ -175,7 +175,7 @@ def _line_limits(data_dir, files):
   except errors.DataDirError as e:
     raise errors.UserError(f"--heldout_books={FLAGS.heldout_books}: {e}") from e
   # The empty line before the first held-out book ends the training text.
-  limits[-1] = max(first_line - 1, 0)
+  limits[last] = max(first_line - 1, 0)
   return limits, (last, first_line)
 
 
@@ -211,8 +211,8 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
          "blocks_per_mix": FLAGS.blocks_per_mix}
   if FLAGS.min_sentence_length > 1:
     key["min_sentence_length"] = FLAGS.min_sentence_length
-  if any(limit >= 0 for limit in line_limits):
-    key["line_limits"] = line_limits
+  if any(limit >= 0 for limit in line_limits.values()):
+    key["line_limits"] = [line_limits[f] for f in files]
   if num_pipelines > 1:
     key["input_pipelines"] = num_pipelines
   if os.path.exists(path):
@@ -227,12 +227,11 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
     shards, batch_size = [files], FLAGS.batch_size
   else:
     batch_size = FLAGS.batch_size // num_pipelines
-  limit_of = dict(zip(files, line_limits))
   batches = min(siamese_cbow_data.count_batches(
       shard, text_to_ids, batch_size=batch_size,
       max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix,
       min_sentence_ids=FLAGS.min_sentence_length,
-      line_limits=[limit_of[f] for f in shard])
+      line_limits=[line_limits[f] for f in shard])
                 for shard in shards)
   with open(path, "w") as f:
     json.dump({"key": key, "batches_per_epoch": batches}, f)
@@ -240,7 +239,6 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
 
 
 def _group_dataset(files, text_to_ids, line_limits, batch_size):
-  limit_of = dict(zip(files, line_limits))
   return siamese_cbow_data.group_dataset(
       files, text_to_ids, batch_size=batch_size,
       num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
@@ -248,7 +246,7 @@ def _group_dataset(files, text_to_ids, line_limits, batch_size):
       seed=FLAGS.seed, negatives=FLAGS.negatives,
       min_sentence_ids=FLAGS.min_sentence_length,
       nearby_window=FLAGS.nearby_window,
-      line_limits=[limit_of[f] for f in files])
+      line_limits=[line_limits[f] for f in files])
 
 
 def _distributed_dataset_fn(files, text_to_ids, line_limits):
@@ -262,9 +260,7 @@ def _distributed_dataset_fn(files, text_to_ids, line_limits):
     pipelines = input_context.num_input_pipelines
     batch_size = FLAGS.batch_size if data_shard else (
         FLAGS.batch_size // pipelines)
-    limit_of = dict(zip(files, line_limits))
-    dataset = _group_dataset(own_files, text_to_ids,
-                             [limit_of[f] for f in own_files], batch_size)
+    dataset = _group_dataset(own_files, text_to_ids, line_limits, batch_size)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
     return distribution.split_batches(
