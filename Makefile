@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make demo   sets up .venv, trains the demo config on the real corpus,
+#   make demo   sets up .venv (pip install -e '.[test]'), trains the demo config on the real corpus,
 #               evaluates on STS/SICK, exports, and prints where the export is.
 #   make test   sets up .venv and runs the test suite.
 PYTHON ?= python3
@@ -11,10 +11,13 @@ export TF_CPP_MIN_LOG_LEVEL ?= 2
 
 .PHONY: setup demo test bazel-test clean
 
-$(VENV)/.installed: requirements.txt
+# The project installs itself (pyproject.toml) in editable mode, with its
+# dependencies (requirements.txt) and pytest: `import sentzoo` then works
+# from any folder, and the checkout's files are what runs.
+$(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
 setup: $(VENV)/.installed

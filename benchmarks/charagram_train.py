@@ -20,13 +20,13 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from inputs import char_ngrams
-from inputs import ppdb
-from models import charagram
-from models import paraphrase_margin_loss
-from trainers import charagram_step
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import ppdb
+from sentzoo.models import charagram
+from sentzoo.models import paraphrase_margin_loss
+from sentzoo.trainers import charagram_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("data_dir", None, "Data directory (default "

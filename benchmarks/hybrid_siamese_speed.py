@@ -22,10 +22,10 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from models import hybrid_siamese
-from trainers import hybrid_siamese_optimizer
-from trainers import hybrid_siamese_step
+from sentzoo.common import cli
+from sentzoo.models import hybrid_siamese
+from sentzoo.trainers import hybrid_siamese_optimizer
+from sentzoo.trainers import hybrid_siamese_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("encoders", list(hybrid_siamese.ENCODERS), "Encoders.")

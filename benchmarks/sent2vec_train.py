@@ -34,18 +34,18 @@ from absl import flags
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from inputs import corpus
-from inputs import sent2vec_data
-from inputs import sent2vec_featurizer
-from inputs import token_cache
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import sent2vec
-from trainers import sent2vec_step
-from trainers import training_loop
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.inputs import corpus
+from sentzoo.inputs import sent2vec_data
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import token_cache
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import sent2vec
+from sentzoo.trainers import sent2vec_step
+from sentzoo.trainers import training_loop
 
 # ../shared/baselines/sent2vec_books_sts.md (measured on 2 CPU cores).
 REFERENCE_WORDS_PER_SECOND = 2 * 181869

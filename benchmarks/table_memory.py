@@ -22,10 +22,10 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from models import siamese_cbow
-from trainers import distribution
-from trainers import siamese_cbow_step
+from sentzoo.common import cli
+from sentzoo.models import siamese_cbow
+from sentzoo.trainers import distribution
+from sentzoo.trainers import siamese_cbow_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow", "sent2vec"],

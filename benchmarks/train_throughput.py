@@ -20,15 +20,15 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from inputs import corpus
-from inputs import siamese_cbow_data
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import siamese_cbow
-from trainers import siamese_cbow_step
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.inputs import corpus
+from sentzoo.inputs import siamese_cbow_data
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import siamese_cbow
+from sentzoo.trainers import siamese_cbow_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow"],

@@ -5,7 +5,7 @@ import sys
 from absl import app
 from absl import flags
 
-from common import errors
+from sentzoo.common import errors
 
 
 def run(main):

@@ -7,8 +7,8 @@ import textwrap
 from absl import flags
 from absl.testing import absltest
 
-from common import cli
-from common import errors
+from sentzoo.common import cli
+from sentzoo.common import errors
 
 
 def _define(flag_values):
@@ -51,7 +51,7 @@ class CliTest(absltest.TestCase):
 
   def test_run_prints_one_line_and_exits_2(self):
     done = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-        from common import cli, errors
+        from sentzoo.common import cli, errors
         def main(argv):
           raise errors.UserError("bad input file")
         cli.run(main)
@@ -64,7 +64,7 @@ class CliTest(absltest.TestCase):
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent("""
             from absl import flags
-            from common import cli, errors
+            from sentzoo.common import cli, errors
             flags.DEFINE_integer("size", 1, "A size.", lower_bound=1)
             flags.DEFINE_float("rate", 0.1, "A rate.")
             flags.DEFINE_list("widths", ["1"], "Widths.")

@@ -2,7 +2,7 @@
 
 import os
 
-from common import errors
+from sentzoo.common import errors
 
 ENV_VAR = "SENTZOO_DATA_DIR"
 

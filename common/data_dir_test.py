@@ -5,8 +5,8 @@ from unittest import mock
 
 import tensorflow as tf
 
-from common import data_dir
-from common import errors
+from sentzoo.common import data_dir
+from sentzoo.common import errors
 
 
 class DataDirTest(tf.test.TestCase):

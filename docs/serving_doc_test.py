@@ -9,8 +9,8 @@ import re
 
 import tensorflow as tf
 
-from export import export_model
-from tests import model_dir_fixtures
+from sentzoo.export import export_model
+from sentzoo.tests import model_dir_fixtures
 
 _DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serving.md")
 _SNIPPET = re.compile(r"<!-- doc-test -->\n```python\n(.*?)```", re.S)

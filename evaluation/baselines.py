@@ -20,7 +20,7 @@ import math
 import re
 from typing import Optional, Sequence
 
-from common import errors
+from sentzoo.common import errors
 
 _SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 _METRIC = re.compile(r"^(.*\S)\s+(Pearson|Spearman)$")

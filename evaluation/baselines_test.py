@@ -5,9 +5,9 @@ import re
 
 from absl.testing import absltest
 
-from common import errors
-from evaluation import baselines
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import baselines
+from sentzoo.evaluation import test_util
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The shared folder holds data/ and baselines/: the parent of

@@ -22,13 +22,13 @@ import os
 from absl import flags
 import numpy as np
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import sts
-from evaluation import sts_data
-from inputs import twitter_pit
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.inputs import twitter_pit
 
 PAPER_COLUMNS = ("charCNN", "charLSTM", "PARAGRAM-PHRASE", "CHARAGRAM-PHRASE")
 # Supplement Table 1 (Pearson's r x 100), per set: charCNN, charLSTM,

@@ -4,7 +4,7 @@ import math
 
 import tensorflow as tf
 
-from evaluation import charagram_results
+from sentzoo.evaluation import charagram_results
 
 
 class CharagramResultsTest(tf.test.TestCase):

@@ -24,7 +24,7 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from common import errors
+from sentzoo.common import errors
 
 SIGNATURE_KEY = "serving_default"
 INPUT_KEY = "sentences"

@@ -7,9 +7,9 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import test_util
 
 SENTENCES = ["a man is walking .", "a dog runs", "", "the cat sleeps on the mat"]
 

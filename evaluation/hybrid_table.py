@@ -23,8 +23,8 @@ import time
 
 from absl import flags
 
-from common import cli
-from common import errors
+from sentzoo.common import cli
+from sentzoo.common import errors
 
 FLAGS = flags.FLAGS
 

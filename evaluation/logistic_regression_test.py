@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from evaluation import logistic_regression
+from sentzoo.evaluation import logistic_regression
 
 
 def _separable(n=200, d=5, k=2, seed=0, margin=1.0):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from evaluation import neighbour_ranking
+from sentzoo.evaluation import neighbour_ranking
 
 
 def _one_hot_encoder(dim):

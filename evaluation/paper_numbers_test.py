@@ -12,7 +12,7 @@ import re
 
 import tensorflow as tf
 
-from evaluation import paper_numbers
+from sentzoo.evaluation import paper_numbers
 
 
 def _shared_dir():

@@ -39,16 +39,16 @@ from typing import Any, Mapping, Optional, Sequence
 from absl import flags
 from absl import logging
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import paper_numbers
-from evaluation import senteval
-from evaluation import senteval_data
-from evaluation import significance as significance_lib
-from evaluation import sts
-from evaluation import sts_data
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import paper_numbers
+from sentzoo.evaluation import senteval
+from sentzoo.evaluation import senteval_data
+from sentzoo.evaluation import significance as significance_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
 
 # Bump when a change of the evaluation code changes the numbers.
 CACHE_VERSION = 1

@@ -7,14 +7,14 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import results_page
-from evaluation import senteval_fixtures
-from evaluation import test_util
-from export import averaging_encoder
-from export import saved_model_writer
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import results_page
+from sentzoo.evaluation import senteval_fixtures
+from sentzoo.evaluation import test_util
+from sentzoo.export import averaging_encoder
+from sentzoo.export import saved_model_writer
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 CARD = {"model_type": "siamese_cbow", "checkpoint": "ckpt-7",
         "embedding_dim": 8,

@@ -48,13 +48,13 @@ from absl import flags
 from absl import logging
 import numpy as np
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import logistic_regression
-from evaluation import paper_numbers
-from evaluation import senteval_data
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import logistic_regression
+from sentzoo.evaluation import paper_numbers
+from sentzoo.evaluation import senteval_data
 
 TASKS = senteval_data.TASKS
 CV_TASKS = tuple(senteval_data.BINARY_TASKS)

@@ -31,7 +31,7 @@ from typing import Dict, Sequence, Tuple
 
 import numpy as np
 
-from common import errors
+from sentzoo.common import errors
 
 # name -> (folder, ((file name, label name), ...)); label i = position i.
 BINARY_TASKS = {

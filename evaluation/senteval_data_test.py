@@ -5,10 +5,10 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import senteval_data
-from evaluation import senteval_fixtures
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import senteval_data
+from sentzoo.evaluation import senteval_fixtures
+from sentzoo.evaluation import test_util
 
 
 class LoadersOnFixturesTest(tf.test.TestCase):

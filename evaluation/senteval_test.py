@@ -7,12 +7,12 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import senteval
-from evaluation import senteval_data
-from evaluation import senteval_fixtures
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import senteval
+from sentzoo.evaluation import senteval_data
+from sentzoo.evaluation import senteval_fixtures
+from sentzoo.evaluation import test_util
 
 FAST = senteval.TransferConfig(outer_folds=3, inner_folds=3,
                                l2_grid=(1e-2, 1.0), seed=7)

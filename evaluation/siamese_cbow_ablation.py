@@ -21,9 +21,9 @@ from typing import Optional
 
 from absl import flags
 
-from common import cli
-from common import errors
-from evaluation import baselines
+from sentzoo.common import cli
+from sentzoo.common import errors
+from sentzoo.evaluation import baselines
 
 # Flags that say where a run is, not what it is.
 _NOT_SETTINGS = ("data_dir", "model_dir", "export_dir", "flagfile")

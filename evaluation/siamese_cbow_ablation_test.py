@@ -6,8 +6,8 @@ import tempfile
 
 import tensorflow as tf
 
-from common import errors
-from evaluation import siamese_cbow_ablation
+from sentzoo.common import errors
+from sentzoo.evaluation import siamese_cbow_ablation
 
 _SETS = ("STS2014.images", "STS2014.headlines", "STS2015.belief")
 

@@ -6,8 +6,8 @@ from absl.testing import absltest
 import numpy as np
 from scipy import stats
 
-from evaluation import significance
-from evaluation import sts
+from sentzoo.evaluation import significance
+from sentzoo.evaluation import sts
 
 
 def _results(predicted_by_set):

@@ -38,13 +38,13 @@ from absl import logging
 import numpy as np
 from scipy import stats
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import baselines as baselines_lib
-from evaluation import encoder as encoder_lib
-from evaluation import significance as significance_lib
-from evaluation import sts_data
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import baselines as baselines_lib
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import significance as significance_lib
+from sentzoo.evaluation import sts_data
 
 STS_MEAN_KEY = "STS.mean"
 

@@ -25,7 +25,7 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from common import errors
+from sentzoo.common import errors
 
 # The 20 SemEval sets of the Siamese CBOW paper's Table 1 (Kenter et al.,
 # 2016), in the table's order, as (year, set name in the file names).

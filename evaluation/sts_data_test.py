@@ -5,9 +5,9 @@ import os
 from absl.testing import absltest
 import numpy as np
 
-from common import errors
-from evaluation import sts_data
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import sts_data
+from sentzoo.evaluation import test_util
 
 
 class StsDataTest(absltest.TestCase):

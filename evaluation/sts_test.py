@@ -12,12 +12,12 @@ import numpy as np
 from scipy import stats
 import tensorflow as tf
 
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import significance
-from evaluation import sts
-from evaluation import sts_data
-from evaluation import test_util
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import significance
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.evaluation import test_util
 
 
 def letter_counts(sentence):

@@ -17,8 +17,8 @@ from absl import flags
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from common import errors
+from sentzoo.common import cli
+from sentzoo.common import errors
 
 VOCABULARY_FILE = "vocab.txt"
 # Frequency bands: the 100 most frequent words, then up to each bound.

@@ -7,8 +7,8 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import word_norms
+from sentzoo.common import errors
+from sentzoo.evaluation import word_norms
 
 
 class _Table(tf.Module):

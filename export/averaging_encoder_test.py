@@ -3,11 +3,11 @@
 import numpy as np
 import tensorflow as tf
 
-from export import averaging_encoder
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import vocabulary as vocabulary_lib
-from layers import masked_average
-from layers import shared_embedding
+from sentzoo.export import averaging_encoder
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.layers import masked_average
+from sentzoo.layers import shared_embedding
 
 WORDS = ["the", "cat", "sat", "on", "mat", "café", "猫", "кот"]
 DIM = 5

@@ -12,16 +12,16 @@ import os
 
 import tensorflow as tf
 
-from export import featurized_encoder
-from export import model_dir as model_dir_lib
-from inputs import char_ngrams
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import char_cnn
-from models import char_lstm
-from models import charagram
-from models import paragram_phrase
+from sentzoo.export import featurized_encoder
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import char_cnn
+from sentzoo.models import char_lstm
+from sentzoo.models import charagram
+from sentzoo.models import paragram_phrase
 
 PAPER = ("Wieting, Bansal, Gimpel, Livescu. CHARAGRAM: Embedding Words and "
          "Sentences via Character n-grams. EMNLP 2016.")

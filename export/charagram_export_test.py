@@ -7,14 +7,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from export import charagram_export
-from export import export_model
-from export import model_dir as model_dir_lib
-from inputs import char_ngrams
-from inputs import text_to_ids
-from inputs import tokenizer
-from inputs import vocabulary
-from tests import export_test_case
+from sentzoo.export import charagram_export
+from sentzoo.export import export_model
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import text_to_ids
+from sentzoo.inputs import tokenizer
+from sentzoo.inputs import vocabulary
+from sentzoo.tests import export_test_case
 
 TEXTS = ["a man plays a flute", "someone plays music", "", "zzz ☃",
          "A MAN, playing!"]

@@ -23,11 +23,11 @@ import time
 
 from absl import flags
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from export import model_dir as model_dir_lib
-from export import saved_model_writer
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import saved_model_writer
 
 # Trainers and tests reach the model-directory helpers through this module too.
 MODEL_CONFIG_FILE = model_dir_lib.MODEL_CONFIG_FILE
@@ -55,7 +55,7 @@ def exporter_for(model_type):
   if not re.fullmatch(r"[a-z0-9_]+", str(model_type)) or model_type not in known:
     raise errors.UserError(
         f"cannot export model type {model_type!r}; known: {', '.join(known)}")
-  return importlib.import_module(f"export.{model_type}_export")
+  return importlib.import_module(f"sentzoo.export.{model_type}_export")
 
 
 def build_module(model_dir):
@@ -81,9 +81,9 @@ def export_time_scores(module, data_dir):
   "note" instead of scores when there is no data to measure on.
   """
   # Imported here: evaluation is only needed when a data directory is given.
-  from evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
-  from evaluation import sts  # pylint: disable=g-import-not-at-top
-  from evaluation import sts_data  # pylint: disable=g-import-not-at-top
+  from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.evaluation import sts  # pylint: disable=g-import-not-at-top
+  from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
   try:
     data_dir = data_dir_lib.resolve_data_dir(data_dir)
     pair_sets = [sts_data.load_stsb_split(data_dir, "dev"),

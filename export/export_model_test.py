@@ -6,13 +6,13 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import sts as evaluation_sts
-from evaluation import sts_data
-from export import export_model
-from export import saved_model_writer
-from tests import model_dir_fixtures
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts as evaluation_sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import export_model
+from sentzoo.export import saved_model_writer
+from sentzoo.tests import model_dir_fixtures
 
 WORDS = model_dir_fixtures.WORDS
 DIM = model_dir_fixtures.DIM

@@ -5,9 +5,9 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from export import featurized_encoder
-from inputs import char_ngrams
-from models import charagram
+from sentzoo.export import featurized_encoder
+from sentzoo.inputs import char_ngrams
+from sentzoo.models import charagram
 
 
 class FeaturizedEncoderTest(tf.test.TestCase):

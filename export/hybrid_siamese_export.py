@@ -24,14 +24,14 @@ import os
 from absl import flags
 import tensorflow as tf
 
-from common import cli
-from common import errors
-from export import model_dir as model_dir_lib
-from export import saved_model_writer
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import hybrid_siamese
+from sentzoo.common import cli
+from sentzoo.common import errors
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import saved_model_writer
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import hybrid_siamese
 
 PAPER = ("Nicosia, Moschitti. Accurate Sentence Matching with Hybrid Siamese "
          "Networks. CIKM 2017.")

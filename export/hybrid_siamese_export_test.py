@@ -6,14 +6,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from export import export_model
-from export import hybrid_siamese_export
-from export import model_dir as model_dir_lib
-from export import saved_model_writer
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import hybrid_siamese
-from tests import export_test_case
+from sentzoo.export import export_model
+from sentzoo.export import hybrid_siamese_export
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import saved_model_writer
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import hybrid_siamese
+from sentzoo.tests import export_test_case
 
 WORDS = ["a", "man", "plays", "guitar", "dog", "runs", "the"]
 SENTENCES_A = ["A man plays the guitar.", "", "zzz unknown", "The dog runs"]

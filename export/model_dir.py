@@ -12,7 +12,7 @@ import platform
 import keras
 import tensorflow as tf
 
-from common import errors
+from sentzoo.common import errors
 
 MODEL_CONFIG_FILE = "model_config.json"
 VOCABULARY_FILE = "vocab.txt"

@@ -14,7 +14,7 @@ import sys
 
 from absl import app
 
-from export import signature_info
+from sentzoo.export import signature_info
 
 
 def graph_op_types(export_path):

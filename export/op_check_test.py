@@ -7,7 +7,7 @@ import textwrap
 
 import tensorflow as tf
 
-from export import op_check
+from sentzoo.export import op_check
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

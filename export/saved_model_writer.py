@@ -7,7 +7,7 @@ import shutil
 
 import tensorflow as tf
 
-from export import serving_requests
+from sentzoo.export import serving_requests
 
 _VERSION = re.compile(r"^\d+$")
 MODEL_CARD = os.path.join("assets.extra", "model_card.json")

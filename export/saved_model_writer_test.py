@@ -7,11 +7,11 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
-from export import averaging_encoder
-from export import saved_model_writer
-from export import serving_requests
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.export import averaging_encoder
+from sentzoo.export import saved_model_writer
+from sentzoo.export import serving_requests
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 METADATA = {"model_type": "test", "embedding_dim": 3,
             "training": {"corpus_files": ["a.txt.gz", "b.txt.gz"]},

@@ -9,12 +9,12 @@ import os
 
 import tensorflow as tf
 
-from common import errors
-from export import averaging_encoder
-from export import model_dir as model_dir_lib
-from inputs import sent2vec_featurizer
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.common import errors
+from sentzoo.export import averaging_encoder
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 PAPER = ("Pagliardini, Gupta, Jaggi. Unsupervised Learning of Sentence "
          "Embeddings using Compositional n-Gram Features. NAACL 2018.")

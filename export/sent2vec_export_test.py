@@ -6,13 +6,13 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from export import export_model
-from export import model_dir as model_dir_lib
-from inputs import sent2vec_featurizer
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import sent2vec
-from tests import export_test_case
+from sentzoo.export import export_model
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import sent2vec
+from sentzoo.tests import export_test_case
 
 _WORDS = ["the", "cat", "sat", "on", "mat", "."]
 _SENTENCES = ["The cat sat on the mat.", "", "zebra quagga", "cat",

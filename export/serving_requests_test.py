@@ -5,7 +5,7 @@ import os
 import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2
 
-from export import serving_requests
+from sentzoo.export import serving_requests
 
 
 class ServingRequestsTest(tf.test.TestCase):

@@ -4,12 +4,12 @@ import os
 
 import tensorflow as tf
 
-from export import averaging_encoder
-from export import model_dir as model_dir_lib
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import siamese_cbow
+from sentzoo.export import averaging_encoder
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import siamese_cbow
 
 PAPER = ("Kenter, Borisov, de Rijke. Siamese CBOW: Optimizing Word "
          "Embeddings for Sentence Representations. ACL 2016.")

@@ -5,10 +5,10 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from export import export_model
-from export import siamese_cbow_export
-from tests import export_test_case
-from tests import model_dir_fixtures
+from sentzoo.export import export_model
+from sentzoo.export import siamese_cbow_export
+from sentzoo.tests import export_test_case
+from sentzoo.tests import model_dir_fixtures
 
 
 class SiameseCbowExportTest(export_test_case.ExportTestCase):

@@ -11,7 +11,7 @@ from typing import Dict
 
 from tensorflow.core.protobuf import saved_model_pb2
 
-from common import errors
+from sentzoo.common import errors
 
 PREDICT_METHOD = "tensorflow/serving/predict"
 

@@ -4,8 +4,8 @@ import os
 
 import tensorflow as tf
 
-from common import errors
-from export import signature_info
+from sentzoo.common import errors
+from sentzoo.export import signature_info
 
 
 class _Pair(tf.Module):

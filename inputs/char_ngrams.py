@@ -21,8 +21,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 NGRAM_VOCABULARY_FILE = "ngrams.txt"
 PADDING_ID = vocabulary_lib.PADDING_ID

@@ -6,8 +6,8 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from inputs import char_ngrams
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 
 def _strings(ragged):

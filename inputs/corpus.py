@@ -5,8 +5,8 @@ import os
 
 import tensorflow as tf
 
-from common import errors
-from inputs import data_integrity
+from sentzoo.common import errors
+from sentzoo.inputs import data_integrity
 
 
 def list_files(file_patterns):

@@ -5,9 +5,9 @@ import os
 
 import tensorflow as tf
 
-from common import errors
-from inputs import corpus
-from inputs import data_integrity
+from sentzoo.common import errors
+from sentzoo.inputs import corpus
+from sentzoo.inputs import data_integrity
 
 
 def _write(path, lines):

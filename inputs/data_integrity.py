@@ -25,7 +25,7 @@ import sys
 import time
 import zlib
 
-from common import errors
+from sentzoo.common import errors
 
 CHUNK_BYTES = 1 << 20
 SHA256SUMS = "SHA256SUMS"

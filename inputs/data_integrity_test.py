@@ -8,9 +8,9 @@ import re
 
 import tensorflow as tf
 
-from common import data_dir as data_dir_lib
-from common import errors
-from inputs import data_integrity
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.inputs import data_integrity
 
 
 def _gzip_bytes(text):

@@ -20,7 +20,7 @@ from typing import List
 
 import numpy as np
 
-from common import errors
+from sentzoo.common import errors
 
 TASKS = ("msrp", "sick", "quora", "snli")
 SPLITS = ("train", "dev", "test")

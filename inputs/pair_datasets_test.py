@@ -7,8 +7,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from inputs import pair_datasets
+from sentzoo.common import errors
+from sentzoo.inputs import pair_datasets
 
 
 class PairDatasetsTest(tf.test.TestCase):

@@ -27,7 +27,7 @@ import math
 import random
 from typing import Iterable, List, Optional
 
-from common import errors
+from sentzoo.common import errors
 
 
 @dataclasses.dataclass(frozen=True)

@@ -7,8 +7,8 @@ import tempfile
 
 import tensorflow as tf
 
-from common import errors
-from inputs import ppdb
+from sentzoo.common import errors
+from sentzoo.inputs import ppdb
 
 
 class PpdbTest(tf.test.TestCase):

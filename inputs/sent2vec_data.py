@@ -43,9 +43,9 @@ import gzip
 import numpy as np
 import tensorflow as tf
 
-from inputs import corpus as corpus_lib
-from inputs import sent2vec_featurizer
-from inputs import token_cache as token_cache_lib
+from sentzoo.inputs import corpus as corpus_lib
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import token_cache as token_cache_lib
 
 CONTEXT_VARIANTS = ("remove", "placeholder")
 

@@ -14,7 +14,7 @@ n-grams are formed (as the reference C++ code does).
 
 import tensorflow as tf
 
-from inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
 
 # The multiplier of fastText's word n-gram hash (h = h * 116049371 + id).
 HASH_MULTIPLIER = 116049371

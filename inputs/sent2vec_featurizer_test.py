@@ -3,9 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
-from inputs import sent2vec_featurizer
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 _VOCAB = vocabulary_lib.Vocabulary(["a", "cat", "sat", "on", "mat", "."],
                                    [9, 5, 3, 3, 2, 2])

@@ -22,7 +22,7 @@ the story: only what the sentence itself says is left to go on).
 
 import tensorflow as tf
 
-from inputs import corpus as corpus_lib
+from sentzoo.inputs import corpus as corpus_lib
 
 # Members of a group, in order along axis 1 of every batch.
 CENTER, PREVIOUS, NEXT = 0, 1, 2

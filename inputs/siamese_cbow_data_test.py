@@ -7,9 +7,9 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from inputs import siamese_cbow_data
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import siamese_cbow_data
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 MAX_LENGTH = 8
 BOOK_SIZES = [[7, 9, 6], [8, 5, 10, 4]]  # Lines per book, per file.

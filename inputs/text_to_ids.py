@@ -2,8 +2,8 @@
 
 import tensorflow as tf
 
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 
 class TextToIds(tf.Module):

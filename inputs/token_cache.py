@@ -23,7 +23,7 @@ import time
 
 import tensorflow as tf
 
-from inputs import corpus as corpus_lib
+from sentzoo.inputs import corpus as corpus_lib
 
 
 def raw_blocks(files, featurizer, block_lines):

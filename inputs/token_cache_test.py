@@ -8,11 +8,11 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from inputs import sent2vec_data
-from inputs import sent2vec_featurizer
-from inputs import token_cache
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import sent2vec_data
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import token_cache
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 _WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "."]
 _COUNTS = [1000, 400, 90, 60, 30, 20, 9, 4, 300]

@@ -4,7 +4,7 @@ import re
 
 import tensorflow as tf
 
-from inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
 
 # Sentences where a naive split goes wrong. Every one must tokenise exactly as
 # Python's `re.findall(r"\w+|[^\w\s]", s.lower())`.

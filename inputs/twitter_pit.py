@@ -17,8 +17,8 @@ import os
 
 import numpy as np
 
-from common import errors
-from evaluation import sts_data
+from sentzoo.common import errors
+from sentzoo.evaluation import sts_data
 
 SET_NAME = "Twitter2015.test"
 FOLDER = "twitter_pit2015"

@@ -5,8 +5,8 @@ import tempfile
 
 import tensorflow as tf
 
-from common import errors
-from inputs import twitter_pit
+from sentzoo.common import errors
+from sentzoo.inputs import twitter_pit
 
 _DATA = ("51\t8 Mile\tAll the home alones\t8 mile is on\t3\tA/O\tB/O\n"
          "51\t8 Mile\tAll the home alones\tThe last rap battle\t0\tA/O\tB/O\n"

@@ -12,8 +12,8 @@ import time
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from inputs import corpus as corpus_lib
+from sentzoo.common import errors
+from sentzoo.inputs import corpus as corpus_lib
 
 PADDING_ID = 0
 

@@ -8,9 +8,9 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
+from sentzoo.common import errors
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 
 CORPUS = [
     "The cat sat on the mat.",

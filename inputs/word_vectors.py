@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from common import errors
+from sentzoo.common import errors
 
 MODEL_CONFIG_FILE = "model_config.json"
 VOCABULARY_FILE = "vocab.txt"

@@ -5,12 +5,12 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from export import averaging_encoder
-from export import saved_model_writer
-from inputs import text_to_ids
-from inputs import vocabulary
-from inputs import word_vectors
+from sentzoo.common import errors
+from sentzoo.export import averaging_encoder
+from sentzoo.export import saved_model_writer
+from sentzoo.inputs import text_to_ids
+from sentzoo.inputs import vocabulary
+from sentzoo.inputs import word_vectors
 
 
 class TextVectorsTest(tf.test.TestCase):

@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers import char_ngram_embedding
-from tests import layer_test_case
+from sentzoo.layers import char_ngram_embedding
+from sentzoo.tests import layer_test_case
 
 
 class CharNgramEmbeddingTest(layer_test_case.LayerTestCase):

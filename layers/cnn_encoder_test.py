@@ -3,9 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
-from layers import encoder_test_util
-from layers.cnn_encoder import CNNEncoder
-from tests import layer_test_case
+from sentzoo.layers import encoder_test_util
+from sentzoo.layers.cnn_encoder import CNNEncoder
+from sentzoo.tests import layer_test_case
 
 
 class CNNEncoderTest(layer_test_case.LayerTestCase):

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from layers import contrastive_loss
+from sentzoo.layers import contrastive_loss
 
 
 class ContrastiveLossTest(tf.test.TestCase):

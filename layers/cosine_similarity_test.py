@@ -4,8 +4,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from layers.cosine_similarity import CosineSimilarity
-from tests import layer_test_case
+from sentzoo.layers.cosine_similarity import CosineSimilarity
+from sentzoo.tests import layer_test_case
 
 
 def _numpy_cosine(a, b):

@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers.euclidean_distance import EuclideanDistance
-from tests import layer_test_case
+from sentzoo.layers.euclidean_distance import EuclideanDistance
+from sentzoo.tests import layer_test_case
 
 
 class EuclideanDistanceTest(layer_test_case.LayerTestCase):

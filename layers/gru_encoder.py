@@ -2,7 +2,7 @@
 
 import keras
 
-from layers import last_state_rnn_encoder
+from sentzoo.layers import last_state_rnn_encoder
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

@@ -3,9 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
-from layers import encoder_test_util
-from layers.gru_encoder import GRUEncoder
-from tests import layer_test_case
+from sentzoo.layers import encoder_test_util
+from sentzoo.layers.gru_encoder import GRUEncoder
+from sentzoo.tests import layer_test_case
 
 
 class GRUEncoderTest(layer_test_case.LayerTestCase):

@@ -3,9 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
-from layers import encoder_test_util
-from layers.lstm_encoder import LSTMEncoder
-from tests import layer_test_case
+from sentzoo.layers import encoder_test_util
+from sentzoo.layers.lstm_encoder import LSTMEncoder
+from sentzoo.tests import layer_test_case
 
 
 class LSTMEncoderTest(layer_test_case.LayerTestCase):

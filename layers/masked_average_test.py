@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers.masked_average import MaskedAverage
-from tests import layer_test_case
+from sentzoo.layers.masked_average import MaskedAverage
+from sentzoo.tests import layer_test_case
 
 
 def _numpy_masked_average(x, mask):

@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers.masked_max_pooling import MaskedMaxPooling
-from tests import layer_test_case
+from sentzoo.layers.masked_max_pooling import MaskedMaxPooling
+from sentzoo.tests import layer_test_case
 
 
 class MaskedMaxPoolingTest(layer_test_case.LayerTestCase):

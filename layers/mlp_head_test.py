@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers.mlp_head import MLPHead
-from tests import layer_test_case
+from sentzoo.layers.mlp_head import MLPHead
+from sentzoo.tests import layer_test_case
 
 
 class MLPHeadTest(layer_test_case.LayerTestCase):

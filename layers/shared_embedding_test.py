@@ -6,9 +6,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from layers.masked_average import MaskedAverage
-from layers.shared_embedding import SharedEmbedding
-from tests import layer_test_case
+from sentzoo.layers.masked_average import MaskedAverage
+from sentzoo.layers.shared_embedding import SharedEmbedding
+from sentzoo.tests import layer_test_case
 
 
 class SharedEmbeddingTest(layer_test_case.LayerTestCase):

@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from layers.softmax_head import SoftmaxHead
-from tests import layer_test_case
+from sentzoo.layers.softmax_head import SoftmaxHead
+from sentzoo.tests import layer_test_case
 
 
 def _numpy_softmax(x):

@@ -2,7 +2,7 @@
 
 import keras
 
-from layers import masked_max_pooling
+from sentzoo.layers import masked_max_pooling
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

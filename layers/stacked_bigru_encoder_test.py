@@ -2,9 +2,9 @@
 
 import tensorflow as tf
 
-from layers import encoder_test_util
-from layers.stacked_bigru_encoder import StackedBiGRUEncoder
-from tests import layer_test_case
+from sentzoo.layers import encoder_test_util
+from sentzoo.layers.stacked_bigru_encoder import StackedBiGRUEncoder
+from sentzoo.tests import layer_test_case
 
 
 class StackedBiGRUEncoderTest(layer_test_case.LayerTestCase):

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from models import char_cnn
+from sentzoo.models import char_cnn
 
 
 class CharCNNTest(tf.test.TestCase):

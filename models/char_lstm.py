@@ -3,7 +3,7 @@
 import keras
 import tensorflow as tf
 
-from models import char_cnn
+from sentzoo.models import char_cnn
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from models import char_lstm
+from sentzoo.models import char_lstm
 
 
 class CharLSTMTest(tf.test.TestCase):

@@ -2,7 +2,7 @@
 
 import keras
 
-from layers import char_ngram_embedding
+from sentzoo.layers import char_ngram_embedding
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from models import charagram
+from sentzoo.models import charagram
 
 
 class CharagramTest(tf.test.TestCase):

@@ -4,14 +4,14 @@ import keras
 from keras import ops
 import tensorflow as tf
 
-from layers import cnn_encoder
-from layers import contrastive_loss
-from layers import euclidean_distance
-from layers import gru_encoder
-from layers import lstm_encoder
-from layers import mlp_head
-from layers import shared_embedding
-from layers import stacked_bigru_encoder
+from sentzoo.layers import cnn_encoder
+from sentzoo.layers import contrastive_loss
+from sentzoo.layers import euclidean_distance
+from sentzoo.layers import gru_encoder
+from sentzoo.layers import lstm_encoder
+from sentzoo.layers import mlp_head
+from sentzoo.layers import shared_embedding
+from sentzoo.layers import stacked_bigru_encoder
 
 ENCODERS = ("lstm", "gru", "cnn", "bigru")
 MODES = ("contrastive", "logistic", "joint")

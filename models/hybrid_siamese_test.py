@@ -6,7 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from models import hybrid_siamese
+from sentzoo.models import hybrid_siamese
 
 
 def _ids():

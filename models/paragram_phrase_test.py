@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from models import paragram_phrase
+from sentzoo.models import paragram_phrase
 
 
 class ParagramPhraseTest(tf.test.TestCase):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from models import paraphrase_margin_loss
+from sentzoo.models import paraphrase_margin_loss
 
 # Columns of the candidate matrix: 0-2 are x1_0..x1_2, 3-5 are x2_0..x2_2.
 X1 = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]], np.float32)

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from models import sent2vec
+from sentzoo.models import sent2vec
 
 
 class Sent2VecTest(tf.test.TestCase):

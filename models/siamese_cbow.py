@@ -3,10 +3,10 @@
 import keras
 from keras import ops
 
-from layers import cosine_similarity
-from layers import masked_average
-from layers import shared_embedding
-from layers import softmax_head
+from sentzoo.layers import cosine_similarity
+from sentzoo.layers import masked_average
+from sentzoo.layers import shared_embedding
+from sentzoo.layers import softmax_head
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

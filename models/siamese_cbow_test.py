@@ -6,8 +6,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from models import siamese_cbow
-from tests import layer_test_case
+from sentzoo.models import siamese_cbow
+from sentzoo.tests import layer_test_case
 
 VOCAB, DIM = 30, 6
 

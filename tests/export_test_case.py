@@ -31,8 +31,8 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from export import serving_requests
-from export import signature_info
+from sentzoo.export import serving_requests
+from sentzoo.export import signature_info
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _C_SOURCE = os.path.join(_REPO_ROOT, "export", "c_loader", "run_signature.c")

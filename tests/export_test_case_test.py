@@ -5,8 +5,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from export import saved_model_writer
-from tests import export_test_case
+from sentzoo.export import saved_model_writer
+from sentzoo.tests import export_test_case
 
 
 class _HashedPair(tf.Module):

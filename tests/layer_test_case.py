@@ -4,7 +4,7 @@ Modelled on keras-hub's `keras_hub/src/tests/test_case.py` `run_layer_test`.
 Import the module (not the class) so pytest does not collect the base class
 itself in every test module:
 
-  from tests import layer_test_case
+  from sentzoo.tests import layer_test_case
 
   class MyLayerTest(layer_test_case.LayerTestCase):
 

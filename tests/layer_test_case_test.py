@@ -4,7 +4,7 @@ import keras
 from keras import ops
 import numpy as np
 
-from tests import layer_test_case
+from sentzoo.tests import layer_test_case
 
 
 @keras.saving.register_keras_serializable(package="sentzoo_test")

@@ -23,7 +23,7 @@ def free_ports(count):
 _DUMP_SCRIPT = """
 import os, runpy
 import numpy as np
-from trainers import training_loop
+from sentzoo.trainers import training_loop
 _run = training_loop.run
 def _run_and_dump(*args, **kwargs):
   outcome = _run(*args, **kwargs)

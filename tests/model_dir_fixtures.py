@@ -6,10 +6,10 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from export import model_dir as model_dir_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import siamese_cbow
+from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import siamese_cbow
 
 WORDS = ["the", "cat", ",", "sat", "on", "mat", "café", "猫", "."]
 DIM = 4

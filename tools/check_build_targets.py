@@ -16,7 +16,9 @@ reports, exiting with status 1:
   * a `.py` file named in a BUILD file (`srcs` or `main`) that does not exist;
   * unless --no_deps_check: an import that the importing target does not
     declare in `deps` (or `data`): a first-party module (`from inputs import tokenizer`)
-    needs the `py_library` that holds it, a known pip package needs its
+    needs the `py_library` that holds it (`from sentzoo.inputs import
+    tokenizer` needs it and //sentzoo, whose __init__.py maps the folders
+    into the `sentzoo` package), a known pip package needs its
     sentinel target (`import tensorflow` -> `//:expect_tensorflow_installed`),
     and an import that is neither first-party, nor standard library, nor a
     known pip package is reported so that a sentinel gets added for it. A
@@ -57,6 +59,10 @@ THIRD_PARTY_SENTINELS = {
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
 }
+
+# The package whose __init__.py puts the repository root on its search path:
+# the top-level folders are imported as its subpackages (sentzoo.layers, ...).
+UMBRELLA = "sentzoo"
 
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 
@@ -292,6 +298,14 @@ def _first_party_files(root, level, module, names, importer, package_dirs):
     parts = base + (module.split(".") if module else [])
   else:
     parts = module.split(".")
+    if (len(parts) > 1 and parts[0] == UMBRELLA and parts[1] in package_dirs
+        and not os.path.exists(os.path.join(root, UMBRELLA, parts[1]))):
+      # `from sentzoo.inputs import tokenizer` loads sentzoo/__init__.py and
+      # then inputs/tokenizer.py (sentzoo/__init__.py adds the repository
+      # root to the package's search path).
+      inner = _first_party_files(root, 0, ".".join(parts[1:]), names,
+                                 importer, package_dirs)
+      return sorted(set(inner + [UMBRELLA + "/__init__.py"]))
     if not parts or parts[0] not in package_dirs:
       return None
   rel = "/".join(parts)

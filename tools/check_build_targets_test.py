@@ -263,6 +263,27 @@ class FixtureTreeTest(unittest.TestCase):
     status, _ = self.run_main("--no_deps_check")
     self.assertEqual(status, 0)
 
+  def test_umbrella_package_import_needs_both_targets(self):
+    # `from sentzoo.common import errors` loads sentzoo/__init__.py (which
+    # maps the top-level folders into the package) and common/errors.py.
+    self.write("sentzoo/__init__.py", "")
+    self.write("sentzoo/BUILD",
+               'py_library(name = "sentzoo", srcs = ["__init__.py"])\n')
+    self.write("inputs/tokenizer.py", """
+        import tensorflow as tf
+        from sentzoo.common import errors
+        """)
+    self.assertEqual(self.check(), [
+        "//inputs:tokenizer: inputs/tokenizer.py imports sentzoo/__init__.py "
+        "but deps lack //sentzoo:sentzoo",
+    ])
+    self.write("inputs/BUILD", _GOOD_TREE["inputs/BUILD"].replace(
+        '"//common:errors",', '"//sentzoo",'))
+    self.assertEqual(self.check(), [
+        "//inputs:tokenizer: inputs/tokenizer.py imports common/errors.py "
+        "but deps lack //common:errors",
+    ])
+
   def test_missing_sentinel_dep(self):
     self.write("inputs/tokenizer_test.py", """
         from absl.testing import absltest

@@ -31,24 +31,24 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import sts
-from evaluation import sts_data
-from export import charagram_export
-from export import export_model
-from inputs import char_ngrams
-from inputs import ppdb
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import twitter_pit
-from inputs import vocabulary as vocabulary_lib
-from models import paraphrase_margin_loss
-from trainers import charagram_step
-from trainers import distribution
-from trainers import training_loop
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import charagram_export
+from sentzoo.export import export_model
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import ppdb
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import twitter_pit
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import paraphrase_margin_loss
+from sentzoo.trainers import charagram_step
+from sentzoo.trainers import distribution
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 

@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from inputs import char_ngrams
-from trainers import charagram_step
+from sentzoo.inputs import char_ngrams
+from sentzoo.trainers import charagram_step
 
 
 class CharagramStepTest(tf.test.TestCase):

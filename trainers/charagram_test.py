@@ -10,15 +10,15 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from export import charagram_export
-from inputs import char_ngrams
-from inputs import text_to_ids
-from inputs import tokenizer
-from inputs import vocabulary
-from models import paraphrase_margin_loss
-from tests import local_cluster
-from trainers import charagram_step
-from trainers import training_loop
+from sentzoo.export import charagram_export
+from sentzoo.inputs import char_ngrams
+from sentzoo.inputs import text_to_ids
+from sentzoo.inputs import tokenizer
+from sentzoo.inputs import vocabulary
+from sentzoo.models import paraphrase_margin_loss
+from sentzoo.tests import local_cluster
+from sentzoo.trainers import charagram_step
+from sentzoo.trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -36,8 +36,8 @@ import os
 from absl import flags
 import tensorflow as tf
 
-from common import errors
-from trainers import training_loop
+from sentzoo.common import errors
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 

@@ -12,8 +12,8 @@ from absl import flags
 import numpy as np
 import tensorflow as tf
 
-from common import errors
-from trainers import distribution
+from sentzoo.common import errors
+from sentzoo.trainers import distribution
 
 FLAGS = flags.FLAGS
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -182,8 +182,8 @@ class MirroredOnCpusTest(tf.test.TestCase):
     # this runs in its own process.
     code = r"""
 import tensorflow as tf
-from common import errors
-from trainers import distribution
+from sentzoo.common import errors
+from sentzoo.trainers import distribution
 strategy = distribution.make_strategy("mirrored", 2)
 print("replicas", strategy.num_replicas_in_sync)
 def dataset_fn(context):

@@ -32,20 +32,20 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from export import export_model
-from inputs import pair_datasets
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from inputs import word_vectors as word_vectors_lib
-from models import hybrid_siamese
-from trainers import distribution
-from trainers import hybrid_siamese_optimizer
-from trainers import hybrid_siamese_step
-from trainers import training_loop
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.export import export_model
+from sentzoo.inputs import pair_datasets
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import word_vectors as word_vectors_lib
+from sentzoo.models import hybrid_siamese
+from sentzoo.trainers import distribution
+from sentzoo.trainers import hybrid_siamese_optimizer
+from sentzoo.trainers import hybrid_siamese_step
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 

@@ -3,7 +3,7 @@
 import keras
 import tensorflow as tf
 
-from trainers import lazy_optimizers
+from sentzoo.trainers import lazy_optimizers
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

@@ -9,7 +9,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from trainers import hybrid_siamese_optimizer
+from sentzoo.trainers import hybrid_siamese_optimizer
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -23,8 +23,8 @@ import json, sys
 import keras
 import numpy as np
 import tensorflow as tf
-from trainers import distribution
-from trainers import hybrid_siamese_optimizer
+from sentzoo.trainers import distribution
+from sentzoo.trainers import hybrid_siamese_optimizer
 
 strategy = distribution.make_strategy("mirrored", 2)
 seen = []

@@ -11,7 +11,7 @@ import math
 
 import tensorflow as tf
 
-from models import hybrid_siamese
+from sentzoo.models import hybrid_siamese
 
 
 def pad_batch(ids, max_length, pad_multiple=10):

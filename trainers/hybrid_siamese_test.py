@@ -10,13 +10,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from inputs import pair_datasets
-from inputs import tokenizer as tokenizer_lib
-from models import hybrid_siamese
-from trainers import hybrid_siamese as trainer
-from trainers import hybrid_siamese_optimizer
-from trainers import hybrid_siamese_step
-from trainers import training_loop
+from sentzoo.inputs import pair_datasets
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.models import hybrid_siamese
+from sentzoo.trainers import hybrid_siamese as trainer
+from sentzoo.trainers import hybrid_siamese_optimizer
+from sentzoo.trainers import hybrid_siamese_step
+from sentzoo.trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORDS = [f"w{i}" for i in range(30)]

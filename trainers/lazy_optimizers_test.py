@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from trainers import lazy_optimizers
+from sentzoo.trainers import lazy_optimizers
 
 ROWS, DIM = 6, 3
 

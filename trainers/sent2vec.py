@@ -37,27 +37,27 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import sts
-from evaluation import sts_data
-from export import averaging_encoder
-from export import export_model
-from export import saved_model_writer
-from export import sent2vec_export
-from inputs import corpus
-from inputs import data_integrity
-from inputs import sent2vec_data
-from inputs import sent2vec_featurizer
-from inputs import token_cache
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import sent2vec
-from trainers import distribution
-from trainers import sent2vec_step
-from trainers import training_loop
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import averaging_encoder
+from sentzoo.export import export_model
+from sentzoo.export import saved_model_writer
+from sentzoo.export import sent2vec_export
+from sentzoo.inputs import corpus
+from sentzoo.inputs import data_integrity
+from sentzoo.inputs import sent2vec_data
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import token_cache
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import sent2vec
+from sentzoo.trainers import distribution
+from sentzoo.trainers import sent2vec_step
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 

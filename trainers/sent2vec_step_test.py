@@ -11,11 +11,11 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from inputs import sent2vec_data
-from inputs import sent2vec_featurizer
-from inputs import vocabulary as vocabulary_lib
-from models import sent2vec
-from trainers import sent2vec_step
+from sentzoo.inputs import sent2vec_data
+from sentzoo.inputs import sent2vec_featurizer
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import sent2vec
+from sentzoo.trainers import sent2vec_step
 
 _WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
 _LINES = ["the cat sat on the mat", "a dog ran", "", "the dog sat on a cat",
@@ -34,10 +34,10 @@ import tensorflow as tf
 cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(
     cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-from inputs import sent2vec_data, sent2vec_featurizer
-from inputs import vocabulary as vocabulary_lib
-from models import sent2vec
-from trainers import sent2vec_step
+from sentzoo.inputs import sent2vec_data, sent2vec_featurizer
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import sent2vec
+from sentzoo.trainers import sent2vec_step
 
 words = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
 vocabulary = vocabulary_lib.Vocabulary(words, [9, 8, 7, 6, 5, 4, 3, 2])

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from tests import local_cluster
+from sentzoo.tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 300

@@ -21,25 +21,25 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from common import cli
-from common import data_dir as data_dir_lib
-from common import errors
-from evaluation import encoder as encoder_lib
-from evaluation import neighbour_ranking
-from evaluation import sts
-from evaluation import sts_data
-from export import export_model
-from export import siamese_cbow_export
-from inputs import corpus
-from inputs import data_integrity
-from inputs import siamese_cbow_data
-from inputs import text_to_ids as text_to_ids_lib
-from inputs import tokenizer as tokenizer_lib
-from inputs import vocabulary as vocabulary_lib
-from models import siamese_cbow
-from trainers import distribution
-from trainers import siamese_cbow_step
-from trainers import training_loop
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import neighbour_ranking
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import export_model
+from sentzoo.export import siamese_cbow_export
+from sentzoo.inputs import corpus
+from sentzoo.inputs import data_integrity
+from sentzoo.inputs import siamese_cbow_data
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import siamese_cbow
+from sentzoo.trainers import distribution
+from sentzoo.trainers import siamese_cbow_step
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 

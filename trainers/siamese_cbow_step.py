@@ -3,9 +3,9 @@
 import keras
 import tensorflow as tf
 
-from inputs import siamese_cbow_data
-from models import siamese_cbow
-from trainers import lazy_optimizers
+from sentzoo.inputs import siamese_cbow_data
+from sentzoo.models import siamese_cbow
+from sentzoo.trainers import lazy_optimizers
 
 # The trainer's --optimizer choices: each updates only the looked-up rows.
 OPTIMIZERS = {"sgd": keras.optimizers.SGD,

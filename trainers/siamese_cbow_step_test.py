@@ -4,9 +4,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from models import siamese_cbow
-from trainers import lazy_optimizers
-from trainers import siamese_cbow_step
+from sentzoo.models import siamese_cbow
+from sentzoo.trainers import lazy_optimizers
+from sentzoo.trainers import siamese_cbow_step
 
 VOCAB, DIM, NEGATIVES = 25, 5, 2
 

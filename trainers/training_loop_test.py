@@ -22,8 +22,8 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
-from tests import local_cluster
-from trainers import training_loop
+from sentzoo.tests import local_cluster
+from sentzoo.trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 300
@@ -34,7 +34,7 @@ TIMEOUT_S = 300
 _WRAPPER = r"""
 import os, runpy, signal, sys
 import numpy as np
-from trainers import training_loop
+from sentzoo.trainers import training_loop
 kill_at = os.environ.get("TEST_KILL_AT_STEP")
 dump = os.environ.get("TEST_DUMP_WEIGHTS")
 if kill_at:

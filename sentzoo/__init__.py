@@ -1,0 +1,23 @@
+"""sentzoo: a TensorFlow/Keras model zoo for sentence embeddings and matching.
+
+The repository's top-level folders (`layers/`, `models/`, `inputs/`,
+`trainers/`, `export/`, `evaluation/`, ...) are the subpackages of this one
+package: code imports them as `sentzoo.layers`, `sentzoo.models`, ..., so an
+installed sentzoo adds one top-level name, `sentzoo`, to a user's environment
+instead of generic ones such as `layers` or `models`.
+
+In a source checkout the folders sit beside this `sentzoo/` folder, not in
+it, so the repository root is added to this package's search path below. An
+installed wheel maps them into the package (pyproject.toml's `package-dir`),
+and an editable install (`pip install -e .`) maps them through setuptools'
+import hook; both find `sentzoo/layers` etc. without this fallback.
+"""
+
+import os as _os
+
+_HERE = _os.path.dirname(_os.path.abspath(__file__))
+_ROOT = _os.path.dirname(_HERE)
+if (not _os.path.isdir(_os.path.join(_HERE, "layers")) and
+    _os.path.isfile(_os.path.join(_ROOT, "layers", "__init__.py")) and
+    _ROOT not in __path__):
+  __path__.append(_ROOT)
