@@ -12,8 +12,9 @@ import os
 
 import tensorflow as tf
 
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import featurized_encoder
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import model_card
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -82,7 +83,7 @@ def build_module(model_dir, config):
   model = build_model(variant, config["model"])
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
   dim = int(model.embedding_dim)
-  card = model_dir_lib.base_model_card(
+  card = model_card.base_model_card(
       MODEL_TYPE, PAPER, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})

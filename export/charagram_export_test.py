@@ -7,9 +7,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import charagram_export
 from sentzoo.export import export_model
-from sentzoo.export import model_dir as model_dir_lib
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids
 from sentzoo.inputs import tokenizer
@@ -53,7 +53,7 @@ def _write_model_dir(model_dir, variant, num_buckets=0):
       w.assign(np.full(w.shape, 0.1, np.float32))
   tf.train.Checkpoint(model=model).save(
       os.path.join(model_dir, "checkpoints", "ckpt"))
-  export_model.write_model_config(model_dir, "charagram", {
+  model_dir_lib.write_model_config(model_dir, "charagram", {
       "variant": variant, "model": model.get_config(),
       "featurizer": charagram_export.featurizer_config(featurizer),
       "training": {"num_pairs": 0}})

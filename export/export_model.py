@@ -26,14 +26,8 @@ from absl import flags
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import saved_model_writer
-
-# Trainers and tests reach the model-directory helpers through this module too.
-MODEL_CONFIG_FILE = model_dir_lib.MODEL_CONFIG_FILE
-VOCABULARY_FILE = model_dir_lib.VOCABULARY_FILE
-write_model_config = model_dir_lib.write_model_config
-read_model_config = model_dir_lib.read_model_config
 
 # Model type X (as its trainer writes it) is exported by export/X_export.py,
 # a module with `build_module(model_dir, config) -> tf.Module` (the module has
@@ -60,7 +54,7 @@ def exporter_for(model_type):
 
 def build_module(model_dir):
   """The in-memory tf.Module that `export` saves for `model_dir`."""
-  config = read_model_config(model_dir)
+  config = model_dir_lib.read_model_config(model_dir)
   return exporter_for(config["model_type"]).build_module(model_dir, config)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts as evaluation_sts
 from sentzoo.evaluation import sts_data
@@ -130,7 +131,7 @@ class ExportModelTest(tf.test.TestCase):
     self.assertIn("not measured", evaluation["note"])
 
   def test_missing_model_config_raises(self):
-    os.remove(os.path.join(self.model_dir, export_model.MODEL_CONFIG_FILE))
+    os.remove(os.path.join(self.model_dir, model_dir_lib.MODEL_CONFIG_FILE))
     with self.assertRaisesRegex(errors.UserError, "model_config.json"):
       export_model.export(self.model_dir, self.export_dir)
     self.assertFalse(os.path.exists(os.path.join(self.export_dir, "1")))
@@ -143,7 +144,7 @@ class ExportModelTest(tf.test.TestCase):
     self.assertFalse(os.path.exists(os.path.join(self.export_dir, "1")))
 
   def test_unknown_model_type_raises(self):
-    path = os.path.join(self.model_dir, export_model.MODEL_CONFIG_FILE)
+    path = os.path.join(self.model_dir, model_dir_lib.MODEL_CONFIG_FILE)
     with open(path) as f:
       config = json.load(f)
     config["model_type"] = "skip_thoughts"
@@ -153,7 +154,7 @@ class ExportModelTest(tf.test.TestCase):
       export_model.build_encoder(self.model_dir)
 
   def test_read_model_config(self):
-    config = export_model.read_model_config(self.model_dir)
+    config = model_dir_lib.read_model_config(self.model_dir)
     self.assertEqual(config["model_type"], "siamese_cbow")
     self.assertEqual(config["model"]["vocab_size"], len(WORDS) + 1)
     self.assertEqual(config["tokenizer"],

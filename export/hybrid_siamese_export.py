@@ -26,7 +26,8 @@ import tensorflow as tf
 
 from sentzoo.common import cli
 from sentzoo.common import errors
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.export import model_card
 from sentzoo.export import saved_model_writer
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -144,7 +145,7 @@ def build_module(model_dir, config, encoder_only=False):
                  "outputs": {"probability": "float32 [batch]",
                              "distance": "float32 [batch]",
                              "match": "bool [batch]"}}
-  card = model_dir_lib.base_model_card("hybrid_siamese", PAPER, config,
+  card = model_card.base_model_card("hybrid_siamese", PAPER, config,
                                        checkpoint, signature)
   card.update({
       "encoder": model.encoder_name, "encoding_dim": dim,

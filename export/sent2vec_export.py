@@ -10,8 +10,9 @@ import os
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import model_card
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
@@ -60,7 +61,7 @@ def module_from_model(model_dir, config, model, featurizer, step):
 
 def _module(config, featurizer, table, checkpoint, vocabulary_size):
   dim = int(table.shape[1])
-  card = model_dir_lib.base_model_card(
+  card = model_card.base_model_card(
       "sent2vec", PAPER, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})

@@ -6,8 +6,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import export_model
-from sentzoo.export import model_dir as model_dir_lib
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib

@@ -4,8 +4,9 @@ import os
 
 import tensorflow as tf
 
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.export import model_card
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
@@ -34,7 +35,7 @@ def build_module(model_dir, config):
   model(tf.zeros([1, 3, 1], tf.int32))
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
   dim = model.embedding_dim
-  card = model_dir_lib.base_model_card(
+  card = model_card.base_model_card(
       "siamese_cbow", PAPER, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})

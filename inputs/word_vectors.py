@@ -22,9 +22,8 @@ import os
 import numpy as np
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 
-MODEL_CONFIG_FILE = "model_config.json"
-VOCABULARY_FILE = "vocab.txt"
 
 
 class WordVectors:
@@ -121,8 +120,9 @@ def read_model_dir_vectors(model_dir):
   rows after the words are ignored, not the `target_embeddings`).
   """
   import tensorflow as tf  # Only this reader needs TensorFlow.
-  words = _read_vocabulary_words(os.path.join(model_dir, VOCABULARY_FILE))
-  latest = tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints"))
+  words = _read_vocabulary_words(
+      os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
+  latest = model_dir_lib.latest_checkpoint(model_dir)
   if latest is None:
     raise errors.UserError(f"no checkpoint in {model_dir!r}/checkpoints")
   reader = tf.train.load_checkpoint(latest)
@@ -149,7 +149,7 @@ def read_export_vectors(export_dir, vocab_path=None):
   import tensorflow as tf
   if vocab_path is None:
     vocab_path = os.path.join(export_dir, os.pardir, os.pardir,
-                              VOCABULARY_FILE)
+                              model_dir_lib.VOCABULARY_FILE)
     if not os.path.exists(vocab_path):
       raise errors.UserError(
           f"the export {export_dir!r} does not list its words: pass the "
@@ -173,7 +173,7 @@ def load(path, vocab_path=None, wanted=None):
   if os.path.isdir(path):
     if os.path.exists(os.path.join(path, "saved_model.pb")):
       vectors = read_export_vectors(path, vocab_path)
-    elif os.path.exists(os.path.join(path, MODEL_CONFIG_FILE)):
+    elif os.path.exists(os.path.join(path, model_dir_lib.MODEL_CONFIG_FILE)):
       vectors = read_model_dir_vectors(path)
     else:
       raise errors.UserError(

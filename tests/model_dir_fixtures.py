@@ -6,7 +6,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.export import model_dir as model_dir_lib
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import siamese_cbow

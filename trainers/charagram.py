@@ -34,6 +34,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -161,7 +162,7 @@ def _int_list(values, name):
 
 
 def _word_featurizer(model_dir, texts):
-  path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
   if not os.path.exists(path):
     if FLAGS.word_vocab:
@@ -292,8 +293,7 @@ def main(argv):
   featurizer = make_featurizer(out_dir, texts1 + texts2)
   with distribution.scope(strategy):
     model = make_model(featurizer)
-  resuming = tf.train.latest_checkpoint(
-      os.path.join(model_dir, "checkpoints")) is not None
+  resuming = model_dir_lib.latest_checkpoint(model_dir) is not None
   init = "random"
   if FLAGS.model == "paragram_phrase" and FLAGS.word_vectors:
     init = f"word vectors of {FLAGS.word_vectors}"
@@ -310,7 +310,7 @@ def main(argv):
         f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps"
         + (f" over {strategy.num_replicas_in_sync} replicas"
            if strategy else ""), flush=True)
-  export_model.write_model_config(out_dir, charagram_export.MODEL_TYPE, {
+  model_dir_lib.write_model_config(out_dir, charagram_export.MODEL_TYPE, {
       "variant": FLAGS.model,
       "model": model.get_config(),
       "featurizer": charagram_export.featurizer_config(featurizer),

@@ -35,6 +35,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import export_model
 from sentzoo.inputs import pair_datasets
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -248,7 +249,7 @@ def main(argv):
                   for s, p in sets.items()), flush=True)
 
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocab_path = os.path.join(out_dir, export_model.VOCABULARY_FILE)
+  vocab_path = os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)
   vectors = None
   if FLAGS.word_vectors:
     all_words = set()
@@ -298,7 +299,7 @@ def main(argv):
       "train_pairs": len(train), "steps_per_epoch": spe,
       "total_steps": total_steps, "strategy": FLAGS.strategy,
       "replicas": replicas}
-  export_model.write_model_config(out_dir, "hybrid_siamese", {
+  model_dir_lib.write_model_config(out_dir, "hybrid_siamese", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "mode": FLAGS.mode, "threshold": FLAGS.threshold,
       "max_length": FLAGS.max_length, "training": training_info})

@@ -40,6 +40,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -187,7 +188,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   Before that first pass (not when the cache is reused), --verify_data
   checks the corpus files (`data_integrity.verify_corpus`).
   """
-  vocab_path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  vocab_path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   stats_path = os.path.join(model_dir, "corpus_stats.json")
   key = {"files": files, "tokenizer": tokenizer.get_config(),
          "min_count": FLAGS.min_count}
@@ -315,7 +316,7 @@ def main(argv):
     model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                               featurizer.num_buckets, FLAGS.embedding_dim)
     model(tf.zeros([1, 1], tf.int32))
-  export_model.write_model_config(out_dir, "sent2vec", {
+  model_dir_lib.write_model_config(out_dir, "sent2vec", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "featurizer": {"word_ngrams": FLAGS.word_ngrams},
       "training": {"corpus_files": [os.path.basename(p) for p in files],
@@ -402,7 +403,7 @@ def main(argv):
   # multi-GB table is not restored a second time.
   del train_step, dataset
   module = sent2vec_export.module_from_model(
-      model_dir, export_model.read_model_config(model_dir), model,
+      model_dir, model_dir_lib.read_model_config(model_dir), model,
       featurizer, outcome["step"])
   module.metadata["evaluation"] = export_model.export_time_scores(
       module, data_dir)

@@ -24,6 +24,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import neighbour_ranking
 from sentzoo.evaluation import sts
@@ -180,7 +181,7 @@ def _line_limits(data_dir, files):
 
 
 def _load_or_build_vocabulary(model_dir, files, tokenizer, data_dir):
-  path = os.path.join(model_dir, export_model.VOCABULARY_FILE)
+  path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     return vocabulary_lib.Vocabulary.load(path)
   if FLAGS.verify_data:
@@ -273,7 +274,7 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
   """Scores the initial word vectors once, at the start of a fresh run."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
   if os.path.exists(path) or tf.train.latest_checkpoint(
-      os.path.join(model_dir, training_loop.CHECKPOINT_SUBDIR)):
+      os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)):
     return
   print("evaluating the untrained word vectors (--compare_untrained)...",
         flush=True)
@@ -361,7 +362,7 @@ def main(argv):
     model = siamese_cbow.SiameseCBOW(
         vocabulary.size_with_padding, FLAGS.embedding_dim,
         init_stddev=FLAGS.init_stddev)
-  export_model.write_model_config(out_dir, "siamese_cbow", {
+  model_dir_lib.write_model_config(out_dir, "siamese_cbow", {
       "model": model.get_config(), "tokenizer": tokenizer.get_config(),
       "training": {"corpus_files": [os.path.basename(p) for p in files],
                    "total_steps": total_steps,

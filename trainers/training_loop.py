@@ -39,10 +39,8 @@ from typing import Callable, Mapping, Optional
 
 import tensorflow as tf
 
-TRAIN_LOG_FILE = "train_log.jsonl"
-# One JSON object per evaluation: step and the eval_fn's metrics.
-EVAL_LOG_FILE = "eval_log.jsonl"
-CHECKPOINT_SUBDIR = "checkpoints"
+from sentzoo.common import model_dir as model_dir_lib
+
 # Name of the checkpointed count of distributed batches consumed.
 INPUT_POSITION = "input_batches"
 
@@ -159,9 +157,10 @@ def _trim_train_log(path, last_step):
     f.writelines(kept)
 
 
-def read_train_log(model_dir: str, name: str = TRAIN_LOG_FILE):
-  """The loss curve a run wrote (or, with name=EVAL_LOG_FILE, its
-  evaluations): list of dicts (step, loss, ...)."""
+def read_train_log(model_dir: str,
+                   name: str = model_dir_lib.TRAIN_LOG_FILE):
+  """The loss curve a run wrote (or, with name=model_dir_lib.EVAL_LOG_FILE,
+  its evaluations): list of dicts (step, loss, ...)."""
   with open(os.path.join(model_dir, name)) as f:
     return [json.loads(line) for line in f if line.strip()]
 
@@ -267,8 +266,8 @@ def run(model_dir: str,
     evaluation.
   """
   out_dir = worker_dir(model_dir, strategy)
-  read_checkpoints = os.path.join(model_dir, CHECKPOINT_SUBDIR)
-  write_checkpoints = os.path.join(out_dir, CHECKPOINT_SUBDIR)
+  read_checkpoints = os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)
+  write_checkpoints = os.path.join(out_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   multi_worker = is_multi_worker(strategy)
   if strategy is None:
     iterator = iter(dataset)
@@ -318,9 +317,9 @@ def run(model_dir: str,
 
   writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
-  train_log_path = os.path.join(out_dir, TRAIN_LOG_FILE)
+  train_log_path = os.path.join(out_dir, model_dir_lib.TRAIN_LOG_FILE)
   _trim_train_log(train_log_path, step if latest else -1)
-  eval_log_path = os.path.join(out_dir, EVAL_LOG_FILE)
+  eval_log_path = os.path.join(out_dir, model_dir_lib.EVAL_LOG_FILE)
   _trim_train_log(eval_log_path, step if latest else -1)
   first_step = step
   metrics, evaluation, interrupted = {}, {}, False
@@ -329,7 +328,7 @@ def run(model_dir: str,
   # The step last evaluated (a rerun of a finished run does not evaluate
   # again, and the last step is not evaluated twice).
   evaluated_step = max((r["step"] for r in read_train_log(
-      out_dir, EVAL_LOG_FILE)), default=None) if os.path.exists(
+      out_dir, model_dir_lib.EVAL_LOG_FILE)), default=None) if os.path.exists(
           eval_log_path) else None
 
   def evaluate():

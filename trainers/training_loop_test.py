@@ -22,6 +22,7 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.tests import local_cluster
 from sentzoo.trainers import training_loop
 
@@ -323,22 +324,22 @@ class StepsPerCallTest(tf.test.TestCase):
                           eval_fn=eval_fn)
     self.assertTrue(first["interrupted"])
     log = training_loop.read_train_log(model_dir,
-                                       training_loop.EVAL_LOG_FILE)
+                                       model_dir_lib.EVAL_LOG_FILE)
     self.assertEqual(log, [{"step": 5, "score": 1.0, "ranking": 0.5}])
     # A record of a step after the last checkpoint (7) is dropped on
     # resume, like the training log's.
-    with open(os.path.join(model_dir, training_loop.EVAL_LOG_FILE), "a") as f:
+    with open(os.path.join(model_dir, model_dir_lib.EVAL_LOG_FILE), "a") as f:
       f.write(json.dumps({"step": 9, "score": -1.0}) + "\n")
     self._run(model_dir, 1, eval_every_steps=5, checkpoint_every_steps=5,
               eval_fn=eval_fn)
     log = training_loop.read_train_log(model_dir,
-                                       training_loop.EVAL_LOG_FILE)
+                                       model_dir_lib.EVAL_LOG_FILE)
     # The last step is evaluated once, and a rerun of the finished run
     # does not evaluate again.
     self.assertEqual([r["step"] for r in log], [5, 10, 15, 20])
     self._run(model_dir, 1, eval_every_steps=5, eval_fn=eval_fn)
     self.assertLen(training_loop.read_train_log(
-        model_dir, training_loop.EVAL_LOG_FILE), 4)
+        model_dir, model_dir_lib.EVAL_LOG_FILE), 4)
 
   def test_interrupted_run_resumes_with_the_next_batch(self):
     model_dir = os.path.join(self.get_temp_dir(), "resume")

@@ -1,22 +1,31 @@
-"""What a trainer leaves in a model directory, and reading it back.
+"""The model directory: the one place that names its files, for every reader.
 
-A model directory holds model_config.json (model type, model and tokeniser
-configs, training facts), the vocabulary and checkpoints/. Trainers write it
-with `write_model_config`; exporters read it back.
+A trainer's --model_dir holds model_config.json (model type, model and
+tokeniser configs, training facts), flags.txt (the flags of the run),
+vocab.txt, corpus_stats.json (where the model counts its corpus),
+checkpoints/, tensorboard/, train_log.jsonl and eval_log.jsonl (the loss and
+evaluation curves), export/<version>/ and sts_results.{json,md}. Trainers,
+exporters, input readers, benchmarks and reports all take the names from
+here.
 """
 
 import json
 import os
-import platform
 
-import keras
 import tensorflow as tf
 
 from sentzoo.common import errors
 
 MODEL_CONFIG_FILE = "model_config.json"
+FLAGS_FILE = "flags.txt"
 VOCABULARY_FILE = "vocab.txt"
+CORPUS_STATS_FILE = "corpus_stats.json"
 CHECKPOINT_SUBDIR = "checkpoints"
+TRAIN_LOG_FILE = "train_log.jsonl"
+EVAL_LOG_FILE = "eval_log.jsonl"
+EXPORT_SUBDIR = "export"
+STS_RESULTS_FILE = "sts_results.json"
+STS_TABLE_FILE = "sts_results.md"
 
 
 def write_model_config(model_dir, model_type, config):
@@ -44,22 +53,15 @@ def restore_latest(model_dir, **objects):
   Raises:
     errors.UserError: when `model_dir` holds no checkpoint.
   """
-  checkpoint_dir = os.path.join(model_dir, CHECKPOINT_SUBDIR)
-  latest = tf.train.latest_checkpoint(checkpoint_dir)
+  latest = latest_checkpoint(model_dir)
   if latest is None:
-    raise errors.UserError(f"no checkpoint in {checkpoint_dir!r}: train first")
+    raise errors.UserError(
+        f"no checkpoint in {os.path.join(model_dir, CHECKPOINT_SUBDIR)!r}: "
+        "train first")
   tf.train.Checkpoint(**objects).restore(latest).expect_partial()
   return latest
 
 
-def base_model_card(model_type, paper, config, checkpoint, signature):
-  """Model card fields every export has; exporters add their own."""
-  return {
-      "model_type": model_type,
-      "paper": paper,
-      "training": config.get("training", {}),
-      "checkpoint": os.path.basename(checkpoint),
-      "signature": {"serving_default": signature},
-      "versions": {"tensorflow": tf.__version__, "keras": keras.__version__,
-                   "python": platform.python_version()},
-  }
+def latest_checkpoint(model_dir):
+  """The newest checkpoint's path prefix in `model_dir`, or None."""
+  return tf.train.latest_checkpoint(os.path.join(model_dir, CHECKPOINT_SUBDIR))
