@@ -21,3 +21,22 @@ if (not _os.path.isdir(_os.path.join(_HERE, "layers")) and
     _os.path.isfile(_os.path.join(_ROOT, "layers", "__init__.py")) and
     _ROOT not in __path__):
   __path__.append(_ROOT)
+
+# The public API (sentzoo/sentence_model.py): `sentzoo.load(path)` and
+# `sentzoo.similarity(a, b)`, imported on first use (PEP 562) so that
+# `import sentzoo` does not import TensorFlow. In Bazel, a target that calls
+# them depends on //sentzoo:sentence_model (//sentzoo cannot: that module
+# depends on it).
+_PUBLIC_API = {"load": "sentence_model", "similarity": "sentence_model"}
+
+
+def __getattr__(name):
+  if name not in _PUBLIC_API:
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+  import importlib  # pylint: disable=g-import-not-at-top
+  module = importlib.import_module(f".{_PUBLIC_API[name]}", __name__)
+  return getattr(module, name)
+
+
+def __dir__():
+  return sorted(list(globals()) + list(_PUBLIC_API))

@@ -1,0 +1,322 @@
+"""Tests for sentzoo.load / sentzoo.similarity on real exports of every model.
+
+The exports are written once per class by `export.export_model` (and the
+hybrid siamese encoder-only exporter) from the tiny model directories of the
+export tests.
+"""
+
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+import sentzoo
+from sentzoo import sentence_model
+from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.export import charagram_export_test
+from sentzoo.export import export_model
+from sentzoo.export import hybrid_siamese_export
+from sentzoo.export import hybrid_siamese_export_test
+from sentzoo.export import saved_model_writer
+from sentzoo.export import sent2vec_export_test
+from sentzoo.tests import model_dir_fixtures
+
+_README = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "README.md")
+SENTENCES = model_dir_fixtures.SENTENCES + [
+    "a man plays the guitar", "the dog runs", "someone plays music"]
+PAIRS = list(zip(hybrid_siamese_export_test.SENTENCES_A,
+                 hybrid_siamese_export_test.SENTENCES_B))
+# The export tests' model-directory fixtures of the other model types.
+# pylint: disable=protected-access
+_make_sent2vec_model_dir = sent2vec_export_test._make_model_dir
+_make_charagram_model_dir = charagram_export_test._write_model_dir
+# pylint: enable=protected-access
+
+
+def numpy_cosine(a, b):
+  """[n, m] cosines, one pair at a time; 0 where a vector is zero."""
+  out = np.zeros([len(a), len(b)])
+  for i, x in enumerate(np.asarray(a, np.float64)):
+    for j, y in enumerate(np.asarray(b, np.float64)):
+      norms = np.linalg.norm(x) * np.linalg.norm(y)
+      out[i, j] = x @ y / norms if norms else 0.0
+  return out
+
+
+def _export(root, make_model_dir):
+  """Exports the model dir that `make_model_dir` writes.
+
+  Returns:
+    (export base folder, what `make_model_dir` returned).
+  """
+  model_dir = os.path.join(root, "model")
+  made = make_model_dir(model_dir)
+  export_dir = os.path.join(root, "export")
+  export_model.export(model_dir, export_dir, evaluate=False)
+  return export_dir, made
+
+
+def _hybrid_encoder_export(root):
+  """(export base folder, d) of a hybrid siamese `--encoder_only` export."""
+  model_dir = os.path.join(root, "model")
+  model = hybrid_siamese_export_test.make_model_dir(model_dir, "cnn")
+  module = hybrid_siamese_export.build_module(
+      model_dir, model_dir_lib.read_model_config(model_dir),
+      encoder_only=True)
+  export_dir = os.path.join(root, "export")
+  saved_model_writer.write(module, export_dir)
+  return export_dir, model.encoding_dim
+
+
+class SentenceModelTest(tf.test.TestCase):
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    root = os.path.join(tf.compat.v1.test.get_temp_dir(), cls.__name__)
+    # Export base folder and embedding size d of every model type.
+    path, table = _export(os.path.join(root, "siamese_cbow"),
+                          model_dir_fixtures.make_siamese_cbow_model_dir)
+    cls.encoders = {"siamese_cbow": (path, table.shape[1])}
+    path, (_, table) = _export(
+        os.path.join(root, "sent2vec"),
+        lambda d: _make_sent2vec_model_dir(d, word_ngrams=2))
+    cls.encoders["sent2vec"] = (path, table.shape[1])
+    path, in_memory = _export(
+        os.path.join(root, "charagram"),
+        lambda d: _make_charagram_model_dir(d, "charagram"))
+    cls.encoders["charagram"] = (path,
+                                 int(in_memory(tf.constant([""])).shape[1]))
+    cls.encoders["hybrid_siamese_encoder"] = _hybrid_encoder_export(
+        os.path.join(root, "hybrid_encoder"))
+    cls.pair_export, model = _export(
+        os.path.join(root, "hybrid_pair"),
+        hybrid_siamese_export_test.make_model_dir)
+    cls.pair_dim = model.encoding_dim
+
+  def _all_models(self):
+    """(name, SentenceModel, d) of every export, the pair model last."""
+    for name, (path, dim) in self.encoders.items():
+      yield name, sentzoo.load(path), dim
+    yield (
+        "hybrid_siamese_pair", sentzoo.load(self.pair_export), self.pair_dim)
+
+  def test_import_sentzoo_does_not_import_tensorflow(self):
+    done = subprocess.run(
+        [sys.executable, "-c",
+         "import sys, sentzoo; assert 'load' in dir(sentzoo); "
+         "print('tensorflow' in sys.modules)"],
+        capture_output=True, text=True, timeout=120, check=True)
+    self.assertEqual(done.stdout.strip(), "False")
+    with self.assertRaisesRegex(AttributeError, "no attribute 'nope'"):
+      sentzoo.nope  # pylint: disable=pointless-statement
+
+  def test_encode_equals_the_served_embeddings(self):
+    for name, model, dim in self._all_models():
+      with self.subTest(name):
+        self.assertEqual(model.dim, dim)
+        vectors = model.encode(SENTENCES, batch_size=3)
+        self.assertEqual(vectors.dtype, np.float32)
+        self.assertEqual(vectors.shape, (len(SENTENCES), dim))
+        loaded = tf.saved_model.load(model.export_dir)
+        if model.is_pair_model:
+          served = loaded.encode(tf.constant(SENTENCES))
+        else:
+          served = loaded.signatures["serving_default"](
+              sentences=tf.constant(SENTENCES))
+        self.assertAllClose(vectors, served["embeddings"], atol=1e-6)
+        self.assertAllClose(model.encode(SENTENCES), vectors, atol=1e-6)
+
+  def test_encode_edge_cases(self):
+    for name, model, dim in self._all_models():
+      with self.subTest(name):
+        self.assertEqual(model.encode([]).shape, (0, dim))
+        self.assertEqual(model.encode([]).dtype, np.float32)
+        self.assertEqual(model.encode("the cat").shape, (1, dim))
+        self.assertAllClose(model.encode("the cat"),
+                            model.encode(["the cat"]))
+        empty = model.encode(["", "   "])
+        self.assertEqual(empty.shape, (2, dim))
+        self.assertTrue(np.all(np.isfinite(empty)))
+        self.assertEqual(model.encode(np.array(["a", "b"])).shape, (2, dim))
+    model = sentzoo.load(self.encoders["siamese_cbow"][0])
+    with self.assertRaisesRegex(TypeError, r"sentences\[1\] is int"):
+      model.encode(["the cat", 3])
+    with self.assertRaisesRegex(ValueError, "batch_size"):
+      model.encode(["the cat"], batch_size=0)
+
+  def test_encode_shows_progress_only_when_asked(self):
+    model = sentzoo.load(self.encoders["siamese_cbow"][0])
+    for show_progress, expected in ((False, ""),
+                                    (True, "\rencoded 2/5 sentences\r")):
+      stderr = io.StringIO()
+      with contextlib.redirect_stderr(stderr):
+        vectors = model.encode(SENTENCES[:5], batch_size=2,
+                               show_progress=show_progress)
+      self.assertEqual(vectors.shape, (5, model_dir_fixtures.DIM))
+      self.assertStartsWith(stderr.getvalue(), expected)
+      if show_progress:
+        self.assertIn("encoded 5/5 sentences\n", stderr.getvalue())
+
+  def test_similarity_is_numpy_cosine(self):
+    for name, model, dim in self._all_models():
+      with self.subTest(name):
+        vectors = model.encode(SENTENCES)
+        expected = numpy_cosine(vectors, vectors[:4])
+        scores = model.similarity(vectors, vectors[:4])
+        self.assertEqual(scores.dtype, np.float32)
+        self.assertAllClose(scores, expected, atol=1e-6)
+        # Sentences are encoded first; one str is one row.
+        self.assertAllClose(model.similarity(SENTENCES, SENTENCES[:4]),
+                            expected, atol=1e-6)
+        self.assertAllClose(model.similarity(SENTENCES[0], vectors),
+                            expected[:, :1].T, atol=1e-6)
+        self.assertEqual(model.similarity([], SENTENCES).shape,
+                         (0, len(SENTENCES)))
+        self.assertFalse(np.any(np.isnan(scores)))
+        del dim
+
+  def test_module_similarity(self):
+    a = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [3.0, 4.0, 0.0]],
+                 np.float32)
+    b = np.array([[0.0, 2.0, 0.0], [-1.0, 0.0, 0.0]])
+    scores = sentzoo.similarity(a, b)
+    self.assertEqual(scores.dtype, np.float32)
+    self.assertAllClose(scores, numpy_cosine(a, b))
+    self.assertAllClose(scores, [[0.0, -1.0], [0.0, 0.0], [0.8, -0.6]])
+    # Zero vectors give 0, not NaN, on both sides.
+    self.assertAllEqual(sentzoo.similarity(np.zeros([2, 3]), np.zeros([1, 3])),
+                        np.zeros([2, 1]))
+    self.assertAllClose(sentzoo.similarity(a[2], a[2]), [[1.0]])
+    self.assertEqual(sentzoo.similarity(np.zeros([0, 3]), a).shape, (0, 3))
+    self.assertIs(sentzoo.similarity, sentence_model.similarity)
+    with self.assertRaisesRegex(TypeError, "model.similarity"):
+      sentzoo.similarity(["a man"], a)
+    with self.assertRaisesRegex(ValueError, "different sizes"):
+      sentzoo.similarity(a, np.ones([2, 4]))
+    with self.assertRaisesRegex(ValueError, r"\[n, d\]"):
+      sentzoo.similarity(np.ones([2, 2, 3]), a)
+
+  def test_predict_pair_model(self):
+    model = sentzoo.load(self.pair_export)
+    self.assertTrue(model.is_pair_model)
+    probabilities = model.predict(PAIRS, batch_size=3)
+    served = tf.saved_model.load(model.export_dir).signatures[
+        "serving_default"](
+            sentences_a=tf.constant(hybrid_siamese_export_test.SENTENCES_A),
+            sentences_b=tf.constant(hybrid_siamese_export_test.SENTENCES_B))
+    self.assertEqual(probabilities.dtype, np.float32)
+    self.assertEqual(probabilities.shape, (len(PAIRS),))
+    self.assertAllClose(probabilities, served["probability"], atol=1e-6)
+    self.assertTrue(np.all((probabilities >= 0) & (probabilities <= 1)))
+    self.assertEqual(model.predict([]).shape, (0,))
+    self.assertEqual(model.predict([["", ""]]).shape, (1,))
+    with self.assertRaisesRegex(ValueError, r"pairs\[1\] is not a"):
+      model.predict([("a", "b"), ("a", "b", "c")])
+    with self.assertRaisesRegex(TypeError, r"pairs\[0\]\[1\] is int"):
+      model.predict([("a", 1)])
+    with self.assertRaisesRegex(TypeError, "list of"):
+      model.predict("a man")
+
+  def test_predict_on_a_sentence_encoder_is_a_user_error(self):
+    for name, (path, _) in self.encoders.items():
+      with self.subTest(name):
+        model = sentzoo.load(path)
+        self.assertFalse(model.is_pair_model)
+        with self.assertRaisesRegex(errors.UserError,
+                                    "is a sentence encoder"):
+          model.predict([("a man", "a man")])
+
+  def test_load_takes_the_newest_version(self):
+    path, _ = self.encoders["siamese_cbow"]
+    self.assertEqual(sentzoo.load(path).export_dir, os.path.join(path, "1"))
+    self.assertEqual(sentzoo.load(os.path.join(path, "1")).export_dir,
+                     os.path.join(path, "1"))
+    self.assertIn("sentence encoder", repr(sentzoo.load(path)))
+
+  def test_load_errors(self):
+    root = self.get_temp_dir()
+    with self.assertRaisesRegex(errors.UserError, "does not exist"):
+      sentzoo.load(os.path.join(root, "missing"))
+    empty = os.path.join(root, "empty")
+    os.makedirs(empty)
+    with self.assertRaisesRegex(errors.UserError, "no SavedModel"):
+      sentzoo.load(empty)
+    # A model directory: the message names its export folder.
+    model_dir = os.path.dirname(self.encoders["siamese_cbow"][0])
+    with self.assertRaisesRegex(errors.UserError, "load '.*export'"):
+      sentzoo.load(model_dir)
+
+    class Other(tf.Module):
+
+      @tf.function(input_signature=[tf.TensorSpec([None], tf.float32,
+                                                  name="x")])
+      def serve(self, x):
+        return {"y": x}
+
+    other = Other()
+    tf.saved_model.save(other, os.path.join(root, "other"),
+                        signatures={"serving_default": other.serve})
+    with self.assertRaisesRegex(errors.UserError,
+                                r"takes \['x'\]; expected \['sentences'\]"):
+      sentzoo.load(os.path.join(root, "other"))
+
+  def test_pair_model_without_encoder(self):
+
+    class PairOnly(tf.Module):
+
+      @tf.function(input_signature=[
+          tf.TensorSpec([None], tf.string, name="sentences_a"),
+          tf.TensorSpec([None], tf.string, name="sentences_b")])
+      def serve(self, sentences_a, sentences_b):
+        same = tf.cast(tf.equal(sentences_a, sentences_b), tf.float32)
+        return {"probability": same}
+
+    module = PairOnly()
+    path = os.path.join(self.get_temp_dir(), "pair_only")
+    tf.saved_model.save(module, path,
+                        signatures={"serving_default": module.serve})
+    model = sentzoo.load(path)
+    self.assertAllEqual(model.predict([("a", "a"), ("a", "b")]), [1.0, 0.0])
+    with self.assertRaisesRegex(errors.UserError, "--encoder_only"):
+      model.encode(["a"])
+
+
+class ReadmeExampleTest(tf.test.TestCase):
+  """The README's "Use a trained model" example runs and prints its shape."""
+
+  def test_readme_example_runs(self):
+    with open(_README, encoding="utf-8") as f:
+      match = re.search(r"^## Use a trained model\n.*?```python\n(.*?)```",
+                        f.read(), re.S | re.M)
+    self.assertIsNotNone(match, "README has no 'Use a trained model' code")
+    code = match.group(1)
+    demo_export = '"runs/siamese_cbow_demo/export"'
+    self.assertIn(demo_export, code)
+    root = self.get_temp_dir()
+    model_dir = os.path.join(root, "model")
+    model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
+    export_dir = os.path.join(root, "export")
+    export_model.export(model_dir, export_dir, evaluate=False)
+    code = code.replace(demo_export, repr(export_dir))
+    namespace = {}
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+      exec(compile(code, "README.md", "exec"), namespace)  # pylint: disable=exec-used
+    vectors, scores = namespace["vectors"], namespace["scores"]
+    self.assertEqual(vectors.shape, (3, model_dir_fixtures.DIM))
+    self.assertEqual(vectors.dtype, np.float32)
+    self.assertAllClose(scores, numpy_cosine(vectors, vectors), atol=1e-6)
+    self.assertEqual(stdout.getvalue(),
+                     f"(3, {model_dir_fixtures.DIM}) {scores[0].round(2)}\n")
+
+
+if __name__ == "__main__":
+  tf.test.main()
