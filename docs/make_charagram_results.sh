@@ -59,7 +59,7 @@ correlations are then near chance.
 on the SemEval STS 2012-2015 test sets (2013 SMT is not redistributable and missing), SICK 2014
 test and the SemEval-2015 PIT Twitter test set (graded expert score 0-5, all 972 pairs).
 TEXT
-cmd=(python -m evaluation.charagram_results "${args[@]}"
+cmd=(python -m reports.charagram_results "${args[@]}"
      --data_dir="${SENTZOO_DATA_DIR:-../shared/data}"
      --preamble="$preamble" --output_markdown=docs/charagram.md)
 .venv/bin/"${cmd[@]}" --command_note="bash docs/make_charagram_results.sh"

@@ -20,7 +20,7 @@ args=(
   --train_command="Sent2Vec uni (book corpus, 9 epochs)=python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni"
   --compare="Siamese CBOW (paper flags; 1 epoch),Siamese CBOW before training (step 1)"
 )
-.venv/bin/python -m evaluation.results_page \
+.venv/bin/python -m reports.results_page \
   --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" \
   --output=docs/RESULTS.md --cache_dir=runs/results_cache \
   --command_note="bash docs/make_results_page.sh" \

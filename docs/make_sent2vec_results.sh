@@ -48,7 +48,7 @@ if [[ ${#models[@]} == 0 ]]; then
   exit 1
 fi
 IFS=,; joined="${names[*]}"; unset IFS
-cmd=(python -m evaluation.sts "${models[@]}" "--names=$joined"
+cmd=(python -m reports.sts_tables "${models[@]}" "--names=$joined"
      --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" --sets=sts,sick
      --reference=sent2vec_cpp=../shared/baselines/sent2vec_books_sts.md
      --output_markdown=docs/sent2vec.md)

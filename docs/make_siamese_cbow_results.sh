@@ -15,14 +15,14 @@ names=$(bash docs/run_siamese_cbow_ablation.sh --list | paste -sd, -)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ablation=(python -m evaluation.siamese_cbow_ablation --runs_dir=$runs_dir
+ablation=(python -m reports.siamese_cbow_ablation --runs_dir=$runs_dir
           --runs="$names" --reference=$reference
           --output_json=$tmp/ablation.json)
 .venv/bin/"${ablation[@]}" > $tmp/ablation.md
 best=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['selected'])" \
        $tmp/ablation.json)
 
-norms=(python -m evaluation.word_norms
+norms=(python -m reports.word_norms
        --model_dir=$runs_dir/untrained --export=$runs_dir/untrained/export/1
        --model_dir=$runs_dir/paper --export=$runs_dir/paper/export/1
        --model_dir=$runs_dir/$best --export=$runs_dir/$best/export/1
@@ -30,7 +30,7 @@ norms=(python -m evaluation.word_norms
        --output_png=docs/siamese_cbow_word_norms.png)
 .venv/bin/"${norms[@]}" 2>/dev/null > $tmp/norms.txt
 
-per_set=(python -m evaluation.sts --model=$runs_dir/$best/export
+per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
          --model=$runs_dir/paper/export --model=$runs_dir/untrained/export
          "--names=Siamese CBOW $best (selected on STS-B dev),Siamese CBOW (paper flags),Siamese CBOW before training"
          --data_dir="$data_dir" --sets=sts,sick --reference=$reference

@@ -39,7 +39,7 @@ epochs2                  | --num_epochs=2
 run_one() {
   local name=$1 extra=$2 dir=$RUNS/$1
   mkdir -p "$dir"
-  # The row's flags, for the table (evaluation.siamese_cbow_ablation).
+  # The row's flags, for the table (reports.siamese_cbow_ablation).
   echo "$extra" > "$dir/ablation_flags.txt"
   if [ -f "$dir/sts_results.json" ]; then
     echo "$name: done"

@@ -1,6 +1,7 @@
 """Loaders for sentence-similarity evaluation sets: SemEval STS, SICK, STSB.
 
-Every loader returns a `PairSet`: n sentence pairs with a gold score each.
+Every loader returns an `inputs.scored_pairs.PairSet`: n sentence pairs with
+a gold score each.
 Formats (see the data directory's README.md):
 
   * SemEval STS 2012-2015 test sets:
@@ -18,7 +19,6 @@ Malformed lines raise `errors.DataFormatError` ("path:line: message", lines
 counted from 1).
 """
 
-import dataclasses
 import math
 import os
 from typing import Iterable, Optional, Sequence
@@ -26,6 +26,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from sentzoo.common import errors
+from sentzoo.inputs import scored_pairs
 
 # The 20 SemEval sets of the Siamese CBOW paper's Table 1 (Kenter et al.,
 # 2016), in the table's order, as (year, set name in the file names).
@@ -77,47 +78,6 @@ def sts_year(name: str) -> Optional[int]:
   return None
 
 
-@dataclasses.dataclass
-class PairSet:
-  """n sentence pairs with gold similarity scores.
-
-  Attributes:
-    name: e.g. "STS2012.MSRpar", "SICK.test", "STSB.dev".
-    sentences1: n first sentences.
-    sentences2: n second sentences.
-    scores: np.ndarray float64 [n], the gold scores.
-  """
-  name: str
-  sentences1: list
-  sentences2: list
-  scores: np.ndarray
-
-  def __post_init__(self):
-    self.scores = np.asarray(self.scores, dtype=np.float64).reshape([-1])
-    if not len(self.sentences1) == len(self.sentences2) == len(self.scores):
-      raise ValueError(
-          f"PairSet {self.name}: {len(self.sentences1)} / "
-          f"{len(self.sentences2)} sentences and {len(self.scores)} scores")
-
-  def __len__(self):
-    return len(self.scores)
-
-
-def _read_lines(path: str) -> list:
-  """Returns the lines of a file (UTF-8, invalid bytes replaced).
-
-  Lines are split on "\\n" only (not on the other separators that
-  str.splitlines knows, which may occur inside sentences); a trailing "\\r"
-  is removed; the empty string after a final newline is not a line.
-  """
-  with open(path, "rb") as f:
-    text = f.read().decode("utf-8", errors="replace")
-  lines = text.split("\n")
-  if lines and lines[-1] == "":
-    lines.pop()
-  return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def _parse_score(text: str, path: str, line_number: int) -> float:
   try:
     value = float(text)
@@ -130,7 +90,7 @@ def _parse_score(text: str, path: str, line_number: int) -> float:
 
 
 def load_sts_pair_files(input_path: str, gold_path: str, name: str
-                        ) -> PairSet:
+                        ) -> scored_pairs.PairSet:
   """Loads one SemEval STS set from its input and gold files.
 
   Args:
@@ -144,8 +104,8 @@ def load_sts_pair_files(input_path: str, gold_path: str, name: str
     errors.DataFormatError: an input line without a tab, a gold line that is
       not a number, or files of different line counts.
   """
-  inputs = _read_lines(input_path)
-  golds = _read_lines(gold_path)
+  inputs = scored_pairs.read_lines(input_path)
+  golds = scored_pairs.read_lines(gold_path)
   if len(inputs) != len(golds):
     if len(golds) < len(inputs):
       raise errors.DataFormatError(
@@ -168,7 +128,8 @@ def load_sts_pair_files(input_path: str, gold_path: str, name: str
     scores.append(_parse_score(gold, gold_path, i))
     sentences1.append(fields[0])
     sentences2.append(fields[1])
-  return PairSet(name, sentences1, sentences2, np.array(scores, np.float64))
+  return scored_pairs.PairSet(name, sentences1, sentences2,
+                              np.array(scores, np.float64))
 
 
 def sts_test_files(data_dir: str, year: int, set_name: str) -> tuple:
@@ -211,14 +172,14 @@ def load_sts_test_sets(data_dir: str,
   return pair_sets, missing
 
 
-def load_sick(path: str, name: str = "SICK") -> PairSet:
+def load_sick(path: str, name: str = "SICK") -> scored_pairs.PairSet:
   """Loads a SICK file: TSV, header with sentence_A, sentence_B, relatedness_score.
 
   Raises:
     errors.DataFormatError: a missing header column, a short line or a
       non-numeric score.
   """
-  lines = _read_lines(path)
+  lines = scored_pairs.read_lines(path)
   if not lines:
     raise errors.DataFormatError(path, 1, "empty file, expected a header")
   header = [h.strip().lstrip("\ufeff") for h in lines[0].split("\t")]
@@ -242,10 +203,12 @@ def load_sick(path: str, name: str = "SICK") -> PairSet:
     sentences2.append(fields[columns["sentence_B"]])
     scores.append(
         _parse_score(fields[columns["relatedness_score"]].strip(), path, i))
-  return PairSet(name, sentences1, sentences2, np.array(scores, np.float64))
+  return scored_pairs.PairSet(name, sentences1, sentences2,
+                              np.array(scores, np.float64))
 
 
-def load_sick_split(data_dir: str, split: str = "test") -> PairSet:
+def load_sick_split(data_dir: str, split: str = "test"
+                    ) -> scored_pairs.PairSet:
   """Loads SICK 2014 `split` ("train", "trial" or "test") as "SICK.<split>".
 
   Raises:
@@ -260,7 +223,7 @@ def load_sick_split(data_dir: str, split: str = "test") -> PairSet:
   return load_sick(path, f"SICK.{split}")
 
 
-def load_stsb(path: str, name: str = "STSB") -> PairSet:
+def load_stsb(path: str, name: str = "STSB") -> scored_pairs.PairSet:
   """Loads an STS Benchmark file (TSV: genre, file, year, id, score, s1, s2).
 
   Columns after the 7th are ignored. Quotes are not special.
@@ -270,7 +233,7 @@ def load_stsb(path: str, name: str = "STSB") -> PairSet:
       non-numeric score.
   """
   sentences1, sentences2, scores = [], [], []
-  for i, line in enumerate(_read_lines(path), start=1):
+  for i, line in enumerate(scored_pairs.read_lines(path), start=1):
     fields = line.split("\t")
     if len(fields) < 7:
       raise errors.DataFormatError(
@@ -278,10 +241,12 @@ def load_stsb(path: str, name: str = "STSB") -> PairSet:
     scores.append(_parse_score(fields[4].strip(), path, i))
     sentences1.append(fields[5])
     sentences2.append(fields[6])
-  return PairSet(name, sentences1, sentences2, np.array(scores, np.float64))
+  return scored_pairs.PairSet(name, sentences1, sentences2,
+                              np.array(scores, np.float64))
 
 
-def load_stsb_split(data_dir: str, split: str = "dev") -> PairSet:
+def load_stsb_split(data_dir: str, split: str = "dev"
+                    ) -> scored_pairs.PairSet:
   """Loads STS Benchmark `split` ("train" or "dev") as "STSB.<split>".
 
   Raises:

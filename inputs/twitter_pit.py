@@ -18,22 +18,14 @@ import os
 import numpy as np
 
 from sentzoo.common import errors
-from sentzoo.evaluation import sts_data
+from sentzoo.inputs import scored_pairs
 
 SET_NAME = "Twitter2015.test"
 FOLDER = "twitter_pit2015"
 
 
-def _read_lines(path):
-  with open(path, "rb") as f:
-    text = f.read().decode("utf-8", errors="replace")
-  lines = text.split("\n")
-  if lines and lines[-1] == "":
-    lines.pop()
-  return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
-def load_test_data(path, label_path=None, name=SET_NAME) -> sts_data.PairSet:
+def load_test_data(path, label_path=None, name=SET_NAME
+                   ) -> scored_pairs.PairSet:
   """Loads a PIT `test.data` file (and checks `test.label` if given).
 
   Raises:
@@ -41,7 +33,7 @@ def load_test_data(path, label_path=None, name=SET_NAME) -> sts_data.PairSet:
       not an integer 0-5, or a label file that disagrees.
   """
   sentences1, sentences2, scores = [], [], []
-  for number, line in enumerate(_read_lines(path), start=1):
+  for number, line in enumerate(scored_pairs.read_lines(path), start=1):
     if not line.strip():
       continue
     fields = line.split("\t")
@@ -59,7 +51,8 @@ def load_test_data(path, label_path=None, name=SET_NAME) -> sts_data.PairSet:
     scores.append(float(label))
   if label_path is not None:
     graded = []
-    for number, line in enumerate(_read_lines(label_path), start=1):
+    for number, line in enumerate(scored_pairs.read_lines(label_path),
+                                  start=1):
       fields = line.split("\t")
       try:
         graded.append(float(fields[1]))
@@ -71,11 +64,11 @@ def load_test_data(path, label_path=None, name=SET_NAME) -> sts_data.PairSet:
       raise errors.DataFormatError(
           label_path, 1, f"does not match {path} ({len(graded)} scores for "
           f"{len(scores)} pairs, or different values)")
-  return sts_data.PairSet(name, sentences1, sentences2,
+  return scored_pairs.PairSet(name, sentences1, sentences2,
                           np.array(scores, np.float64))
 
 
-def load_test_split(data_dir) -> sts_data.PairSet:
+def load_test_split(data_dir) -> scored_pairs.PairSet:
   """Loads `<data_dir>/twitter_pit2015/test.data` as "Twitter2015.test".
 
   Raises:

@@ -8,7 +8,7 @@ number of STS sets where the run beats the better word2vec column, and time.
 The run with the highest final STS-B dev Pearson is named as the selection:
 settings are chosen on dev, never on the STS test sets.
 
-  python -m evaluation.siamese_cbow_ablation --runs_dir=runs/siamese_cbow_ablation \
+  python -m reports.siamese_cbow_ablation --runs_dir=runs/siamese_cbow_ablation \
       --runs=untrained,paper,lr1e-3 \
       --reference=word2vec=../shared/baselines/word2vec_books_sts.md
 """
@@ -23,7 +23,7 @@ from absl import flags
 
 from sentzoo.common import cli
 from sentzoo.common import errors
-from sentzoo.evaluation import baselines
+from sentzoo.reports import baselines
 
 # Flags that say where a run is, not what it is.
 _NOT_SETTINGS = ("data_dir", "model_dir", "export_dir", "flagfile")
@@ -172,7 +172,7 @@ def define_flags(flag_values):
   flags.DEFINE_string("base", "paper", "The run whose flags the others are "
                       "compared with.", flag_values=flag_values)
   flags.DEFINE_multi_string("reference", [], "PREFIX=PATH of a baseline page "
-                            "(see evaluation.baselines).",
+                            "(see reports.baselines).",
                             flag_values=flag_values)
   flags.DEFINE_string("output_json", None, "Also write the rows as JSON.",
                       flag_values=flag_values)

@@ -44,7 +44,7 @@ class HybridTableTest(tf.test.TestCase):
     output = os.path.join(root, "page.md")
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
-        [sys.executable, "-m", "evaluation.hybrid_table", "--table_only",
+        [sys.executable, "-m", "reports.hybrid_table", "--table_only",
          f"--runs_dir={runs}", f"--output={output}", "--tasks=msrp",
          "--encoders=gru,cnn,lstm", f"--speed_results={speed}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -64,7 +64,7 @@ class HybridTableTest(tf.test.TestCase):
   def test_unknown_encoder_is_a_user_error(self):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
-        [sys.executable, "-m", "evaluation.hybrid_table", "--table_only",
+        [sys.executable, "-m", "reports.hybrid_table", "--table_only",
          "--encoders=rnn", f"--output={self.get_temp_dir()}/x.md"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 2)

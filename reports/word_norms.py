@@ -6,7 +6,7 @@ This reads a model directory's vocabulary (with counts) and the word table of
 an export, prints the median norm per frequency band, and can plot every
 word's norm against its log frequency:
 
-  python -m evaluation.word_norms --model_dir=runs/scbow/best \
+  python -m reports.word_norms --model_dir=runs/scbow/best \
       --export=runs/scbow/best/export/1 --output_png=docs/word_norms.png
 """
 

@@ -1,6 +1,6 @@
 r"""The CHARAGRAM paper's Table 1 for trained runs: STS 2012-2015, SICK, Twitter 2015.
 
-  python -m evaluation.charagram_results \
+  python -m reports.charagram_results \
       --run="CHARAGRAM-PHRASE MAX=runs/charagram/charagram_phrase_max" \
       --run="charCNN MAX=runs/charagram/char_cnn_max" \
       --data_dir=../shared/data --output_markdown=docs/charagram.md
@@ -29,6 +29,7 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import twitter_pit
+from sentzoo.reports import sts_tables
 
 PAPER_COLUMNS = ("charCNN", "charLSTM", "PARAGRAM-PHRASE", "CHARAGRAM-PHRASE")
 # Supplement Table 1 (Pearson's r x 100), per set: charCNN, charLSTM,
@@ -241,7 +242,7 @@ def main(argv):
   if FLAGS.output_markdown:
     with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:
       if FLAGS.command_note:
-        f.write(sts.command_note_line(FLAGS.command_note) + "\n\n")
+        f.write(sts_tables.command_note_line(FLAGS.command_note) + "\n\n")
       if FLAGS.preamble:
         with open(FLAGS.preamble, encoding="utf-8") as p:
           f.write(p.read().rstrip("\n") + "\n\n")

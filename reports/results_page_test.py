@@ -1,4 +1,4 @@
-"""Tests for evaluation.results_page on a tiny fake export and fixture data."""
+"""Tests for reports.results_page on a tiny fake export and fixture data."""
 
 import io
 import json
@@ -8,13 +8,13 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.evaluation import results_page
 from sentzoo.evaluation import senteval_fixtures
 from sentzoo.evaluation import test_util
 from sentzoo.export import averaging_encoder
 from sentzoo.export import saved_model_writer
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.reports import results_page
 
 CARD = {"model_type": "siamese_cbow", "checkpoint": "ckpt-7",
         "embedding_dim": 8,
@@ -81,9 +81,9 @@ class ResultsPageTest(tf.test.TestCase):
         "Toronto Book Corpus (74M sentences)", page)
     # Commands per row.
     self.assertIn("trained by: `python -m trainers.siamese_cbow --x=1`", page)
-    self.assertIn(f"python -m evaluation.senteval --model={self.export_a}",
+    self.assertIn(f"python -m reports.senteval_tables --model={self.export_a}",
                   page)
-    self.assertIn(f"python -m evaluation.sts --model={self.export_b}", page)
+    self.assertIn(f"python -m reports.sts_tables --model={self.export_b}", page)
     # Paper numbers side by side.
     self.assertIn("| Sent2Vec uni. (paper, Table 1) | 72.2 / 80.3 |", page)
     self.assertIn("43.79 (43.11)", page)  # Siamese CBOW, 2012 MSRpar

@@ -1,4 +1,4 @@
-"""Tests for evaluation.word_norms."""
+"""Tests for reports.word_norms."""
 
 import json
 import os
@@ -8,7 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.evaluation import word_norms
+from sentzoo.reports import word_norms
 
 
 class _Table(tf.Module):

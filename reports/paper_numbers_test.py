@@ -1,7 +1,7 @@
-"""Checks evaluation.paper_numbers against ../shared/MODELS.md and the papers.
+"""Checks reports.paper_numbers against ../shared/MODELS.md and the papers.
 
 Every figure that ../shared/MODELS.md quotes for a system must equal the
-generator's number, and every number in evaluation/paper_numbers.py must
+generator's number, and every number in reports/paper_numbers.py must
 equal the one printed in the paper's table (../shared/papers/*.txt). Skipped
 with a reason where ../shared is not present (a checkout without the
 project's shared folder).
@@ -12,7 +12,7 @@ import re
 
 import tensorflow as tf
 
-from sentzoo.evaluation import paper_numbers
+from sentzoo.reports import paper_numbers
 
 
 def _shared_dir():

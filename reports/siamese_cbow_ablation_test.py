@@ -1,4 +1,4 @@
-"""Tests for evaluation.siamese_cbow_ablation."""
+"""Tests for reports.siamese_cbow_ablation."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import tempfile
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.evaluation import siamese_cbow_ablation
+from sentzoo.reports import siamese_cbow_ablation
 
 _SETS = ("STS2014.images", "STS2014.headlines", "STS2015.belief")
 

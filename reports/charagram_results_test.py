@@ -1,10 +1,10 @@
-"""Tests for evaluation.charagram_results (table layout and conclusions)."""
+"""Tests for reports.charagram_results (table layout and conclusions)."""
 
 import math
 
 import tensorflow as tf
 
-from sentzoo.evaluation import charagram_results
+from sentzoo.reports import charagram_results
 
 
 class CharagramResultsTest(tf.test.TestCase):

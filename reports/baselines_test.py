@@ -1,4 +1,4 @@
-"""Tests for evaluation.baselines."""
+"""Tests for reports.baselines."""
 
 import os
 import re
@@ -6,8 +6,8 @@ import re
 from absl.testing import absltest
 
 from sentzoo.common import errors
-from sentzoo.evaluation import baselines
 from sentzoo.evaluation import test_util
+from sentzoo.reports import baselines
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The shared folder holds data/ and baselines/: the parent of
