@@ -5,28 +5,33 @@ r"""Trains and tests the hybrid siamese matcher: encoders x losses, one table.
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
 For each task (MSRP, SICK binary entailment), encoder (LSTM, GRU, CNN,
-stacked BiGRU) and loss (contrastive, logistic, joint) it runs
-`python -m trainers.hybrid_siamese --flagfile=configs/hybrid_<task>_<encoder>.flags
---mode=<loss>` into <runs_dir>/<task>_<encoder>_<loss>/ (log: train.log) —
-a run that already has results.json is not trained again, one that was
-interrupted resumes — then writes the test accuracies at the best dev epoch
-in the layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2, whether
+stacked BiGRU) and loss (contrastive, logistic, joint) it trains, in this
+process, `trainers.hybrid_siamese.run(["--flagfile=configs/hybrid_<task>_
+<encoder>.flags", "--mode=<loss>", ...])` into
+<runs_dir>/<task>_<encoder>_<loss>/ (its console output goes to train.log
+there) — a run that already has results.json is not trained again, one that
+was interrupted resumes — then writes the test accuracies at the best dev
+epoch in the layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2, whether
 "joint >= each single loss" holds per encoder, and the paper's own numbers.
 --table_only rebuilds the page from the runs present.
+
+The command's flags are its own (`define_flags`, parsed by `run`): absl's
+process-wide flags are the trainer's, which `hybrid_siamese.run` parses
+anew for each run.
 """
 
+import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
+from typing import Sequence
 
 from absl import flags
 
 from sentzoo.common import cli
 from sentzoo.common import errors
-
-FLAGS = flags.FLAGS
+from sentzoo.trainers import hybrid_siamese
 
 TASKS = {"msrp": "MSRP (paraphrase, test 1,725 pairs)",
          "sick": "SICK-E binary (entailment vs contradiction, test 2,134 "
@@ -51,71 +56,111 @@ PAPER = {
                                      "bigru": (85.58, 91.40, 91.97)},
 }
 
-flags.DEFINE_string("data_dir", None, "Data directory (default "
-                    "$SENTZOO_DATA_DIR).")
-flags.DEFINE_string("word_vectors", None, "Word vectors for every run, e.g. "
-                    "this project's Siamese CBOW export "
-                    "runs/siamese_cbow_paper/export/1.")
-flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary of an export "
-                    "given as --word_vectors (default: found beside it).")
-flags.DEFINE_string("runs_dir", "runs/hybrid_table", "One model dir per run.")
-flags.DEFINE_string("output", "docs/hybrid_siamese.md", "Markdown page.")
-flags.DEFINE_list("tasks", list(TASKS), "Tasks.")
-flags.DEFINE_list("encoders", list(ENCODERS), "Encoders.")
-flags.DEFINE_list("modes", list(MODES), "Losses.")
-flags.DEFINE_integer("num_epochs", 0, "Override the flagfiles' epochs "
-                     "(0: keep them, 20).")
-flags.DEFINE_list("extra_flags", [], "More trainer flags for every run.")
-flags.DEFINE_bool("table_only", False, "Do not train; tabulate the runs.")
-flags.DEFINE_list("speed_results", [], "JSON files written by "
-                  "benchmarks.hybrid_siamese_speed --output, to include.")
+
+def define_flags(flag_values: flags.FlagValues) -> None:
+  """Defines this command's flags on `flag_values`."""
+  flags.DEFINE_string("data_dir", None, "Data directory (default "
+                      "$SENTZOO_DATA_DIR).", flag_values=flag_values)
+  flags.DEFINE_string("word_vectors", None, "Word vectors for every run, "
+                      "e.g. this project's Siamese CBOW export "
+                      "runs/siamese_cbow_paper/export/1.",
+                      flag_values=flag_values)
+  flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary of an export "
+                      "given as --word_vectors (default: found beside it).",
+                      flag_values=flag_values)
+  flags.DEFINE_string("runs_dir", "runs/hybrid_table",
+                      "One model dir per run.", flag_values=flag_values)
+  flags.DEFINE_string("output", "docs/hybrid_siamese.md", "Markdown page.",
+                      flag_values=flag_values)
+  flags.DEFINE_list("tasks", list(TASKS), "Tasks.", flag_values=flag_values)
+  flags.DEFINE_list("encoders", list(ENCODERS), "Encoders.",
+                    flag_values=flag_values)
+  flags.DEFINE_list("modes", list(MODES), "Losses.", flag_values=flag_values)
+  flags.DEFINE_integer("num_epochs", 0, "Override the flagfiles' epochs "
+                       "(0: keep them, 20).", flag_values=flag_values)
+  flags.DEFINE_list("extra_flags", [], "More trainer flags for every run.",
+                    flag_values=flag_values)
+  flags.DEFINE_bool("table_only", False, "Do not train; tabulate the runs.",
+                    flag_values=flag_values)
+  flags.DEFINE_list("speed_results", [], "JSON files written by "
+                    "benchmarks.hybrid_siamese_speed --output, to include.",
+                    flag_values=flag_values)
 
 
-def run_dir(task, encoder, mode):
-  return os.path.join(FLAGS.runs_dir, f"{task}_{encoder}_{mode}")
+def run_dir(fv, task, encoder, mode):
+  return os.path.join(fv.runs_dir, f"{task}_{encoder}_{mode}")
 
 
-def train_command(task, encoder, mode):
-  command = [sys.executable, "-m", "trainers.hybrid_siamese",
-             f"--flagfile=configs/hybrid_{task}_{encoder}.flags",
-             f"--mode={mode}", f"--model_dir={run_dir(task, encoder, mode)}",
-             "--noexport"]
-  if FLAGS.data_dir:
-    command.append(f"--data_dir={FLAGS.data_dir}")
-  if FLAGS.word_vectors:
-    command.append(f"--word_vectors={FLAGS.word_vectors}")
-  if FLAGS.word_vectors_vocab:
-    command.append(f"--word_vectors_vocab={FLAGS.word_vectors_vocab}")
-  if FLAGS.num_epochs:
-    command.append(f"--num_epochs={FLAGS.num_epochs}")
-  return command + list(FLAGS.extra_flags)
+def train_argv(fv, task, encoder, mode):
+  """The flags of one run for `hybrid_siamese.run` (no program name)."""
+  argv = [f"--flagfile=configs/hybrid_{task}_{encoder}.flags",
+          f"--mode={mode}", f"--model_dir={run_dir(fv, task, encoder, mode)}",
+          "--noexport"]
+  if fv.data_dir:
+    argv.append(f"--data_dir={fv.data_dir}")
+  if fv.word_vectors:
+    argv.append(f"--word_vectors={fv.word_vectors}")
+  if fv.word_vectors_vocab:
+    argv.append(f"--word_vectors_vocab={fv.word_vectors_vocab}")
+  if fv.num_epochs:
+    argv.append(f"--num_epochs={fv.num_epochs}")
+  return argv + list(fv.extra_flags)
 
 
-def read_results(task, encoder, mode):
-  path = os.path.join(run_dir(task, encoder, mode), "results.json")
+def read_results(fv, task, encoder, mode):
+  path = os.path.join(run_dir(fv, task, encoder, mode), "results.json")
   if not os.path.exists(path):
     return None
   with open(path) as f:
     return json.load(f)
 
 
-def train_all():
-  for task in FLAGS.tasks:
-    for encoder in FLAGS.encoders:
-      for mode in FLAGS.modes:
-        if read_results(task, encoder, mode) is not None:
+@contextlib.contextmanager
+def _output_to(path):
+  """Appends this process's stdout and stderr to the file `path`.
+
+  At the level of file descriptors 1 and 2, so that Python's, absl's and
+  TensorFlow's C++ output all go there.
+  """
+  sys.stdout.flush()
+  sys.stderr.flush()
+  saved = [os.dup(1), os.dup(2)]
+  try:
+    with open(path, "a", buffering=1) as log:
+      os.dup2(log.fileno(), 1)
+      os.dup2(log.fileno(), 2)
+      try:
+        # Also the Python streams, where they are not descriptors 1 and 2
+        # (a test runner's capture).
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+          yield
+      finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+  finally:
+    for fd in saved:
+      os.close(fd)
+
+
+def train_all(fv):
+  """Trains every run of the table that has no results.json yet."""
+  for task in fv.tasks:
+    for encoder in fv.encoders:
+      for mode in fv.modes:
+        if read_results(fv, task, encoder, mode) is not None:
           continue
-        folder = run_dir(task, encoder, mode)
+        folder = run_dir(fv, task, encoder, mode)
         os.makedirs(folder, exist_ok=True)
-        command = train_command(task, encoder, mode)
+        log = os.path.join(folder, "train.log")
         print(f"{time.strftime('%H:%M:%S')} training {task} {encoder} "
-              f"{mode}: log {folder}/train.log", flush=True)
-        with open(os.path.join(folder, "train.log"), "a") as log:
-          code = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT)
-        if code:
-          raise errors.UserError(f"{' '.join(command)} failed (exit {code}); "
-                                 f"see {folder}/train.log")
-        result = read_results(task, encoder, mode)
+              f"{mode}: log {log}", flush=True)
+        try:
+          with _output_to(log):
+            hybrid_siamese.run(train_argv(fv, task, encoder, mode))
+        except errors.UserError as e:
+          raise errors.UserError(f"{task} {encoder} {mode}: {e} (log: "
+                                 f"{log})") from e
+        result = read_results(fv, task, encoder, mode)
         print(f"  test accuracy {100 * result['test_accuracy']:.2f} at best "
               f"dev epoch {result['best_epoch']}", flush=True)
 
@@ -139,12 +184,13 @@ def joint_holds(results):
           f"{deltas[1]:+.2f} vs logistic)")
 
 
-def format_page():
+def format_page(fv):
+  """The Markdown page of the runs present under --runs_dir."""
   lines = [
       "# Hybrid siamese + MLP sentence matcher: results",
       "",
       "Generated by `python -m reports.hybrid_table` "
-      f"(runs in `{FLAGS.runs_dir}`); do not edit by hand.",
+      f"(runs in `{fv.runs_dir}`); do not edit by hand.",
       "",
       "Nicosia and Moschitti, *Accurate Sentence Matching with Hybrid "
       "Siamese Networks*, CIKM 2017. Test accuracy (%) at the best dev "
@@ -152,15 +198,15 @@ def format_page():
       "",
   ]
   any_result = None
-  for task in FLAGS.tasks:
+  for task in fv.tasks:
     lines += [f"## {TASKS.get(task, task)}", "",
               "| Siamese encoder | " + " | ".join(
-                  MODES[m] for m in FLAGS.modes) + " | joint ≥ each single "
+                  MODES[m] for m in fv.modes) + " | joint ≥ each single "
               "loss? |",
-              "|---|" + "---:|" * len(FLAGS.modes) + "---|"]
+              "|---|" + "---:|" * len(fv.modes) + "---|"]
     details = []
-    for encoder in FLAGS.encoders:
-      results = {m: read_results(task, encoder, m) for m in FLAGS.modes}
+    for encoder in fv.encoders:
+      results = {m: read_results(fv, task, encoder, m) for m in fv.modes}
       for mode, result in results.items():
         if result is not None:
           any_result = any_result or result
@@ -171,7 +217,7 @@ def format_page():
               f"{result['parameters_without_embeddings']:,} | "
               f"{result['seconds_this_run']:.0f} |")
       lines.append(f"| {ENCODERS[encoder]} | " + " | ".join(
-          _cell(results[m]) for m in FLAGS.modes) + f" | "
+          _cell(results[m]) for m in fv.modes) + f" | "
           f"{joint_holds(results)} |")
     lines += ["", "Per run: best dev epoch, dev and test accuracy, parameters "
               "without the embedding table, wall-clock seconds of the last "
@@ -204,7 +250,7 @@ def format_page():
       lines.append(f"| {name} | {ENCODERS[encoder]} | " + " | ".join(
           f"{v:.2f}" for v in values) + " |")
   lines.append("")
-  for path in FLAGS.speed_results:
+  for path in fv.speed_results:
     with open(path) as f:
       speed = json.load(f)
     lines += [f"## Size and training speed (`{os.path.basename(path)}`)", "",
@@ -227,25 +273,40 @@ def format_page():
   return "\n".join(lines)
 
 
-def main(argv):
-  del argv
-  for task in FLAGS.tasks:
+def run(argv: Sequence[str]) -> str:
+  """Runs the command in-process; argv[0] is the program. Returns the page.
+
+  Raises:
+    errors.UserError: a bad flag (of this command, or of a run's trainer).
+    errors.Interrupted: a run stopped early with a checkpoint saved (run the
+      command again to resume it).
+  """
+  fv = cli.parse_own_flags(define_flags, argv)
+  for task in fv.tasks:
     if task not in TASKS:
       raise errors.UserError(f"unknown task {task!r}; one of {list(TASKS)}")
-  for encoder in FLAGS.encoders:
+  for encoder in fv.encoders:
     if encoder not in ENCODERS:
       raise errors.UserError(f"unknown encoder {encoder!r}")
-  for mode in FLAGS.modes:
+  for mode in fv.modes:
     if mode not in MODES:
       raise errors.UserError(f"unknown mode {mode!r}")
-  if not FLAGS.table_only:
-    train_all()
-  page = format_page()
-  os.makedirs(os.path.dirname(os.path.abspath(FLAGS.output)), exist_ok=True)
-  with open(FLAGS.output, "w") as f:
+  if not fv.table_only:
+    train_all(fv)
+  page = format_page(fv)
+  os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
+  with open(fv.output, "w") as f:
     f.write(page)
   print(page)
+  return page
+
+
+def main(command_line):
+  run(command_line)
 
 
 if __name__ == "__main__":
-  cli.run(main)
+  # absl parses only the program name here (its process-wide flags are the
+  # trainer's); `run` parses the whole command line with this command's own.
+  _command_line, sys.argv = sys.argv, sys.argv[:1]
+  cli.run(lambda unused_argv: main(_command_line))

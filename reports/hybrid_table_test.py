@@ -1,11 +1,14 @@
-"""Tests for the hybrid siamese results table (no training: --table_only)."""
+"""Tests for the hybrid siamese results table (the trainer is faked)."""
 
 import json
 import os
 import subprocess
 import sys
+from unittest import mock
 
 import tensorflow as tf
+
+from sentzoo.reports import hybrid_table
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,6 +72,41 @@ class HybridTableTest(tf.test.TestCase):
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 2)
     self.assertIn("error: unknown encoder", result.stderr)
+
+
+  def test_runs_are_trained_in_process_into_their_logs(self):
+    root = self.get_temp_dir()
+    runs = os.path.join(root, "in_process")
+    _write_result(runs, "msrp", "gru", "contrastive", 0.7)  # Not rerun.
+    calls = []
+
+    def fake_run(argv):
+      calls.append(argv)
+      model_dir = next(a.split("=", 1)[1] for a in argv
+                       if a.startswith("--model_dir="))
+      print(f"training into {model_dir}", flush=True)
+      mode = model_dir.rsplit("_", 1)[1]
+      _write_result(os.path.dirname(model_dir), "msrp", "gru", mode,
+                    {"logistic": 0.75, "joint": 0.8}[mode])
+
+    output = os.path.join(root, "in_process.md")
+    with mock.patch.object(hybrid_table.hybrid_siamese, "run", fake_run):
+      page = hybrid_table.run(
+          ["hybrid_table", f"--runs_dir={runs}", f"--output={output}",
+           "--tasks=msrp", "--encoders=gru", "--data_dir=/data",
+           "--num_epochs=2", "--extra_flags=--seed=3"])
+    self.assertEqual(calls, [
+        ["--flagfile=configs/hybrid_msrp_gru.flags", f"--mode={mode}",
+         f"--model_dir={runs}/msrp_gru_{mode}", "--noexport",
+         "--data_dir=/data", "--num_epochs=2", "--seed=3"]
+        for mode in ("logistic", "joint")])
+    with open(os.path.join(runs, "msrp_gru_joint", "train.log")) as f:
+      self.assertEqual(f.read(), f"training into {runs}/msrp_gru_joint\n")
+    self.assertFalse(os.path.exists(
+        os.path.join(runs, "msrp_gru_contrastive", "train.log")))
+    self.assertIn("| GRU | 70.00 | 75.00 | 80.00 | yes", page)
+    with open(output) as f:
+      self.assertEqual(f.read(), page)
 
 
 if __name__ == "__main__":
