@@ -7,7 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DATA_DIR ?= $(or $(SENTZOO_DATA_DIR),../shared/data)
 RUN_DIR ?= runs/siamese_cbow_demo
-export TF_CPP_MIN_LOG_LEVEL ?= 2
+# The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
+# SENTZOO_VERBOSE=1 make demo shows it.
 
 .PHONY: setup demo test bazel-test clean
 

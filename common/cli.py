@@ -5,7 +5,17 @@ import sys
 from absl import app
 from absl import flags
 
+from sentzoo.common import console
 from sentzoo.common import errors
+
+# Every command run through `run` has it (flags defined at import, like the
+# commands' own).
+flags.DEFINE_bool(
+    "verbose", False,
+    "Show TensorFlow's INFO logging (C++ and Python), which sentzoo's "
+    "commands hide; the C++ lines only when --verbose is on the command line "
+    "itself (not in a --flagfile): they come before the flags are read. "
+    f"${console.ENV_VAR}=1 does the same for every command.")
 
 
 def run(main):
@@ -16,9 +26,14 @@ def run(main):
   stderr without a traceback. 75: `errors.Interrupted` (stopped with a
   checkpoint saved), its message printed on stdout. 1: anything else (an
   uncaught exception prints its traceback).
+
+  TensorFlow's INFO logging is hidden unless --verbose (or
+  SENTZOO_VERBOSE=1); see common/console.py.
   """
 
   def guarded(argv):
+    console.set_logging_verbosity(
+        flags.FLAGS.verbose or console.verbose_from_environment())
     try:
       return main(argv)
     except errors.UserError as e:

@@ -9,3 +9,8 @@ reference columns. The metrics, data readers and evaluators they call live in
 `evaluation/`, which never imports this package
 (tools/import_graph_test.py checks the direction).
 """
+
+# First: sentzoo/__init__.py quiets TensorFlow's console for sentzoo's own
+# programs before TensorFlow is imported (`python -m trainers.x` imports
+# this folder as a package of its own, before the module's imports).
+import sentzoo  # pylint: disable=unused-import

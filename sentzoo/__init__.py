@@ -22,6 +22,15 @@ if (not _os.path.isdir(_os.path.join(_HERE, "layers")) and
     _ROOT not in __path__):
   __path__.append(_ROOT)
 
+# A quiet console (common/console.py): when this process runs one of
+# sentzoo's own programs (`python -m trainers.siamese_cbow`, ...), hide
+# TensorFlow's C++ INFO lines; it must run before TensorFlow is imported, so
+# here, and every top-level folder's __init__.py imports this package first.
+# `import sentzoo` in a user's program changes nothing.
+from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top,g-bad-import-order
+
+_console.quiet_before_tensorflow()
+
 # The public API (sentzoo/sentence_model.py): `sentzoo.load(path)` and
 # `sentzoo.similarity(a, b)`, imported on first use (PEP 562) so that
 # `import sentzoo` does not import TensorFlow. In Bazel, a target that calls
