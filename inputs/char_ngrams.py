@@ -87,12 +87,21 @@ class CharNgramFeaturizer(tf.Module):
       return self.num_buckets + 1
     return self.vocabulary_size + 1 + int(self.unknown_id)
 
-  def normalize(self, texts):
-    """tf.string [batch] -> normalised tf.string [batch] (no boundary pad)."""
+  def normalize(self, texts, max_bytes=None, max_tokens=None):
+    """tf.string [batch] -> normalised tf.string [batch] (no boundary pad).
+
+    `max_bytes` cuts each text before anything else runs
+    (`tokenizer.truncate_utf8`); `max_tokens` keeps its first tokens (the
+    tokeniser's, or without `tokenize` its space-separated words). None: no
+    cap.
+    """
     texts = tf.convert_to_tensor(texts, tf.string)
     if self.tokenize:
-      tokens = self._tokenizer.tokenize(texts)
+      tokens = self._tokenizer.tokenize(texts, max_bytes=max_bytes,
+                                        max_tokens=max_tokens)
       return tf.strings.reduce_join(tokens, axis=-1, separator=" ")
+    if max_bytes:
+      texts = tokenizer_lib.truncate_utf8(texts, max_bytes)
     texts = tf.strings.unicode_transcode(
         texts, input_encoding="UTF-8", output_encoding="UTF-8",
         errors="replace")
@@ -100,19 +109,32 @@ class CharNgramFeaturizer(tf.Module):
     if self.lowercase:
       texts = tf.strings.lower(texts, encoding="utf-8")
     texts = tf.strings.regex_replace(texts, r"[\s\pZ]+", " ")
-    return tf.strings.strip(texts)
+    texts = tf.strings.strip(texts)
+    if max_tokens:
+      # Words are now separated by exactly one space.
+      words = tf.strings.split(texts, sep=" ")[:, :max_tokens]
+      texts = tf.strings.reduce_join(words, axis=-1, separator=" ")
+    return texts
 
-  def ngrams(self, texts):
-    """tf.string [batch] -> tf.RaggedTensor of n-gram strings [batch, (k)]."""
-    texts = self.normalize(texts)
+  def ngrams(self, texts, max_bytes=None, max_tokens=None):
+    """tf.string [batch] -> tf.RaggedTensor of n-gram strings [batch, (k)].
+
+    `max_bytes`, `max_tokens`: see `normalize`; the n-grams are those of
+    the capped text.
+    """
+    texts = self.normalize(texts, max_bytes, max_tokens)
     padded = tf.where(tf.strings.length(texts) > 0,
                       tf.strings.join([" ", texts, " "]), texts)
     chars = tf.strings.unicode_split(padded, "UTF-8")
     return tf.strings.ngrams(chars, list(self.ngram_sizes), separator="")
 
-  def __call__(self, texts):
-    """tf.string [batch] -> int32 tf.RaggedTensor [batch, (ids)], ids >= 1."""
-    grams = self.ngrams(texts)
+  def __call__(self, texts, max_bytes=None, max_tokens=None):
+    """tf.string [batch] -> int32 tf.RaggedTensor [batch, (ids)], ids >= 1.
+
+    `max_bytes`, `max_tokens`: caps on each text (see `normalize`); None: no
+    cap. Exports set them (`export.input_limits`).
+    """
+    grams = self.ngrams(texts, max_bytes, max_tokens)
     if self.num_buckets:
       ids = tf.strings.to_hash_bucket_fast(grams.flat_values,
                                            self.num_buckets) + 1

@@ -39,6 +39,23 @@ class CharNgramFeaturizerTest(tf.test.TestCase):
     self.assertEqual(raw.normalize(tf.constant([" Don't \t GO! "])).numpy()[0],
                      b"don't go!")
 
+  def test_caps_bound_a_one_megabyte_text(self):
+    text = "Two words " * 100_000  # 1 MB.
+    for tokenize in (True, False):
+      f = char_ngrams.CharNgramFeaturizer((1, 2), num_buckets=50,
+                                          tokenize=tokenize)
+      self.assertEqual(f.normalize(tf.constant([text]), max_tokens=3)
+                       .numpy().tolist(), [b"two words two"])
+      # 7 bytes: "Two wor" -> "two wor".
+      self.assertEqual(f.normalize(tf.constant([text]), max_bytes=7)
+                       .numpy().tolist(), [b"two wor"])
+      ids = f(tf.constant([text, "ab"]), max_bytes=1000, max_tokens=3)
+      # " two words two " has 15 characters: 15 unigrams + 14 bigrams.
+      self.assertAllEqual(ids.row_lengths(), [29, 7])
+      self.assertEqual(ids.to_tensor().shape, (2, 29))
+      self.assertAllEqual(
+          ids[0], f(tf.constant(["two words two"]))[0])
+
   def test_empty_and_whitespace_texts_have_no_ngrams(self):
     vocabulary = vocabulary_lib.Vocabulary([" a"], [1])
     for f in (char_ngrams.CharNgramFeaturizer((2,), num_buckets=10),

@@ -119,23 +119,31 @@ class Sent2VecFeaturizer(tf.Module):
     """Rows the source table needs: padding + words + buckets."""
     return self.vocabulary_size + self.num_buckets
 
-  def word_ids(self, sentences):
+  def word_ids(self, sentences, max_bytes=None, max_tokens=None):
     """int32 ragged [batch, (known words)]; unknown words dropped."""
-    return self.word_ids_and_token_count(sentences)[0]
+    return self.word_ids_and_token_count(sentences, max_bytes, max_tokens)[0]
 
-  def word_ids_and_token_count(self, sentences):
+  def word_ids_and_token_count(self, sentences, max_bytes=None,
+                               max_tokens=None):
     """(int32 ragged [batch, (known words)], int64 number of tokens read).
 
     The count includes unknown words (what the reference code's learning
     rate schedule and words/s count).
     """
-    ids, line_tokens = self.word_ids_and_line_tokens(sentences)
+    ids, line_tokens = self.word_ids_and_line_tokens(sentences, max_bytes,
+                                                     max_tokens)
     return ids, tf.reduce_sum(line_tokens)
 
-  def word_ids_and_line_tokens(self, sentences):
+  def word_ids_and_line_tokens(self, sentences, max_bytes=None,
+                               max_tokens=None):
     """(int32 ragged [batch, (known words)], int64 [batch] tokens per line,
-    unknown words included)."""
-    tokens = self.tokenizer.tokenize(sentences)
+    unknown words included).
+
+    `max_bytes` and `max_tokens` cap each line before the lookup
+    (`Tokenizer.tokenize`; None: no cap): the counts are of the tokens kept.
+    """
+    tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
+                                     max_tokens=max_tokens)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
     ids = tf.ragged.boolean_mask(ids, ids > 0)
     return tf.cast(ids, tf.int32), tokens.row_lengths()
@@ -145,6 +153,11 @@ class Sent2VecFeaturizer(tf.Module):
     return add_ngrams(word_ids, self.word_ngrams, self.num_buckets,
                       self.vocabulary_size)
 
-  def __call__(self, sentences):
-    """tf.string [batch] -> int32 ragged [batch, (ids)] of source rows."""
-    return self.ids_from_words(self.word_ids(sentences))
+  def __call__(self, sentences, max_bytes=None, max_tokens=None):
+    """tf.string [batch] -> int32 ragged [batch, (ids)] of source rows.
+
+    With `max_tokens`, the n-grams are those of the first `max_tokens`
+    tokens only (at most max_tokens x word_ngrams ids per sentence).
+    """
+    return self.ids_from_words(self.word_ids(sentences, max_bytes,
+                                             max_tokens))

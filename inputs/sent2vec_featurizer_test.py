@@ -49,6 +49,18 @@ class Sent2VecFeaturizerTest(tf.test.TestCase):
     self.assertEqual(ids[1], [2])
     self.assertEqual(f.source_rows, offset + 100)
 
+  def test_caps_apply_before_ngrams_are_formed(self):
+    f = sent2vec_featurizer.Sent2VecFeaturizer(_VOCAB, word_ngrams=2,
+                                               num_buckets=100)
+    offset = _VOCAB.size_with_padding
+    sentences = tf.constant(["a cat sat on mat " * 100_000, "a cat"])
+    ids = f(sentences, max_tokens=2).to_list()
+    self.assertEqual(ids, [[1, 2, offset + _numpy_hash([1, 2], 100)]] * 2)
+    self.assertEqual(f(sentences, max_bytes=6).to_list(), ids)  # "a cat "
+    words, line_tokens = f.word_ids_and_line_tokens(sentences, max_tokens=3)
+    self.assertEqual(words.to_list(), [[1, 2, 3], [1, 2]])
+    self.assertAllEqual(line_tokens, [3, 2])
+
   def test_unknown_words_are_dropped_before_ngrams(self):
     f = sent2vec_featurizer.Sent2VecFeaturizer(_VOCAB, word_ngrams=2,
                                                num_buckets=100)

@@ -369,5 +369,32 @@ class SiameseCbowDataTest(tf.test.TestCase):
       self.assertAllEqual(got, want)
 
 
+  def test_one_megabyte_line_gives_bounded_tensors(self):
+    # Issue 19: a 1 MB line is truncated to max_length ids before the
+    # groups are made dense, so no tensor grows with the line.
+    path = os.path.join(self.dir, "long_line.txt")
+    big = "x y " * 250_000
+    lines = ["x y", "y x y", big, "x", "y y", "", "x x y", big, "y"]
+    with open(path, "w", encoding="utf-8") as f:
+      f.write("\n".join(lines) + "\n")
+    to_ids = text_to_ids_lib.TextToIds(
+        vocabulary_lib.Vocabulary(["x", "y"], [2, 1]))
+    batches = list(siamese_cbow_data.group_dataset(
+        [path], to_ids, batch_size=1, num_negatives=2,
+        max_length=MAX_LENGTH, length_multiple=1,
+        shuffle_batches=1).as_numpy_iterator())
+    self.assertLen(batches, 4)  # Centres: lines 1, 2, 3 and 7.
+    self.assertEqual(max(b.shape[2] for b in batches), MAX_LENGTH)
+    for batch in batches:
+      self.assertEqual(batch.shape[:2], (1, 5))
+      self.assertLessEqual(batch.shape[2], MAX_LENGTH)
+    self.assertEqual(siamese_cbow_data.count_batches(
+        [path], to_ids, batch_size=1, max_length=MAX_LENGTH), 4)
+    held_out = siamese_cbow_data.heldout_groups(
+        path, 0, to_ids, num_negatives=2, max_length=MAX_LENGTH,
+        max_groups=10)
+    self.assertEqual(held_out.shape, (4, 5, MAX_LENGTH))
+
+
 if __name__ == "__main__":
   tf.test.main()

@@ -42,6 +42,19 @@ class TextToIdsTest(tf.test.TestCase):
     self.assertEqual(ids.to_list(), [[1, 2, 3], [2], []])
     self.assertEqual(ids.dtype, tf.int32)
 
+  def test_byte_and_token_caps(self):
+    to_ids = text_to_ids_lib.TextToIds(_vocabulary(), max_length=2)
+    sentences = tf.constant(["dog a cat sat", "café a", "a cat"])
+    # The token cap counts tokens, unknown ones included; max_length then
+    # counts the known ones that are left.
+    self.assertEqual(to_ids(sentences, max_tokens=2).to_list(),
+                     [[1], [5, 1], [1, 2]])
+    # 4 bytes: "dog " / "caf" + half of "é" (dropped) / "a ca".
+    self.assertEqual(to_ids(sentences, max_bytes=4).to_list(), [[], [], [1]])
+    one_mb = tf.constant(["a cat " * 200_000])
+    ids = to_ids(one_mb, max_bytes=1000, max_tokens=100)
+    self.assertEqual(ids.to_list(), [[1, 2]])
+
   def test_ids_in_range(self):
     to_ids = text_to_ids_lib.TextToIds(_vocabulary())
     ids = to_ids(tf.constant(["a cat sat café , x y z " * 50]))

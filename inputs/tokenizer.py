@@ -13,6 +13,52 @@ _PUNCTUATION = r"[^\pL\pN\pM_\s\pZ]"
 _UNICODE_SPACES = r"\pZ"
 
 
+def truncate_utf8(sentences, max_bytes):
+  """Cuts every string to at most `max_bytes` bytes, at a character boundary.
+
+  A string of at most `max_bytes` bytes is returned unchanged. A longer one
+  is cut to its first `max_bytes` bytes, minus the first bytes of a UTF-8
+  character the cut would split (up to 3), so the result is a prefix of the
+  string that ends where a character ends: valid UTF-8 stays valid, and the
+  cut never makes a replacement character (invalid bytes before the cut
+  are left for `Tokenizer.tokenize` to replace, as in any string). Work and
+  memory are O(batch x max_bytes) whatever the input length. Core ops only.
+
+  Args:
+    sentences: tf.string [batch].
+    max_bytes: int >= 1.
+
+  Returns:
+    tf.string [batch], each at most `max_bytes` bytes long.
+  """
+  sentences = tf.convert_to_tensor(sentences, tf.string)
+  cut = tf.strings.substr(sentences, 0, max_bytes, unit="BYTE")
+  length = tf.strings.length(cut, unit="BYTE")
+  # The last 3 bytes of every cut string, left-padded with NULs (ASCII: never
+  # part of a longer character), as uint8 [batch, 3].
+  tail = tf.io.decode_raw(
+      tf.strings.substr(tf.strings.join(["\0\0\0", cut]), length,
+                        tf.fill(tf.shape(length), 3), unit="BYTE"), tf.uint8)
+  tail = tf.reshape(tf.cast(tail, tf.int32), [-1, 3])
+  # Bytes a character needs, by its first byte (0: not a first byte; 0xF8
+  # and above start nothing).
+  needs = tf.where(tail >= 0xF8, 0, tf.where(tail >= 0xF0, 4, tf.where(
+      tail >= 0xE0, 3, tf.where(tail >= 0xC0, 2, 0))))
+  continuation = (tail >= 0x80) & (tail < 0xC0)
+  # A character that starts at tail position i and is cut short: its first
+  # byte needs more than the 3 - i bytes left, and only continuation bytes
+  # follow it. At most one position qualifies.
+  drop = tf.where(
+      needs[:, 2] > 1, 1, tf.where(
+          (needs[:, 1] > 2) & continuation[:, 2], 2, tf.where(
+              (needs[:, 0] > 3) & continuation[:, 1] & continuation[:, 2], 3,
+              0)))
+  longer = tf.strings.length(sentences, unit="BYTE") > max_bytes
+  drop = tf.where(longer, drop, 0)
+  return tf.strings.substr(cut, tf.zeros_like(length), length - drop,
+                           unit="BYTE")
+
+
 class Tokenizer:
   """Lower-cases and splits raw sentences into word and punctuation tokens.
 
@@ -20,6 +66,11 @@ class Tokenizer:
   punctuation characters (dropped unless `keep_punctuation`). Invalid UTF-8 is
   replaced with U+FFFD first, so any byte string tokenises without error; so is
   U+0000 (NUL), which would otherwise cut the sentence short when lower-cased.
+
+  `tokenize` can bound its work per sentence: `max_bytes` cuts each
+  sentence (`truncate_utf8`) before anything else runs, `max_tokens` keeps
+  the first tokens only. Exports set both (`export.input_limits`); the
+  training pipelines pass their own caps through the same method.
 
   Siamese CBOW's reference code drops punctuation tokens; the project's
   word2vec and Sent2Vec baselines keep them. Both are one flag away.
@@ -33,15 +84,22 @@ class Tokenizer:
     self.lowercase = lowercase
     self.keep_punctuation = keep_punctuation
 
-  def tokenize(self, sentences):
+  def tokenize(self, sentences, max_bytes=None, max_tokens=None):
     """Splits sentences into tokens.
 
     Args:
       sentences: tf.string tensor of shape [batch].
+      max_bytes: if set (>= 1), each sentence is first cut to this many bytes
+        at a character boundary (`truncate_utf8`): the rest is never read.
+      max_tokens: if set (>= 1), at most this many tokens (the first ones)
+        are kept per sentence.
 
     Returns:
-      tf.RaggedTensor of tf.string, shape [batch, (tokens)].
+      tf.RaggedTensor of tf.string, shape [batch, (tokens)], at most
+      `max_tokens` tokens per row when set.
     """
+    if max_bytes:
+      sentences = truncate_utf8(sentences, max_bytes)
     text = tf.strings.unicode_transcode(
         sentences, input_encoding="UTF-8", output_encoding="UTF-8",
         errors="replace")
@@ -55,7 +113,10 @@ class Tokenizer:
       text = tf.strings.regex_replace(text, _PUNCTUATION, " ")
     # Unicode spaces (e.g. U+00A0) become ASCII spaces, which split() knows.
     text = tf.strings.regex_replace(text, _UNICODE_SPACES, " ")
-    return tf.strings.split(text)
+    tokens = tf.strings.split(text)
+    if max_tokens:
+      tokens = tokens[:, :max_tokens]
+    return tokens
 
   def get_config(self):
     return {"lowercase": self.lowercase,

@@ -2,6 +2,7 @@
 
 import re
 
+import numpy as np
 import tensorflow as tf
 
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -110,6 +111,52 @@ class TokenizerTest(tf.test.TestCase):
     tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
         tf.constant([sentence]))
     self.assertEqual(int(tokens.row_lengths()[0]), 2 * 10_000 - 1)
+
+  def test_truncate_utf8_never_splits_a_character(self):
+    rng = np.random.default_rng(0)
+    alphabet = ["a", " ", "é", "ß", "猫", "€", "😀", "𝄞", "\u0301", "\x00"]
+    texts = ["".join(rng.choice(alphabet, size=rng.integers(0, 12)))
+             for _ in range(200)]
+    data = [t.encode("utf-8") for t in texts]
+    for max_bytes in range(1, 14):
+      got = tokenizer_lib.truncate_utf8(tf.constant(data), max_bytes).numpy()
+      for original, cut in zip(data, got):
+        # The longest prefix of at most max_bytes bytes that is whole
+        # characters; valid UTF-8, never a replacement character.
+        expected = original[:max_bytes].decode("utf-8", "ignore")
+        self.assertEqual(cut.decode("utf-8"), expected, (original, max_bytes))
+
+  def test_truncate_utf8_short_invalid_and_empty(self):
+    data = [b"", b"abc", b"\xff\xfe\xfd\xfc\xfb", b"ab\xc3", b"a\x80\x80\x80b",
+            b"\xe7\x8c"]
+    got = tokenizer_lib.truncate_utf8(tf.constant(data), 3).numpy().tolist()
+    # Strings within the cap are unchanged, invalid bytes and all; a cut
+    # drops only the start of a character it splits.
+    self.assertEqual(got, [b"", b"abc", b"\xff\xfe\xfd", b"ab\xc3",
+                           b"a\x80\x80", b"\xe7\x8c"])
+    self.assertEqual(tokenizer_lib.truncate_utf8(
+        tf.constant([b"ab\xe7\x8c\xab"]), 4).numpy().tolist(), [b"ab"])
+    self.assertEqual(tokenizer_lib.truncate_utf8(
+        tf.constant([b"\xf0\x9f\x98\x80x"]), 3).numpy().tolist(), [b""])
+    empty = tokenizer_lib.truncate_utf8(tf.constant([], tf.string), 5)
+    self.assertEqual(empty.shape, (0,))
+
+  def test_tokenize_caps_bytes_then_tokens(self):
+    tokenizer = tokenizer_lib.Tokenizer()
+    sentences = tf.constant(["one two three four", "Café au lait", ""])
+    self.assertEqual(
+        _decode(tokenizer.tokenize(sentences, max_tokens=2)),
+        [["one", "two"], ["café", "au"], []])
+    # "Caf" + the first byte of "é": the split character is dropped.
+    self.assertEqual(
+        _decode(tokenizer.tokenize(sentences, max_bytes=4)),
+        [["one"], ["caf"], []])
+    self.assertEqual(
+        _decode(tokenizer.tokenize(sentences, max_bytes=12, max_tokens=2)),
+        [["one", "two"], ["café", "au"], []])
+    self.assertEqual(_decode(tokenizer.tokenize(sentences)),
+                     [["one", "two", "three", "four"], ["café", "au", "lait"],
+                      []])
 
   def test_config_round_trip(self):
     tokenizer = tokenizer_lib.Tokenizer(lowercase=False, keep_punctuation=True)
