@@ -6,6 +6,8 @@ SavedModel, so what is measured in training is what is served.
 
 import tensorflow as tf
 
+from sentzoo.export import input_limits
+
 
 def ragged_average(table, ids):
   """Mean of the rows of `table` named by each row of `ids`.
@@ -36,11 +38,21 @@ class AveragingSentenceEncoder(tf.Module):
   `trainable_variables`, so `hub.load`, `hub.KerasLayer(trainable=True)` and
   `keras.layers.TFSMLayer` all work on the export.
 
+  Every sentence is cut to `max_bytes_per_sentence` bytes before it is
+  tokenised and to `max_tokens_per_sentence` tokens after
+  (`export.input_limits`), in `__call__` and so in `serving_default`: the
+  memory of a call is linear in batch x the caps, whatever the input.
+
   Args:
-    text_to_ids: `inputs.text_to_ids.TextToIds` (tokeniser + vocabulary).
+    text_to_ids: `inputs.text_to_ids.TextToIds` (tokeniser + vocabulary), or
+      any module with its call signature `(sentences, max_bytes,
+      max_tokens) -> int ragged [batch, (ids)]`, e.g.
+      `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
     embeddings: float [vocabulary_size, dim] initial word vectors (row 0,
       padding, is never read).
-    metadata: JSON-able dict stored with the export (model card).
+    metadata: JSON-able dict stored with the export (model card); the caps
+      are added to it as "input_limits".
+    max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
   """
 
   # tf.Module computes `variables` and `trainable_variables` as properties,
@@ -49,8 +61,14 @@ class AveragingSentenceEncoder(tf.Module):
   variables = None
   trainable_variables = None
 
-  def __init__(self, text_to_ids, embeddings, metadata=None, name=None):
+  def __init__(self, text_to_ids, embeddings, metadata=None, name=None, *,
+               max_bytes_per_sentence=(
+                   input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+               max_tokens_per_sentence=(
+                   input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
     super().__init__(name=name)
+    self.max_bytes_per_sentence, self.max_tokens_per_sentence = (
+        input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     self.text_to_ids = text_to_ids
     self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
                                   trainable=True, name="embeddings")
@@ -58,6 +76,8 @@ class AveragingSentenceEncoder(tf.Module):
     self.trainable_variables = [self.embeddings]
     self.regularization_losses = []
     self.metadata = dict(metadata or {})
+    self.metadata["input_limits"] = input_limits.model_card_entry(
+        self.max_bytes_per_sentence, self.max_tokens_per_sentence)
 
   @property
   def dim(self):
@@ -66,7 +86,9 @@ class AveragingSentenceEncoder(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def __call__(self, sentences):
     """float32 [batch, dim] embeddings of tf.string [batch] sentences."""
-    return ragged_average(self.embeddings, self.text_to_ids(sentences))
+    ids = self.text_to_ids(sentences, max_bytes=self.max_bytes_per_sentence,
+                           max_tokens=self.max_tokens_per_sentence)
+    return ragged_average(self.embeddings, ids)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
                                               name="sentences")])

@@ -4,6 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.export import averaging_encoder
+from sentzoo.export import input_limits
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.layers import masked_average
@@ -97,7 +98,10 @@ class AveragingSentenceEncoderTest(tf.test.TestCase):
     self.assertLen(self.encoder.trainable_variables, 1)
     self.assertIs(self.encoder.trainable_variables[0], self.encoder.embeddings)
     self.assertAllClose(self.encoder.embeddings, self.table)
-    self.assertEqual(dict(self.encoder.metadata), {"name": "test"})
+    self.assertEqual(dict(self.encoder.metadata), {
+        "name": "test", "input_limits": input_limits.model_card_entry(
+            input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+            input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)})
 
   def test_embeddings_update_changes_output(self):
     before = self.encoder(tf.constant(["cat"])).numpy()

@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import featurized_encoder
+from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -72,12 +73,29 @@ def build_model(variant, model_config):
   return model
 
 
-def make_encoder(featurizer, model, metadata=None):
-  return featurized_encoder.FeaturizedEncoder(featurizer, model, metadata)
+def make_encoder(featurizer, model, metadata=None, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+  """The `FeaturizedEncoder` of a featuriser and a built model."""
+  return featurized_encoder.FeaturizedEncoder(
+      featurizer, model, metadata,
+      max_bytes_per_sentence=max_bytes_per_sentence,
+      max_tokens_per_sentence=max_tokens_per_sentence)
 
 
-def build_module(model_dir, config):
-  """Restores the latest checkpoint of a CHARAGRAM-family model directory."""
+def build_module(model_dir, config, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+  """Restores the latest checkpoint of a CHARAGRAM-family model directory.
+
+  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
+  each input sentence (`export.input_limits`; character n-grams come from
+  the kept tokens), recorded in the model card.
+  """
   variant = config["variant"]
   featurizer = load_featurizer(model_dir, config["featurizer"])
   model = build_model(variant, config["model"])
@@ -96,4 +114,6 @@ def build_module(model_dir, config):
                                      getattr(featurizer, "vocabulary_size",
                                              0))),
   })
-  return make_encoder(featurizer, model, card)
+  return make_encoder(featurizer, model, card,
+                      max_bytes_per_sentence=max_bytes_per_sentence,
+                      max_tokens_per_sentence=max_tokens_per_sentence)

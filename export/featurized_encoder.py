@@ -8,6 +8,8 @@ path (`inputs.char_ngrams.CharNgramFeaturizer` or `inputs.text_to_ids`).
 
 import tensorflow as tf
 
+from sentzoo.export import input_limits
+
 
 class _Untracked:
   """Holds an object out of sight of SavedModel tracking.
@@ -30,18 +32,32 @@ class FeaturizedEncoder(tf.Module):
   export/averaging_encoder.py), a `serve` function for `serving_default`,
   and a `metadata` dict (the model card).
 
+  Every sentence is cut to `max_bytes_per_sentence` bytes before it is
+  featurised and to `max_tokens_per_sentence` tokens (n-grams come from the
+  kept tokens), in `__call__` and so in `serving_default`
+  (`export.input_limits`).
+
   Args:
-    featurizer: a tf.Module mapping tf.string [batch] to an int
-      tf.RaggedTensor [batch, (ids)] with core ops only.
+    featurizer: a tf.Module mapping (tf.string [batch], max_bytes=,
+      max_tokens=) to an int tf.RaggedTensor [batch, (ids)] with core ops
+      only (`inputs.char_ngrams.CharNgramFeaturizer`,
+      `inputs.text_to_ids.TextToIds`).
     model: a built Keras model mapping those ids to float [batch, dim].
-    metadata: JSON-able model card.
+    metadata: JSON-able model card; the caps are added as "input_limits".
+    max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
   """
 
   variables = None
   trainable_variables = None
 
-  def __init__(self, featurizer, model, metadata=None, name=None):
+  def __init__(self, featurizer, model, metadata=None, name=None, *,
+               max_bytes_per_sentence=(
+                   input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+               max_tokens_per_sentence=(
+                   input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
     super().__init__(name=name)
+    self.max_bytes_per_sentence, self.max_tokens_per_sentence = (
+        input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     if not model.weights:
       raise ValueError("build the model (call it once) before wrapping it: "
                        "the encoder lists its variables")
@@ -53,6 +69,8 @@ class FeaturizedEncoder(tf.Module):
                                 for v in model.trainable_weights]
     self.regularization_losses = []
     self.metadata = dict(metadata or {})
+    self.metadata["input_limits"] = input_limits.model_card_entry(
+        self.max_bytes_per_sentence, self.max_tokens_per_sentence)
 
   @property
   def model(self):
@@ -62,8 +80,9 @@ class FeaturizedEncoder(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def __call__(self, sentences):
     """float32 [batch, dim] embeddings of tf.string [batch] sentences."""
-    return tf.cast(self.model(self.featurizer(sentences), training=False),
-                   tf.float32)
+    ids = self.featurizer(sentences, max_bytes=self.max_bytes_per_sentence,
+                          max_tokens=self.max_tokens_per_sentence)
+    return tf.cast(self.model(ids, training=False), tf.float32)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
                                               name="sentences")])

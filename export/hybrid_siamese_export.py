@@ -16,7 +16,9 @@ The encoder alone, with `serving_default`: `sentences` -> `embeddings`:
 
 Weights: the best dev epoch (`<model_dir>/best/`) when the trainer wrote
 one, else the newest checkpoint. Tokenisation is `inputs.text_to_ids` (core
-ops only) with the training truncation (`max_length`).
+ops only) with the training truncation (`max_length`), after the export's
+caps on each input sentence (`--max_bytes_per_sentence`,
+`--max_tokens_per_sentence`; `export.input_limits`).
 """
 
 import os
@@ -27,6 +29,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.export import saved_model_writer
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -44,13 +47,22 @@ class HybridSiameseEncoder(tf.Module):
 
   Reusable SavedModel API: callable, `variables` / `trainable_variables` as
   plain lists. Empty and all-unknown sentences encode to the zero vector.
+  Each sentence is cut to `max_bytes_per_sentence` bytes and
+  `max_tokens_per_sentence` tokens before the lookup (`export.input_limits`;
+  recorded in `metadata["input_limits"]`), then to `max_length` known words.
   """
 
   variables = None
   trainable_variables = None
 
-  def __init__(self, text_to_ids, model, metadata=None, name=None):
+  def __init__(self, text_to_ids, model, metadata=None, name=None, *,
+               max_bytes_per_sentence=(
+                   input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+               max_tokens_per_sentence=(
+                   input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
     super().__init__(name=name)
+    self.max_bytes_per_sentence, self.max_tokens_per_sentence = (
+        input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     self.text_to_ids = text_to_ids
     self.model = model
     self.max_length = int(text_to_ids.max_length)
@@ -58,10 +70,13 @@ class HybridSiameseEncoder(tf.Module):
     self.trainable_variables = [w.value for w in model.trainable_weights]
     self.regularization_losses = []
     self.metadata = dict(metadata or {})
+    self.metadata["input_limits"] = input_limits.model_card_entry(
+        self.max_bytes_per_sentence, self.max_tokens_per_sentence)
 
   def ids(self, sentences):
-    return hybrid_siamese.pad_ids(self.text_to_ids(sentences),
-                                  self.max_length, pad_multiple=1)
+    ids = self.text_to_ids(sentences, max_bytes=self.max_bytes_per_sentence,
+                           max_tokens=self.max_tokens_per_sentence)
+    return hybrid_siamese.pad_ids(ids, self.max_length, pad_multiple=1)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def __call__(self, sentences):
@@ -82,8 +97,8 @@ class HybridSiamesePairClassifier(HybridSiameseEncoder):
   """
 
   def __init__(self, text_to_ids, model, mode, threshold, metadata=None,
-               name=None):
-    super().__init__(text_to_ids, model, metadata, name)
+               name=None, **limits):
+    super().__init__(text_to_ids, model, metadata, name, **limits)
     if mode not in hybrid_siamese.MODES:
       raise ValueError(f"unknown mode {mode!r}")
     self.mode = mode
@@ -127,8 +142,16 @@ def restore_model(model_dir, config):
   return model, model_dir_lib.restore_latest(model_dir, model=model)
 
 
-def build_module(model_dir, config, encoder_only=False):
-  """The pair classifier (or, with `encoder_only`, the encoder) module."""
+def build_module(model_dir, config, encoder_only=False, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+  """The pair classifier (or, with `encoder_only`, the encoder) module.
+
+  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
+  each input sentence (`export.input_limits`), recorded in the model card.
+  """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
   tokenizer = tokenizer_lib.Tokenizer.from_config(config["tokenizer"])
@@ -160,10 +183,12 @@ def build_module(model_dir, config, encoder_only=False):
                                       "dropped; truncated to max_length"},
       "callable": f"module(sentences) -> float32 [batch, {dim}] encodings",
   })
+  limits = {"max_bytes_per_sentence": max_bytes_per_sentence,
+            "max_tokens_per_sentence": max_tokens_per_sentence}
   if encoder_only:
-    return HybridSiameseEncoder(text_to_ids, model, card)
+    return HybridSiameseEncoder(text_to_ids, model, card, **limits)
   return HybridSiamesePairClassifier(text_to_ids, model, config["mode"],
-                                     config["threshold"], card)
+                                     config["threshold"], card, **limits)
 
 
 FLAGS = flags.FLAGS
@@ -175,7 +200,10 @@ def main(argv):
   if config.get("model_type") != "hybrid_siamese":
     raise errors.UserError(f"{FLAGS.model_dir!r} is not a hybrid siamese "
                            "model directory")
-  module = build_module(FLAGS.model_dir, config, FLAGS.encoder_only)
+  module = build_module(
+      FLAGS.model_dir, config, FLAGS.encoder_only,
+      max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
+      max_tokens_per_sentence=FLAGS.max_tokens_per_sentence)
   print(f"exported to {saved_model_writer.write(module, FLAGS.export_dir)}")
 
 
@@ -187,4 +215,12 @@ if __name__ == "__main__":
   flags.DEFINE_bool("encoder_only", False, "Export the encoder alone "
                     "(sentences -> embeddings) instead of the pair "
                     "classifier.")
+  flags.DEFINE_integer(
+      "max_bytes_per_sentence", input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+      "Each input string is cut to this many bytes before tokenisation.",
+      lower_bound=1, upper_bound=2**31 - 1)
+  flags.DEFINE_integer(
+      "max_tokens_per_sentence", input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
+      "At most this many tokens of each input string are used.",
+      lower_bound=1, upper_bound=2**31 - 1)
   cli.run(main)

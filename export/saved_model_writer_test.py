@@ -8,6 +8,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.export import averaging_encoder
+from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
 from sentzoo.export import serving_requests
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -100,7 +101,11 @@ class SavedModelWriterTest(tf.test.TestCase):
     self.assertEqual(saved_model_writer.MODEL_CARD,
                      os.path.join("assets.extra", "model_card.json"))
     with open(card_path, encoding="utf-8") as f:
-      self.assertEqual(json.load(f), METADATA)
+      card = json.load(f)
+    self.assertEqual(card.pop("input_limits"), input_limits.model_card_entry(
+        input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+        input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE))
+    self.assertEqual(card, METADATA)
 
   def test_reload_serving_default(self):
     path = saved_model_writer.write(_module(), self.export_dir)

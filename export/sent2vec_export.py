@@ -12,6 +12,7 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
+from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -29,11 +30,18 @@ def make_featurizer(vocabulary, config):
       num_buckets=config["model"]["num_buckets"])
 
 
-def build_module(model_dir, config):
+def build_module(model_dir, config, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
   """Restores the latest checkpoint of a Sent2Vec model directory.
 
   Only the source table is read (straight from the checkpoint), so a
   5.9 GB uni+bi table is held twice at most while the module is built.
+  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
+  each input sentence (`export.input_limits`; n-grams are formed from the
+  kept tokens), recorded in the model card.
   """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -49,17 +57,24 @@ def build_module(model_dir, config):
     raise errors.UserError(f"{checkpoint!r} is not a Sent2Vec checkpoint")
   table = reader.get_tensor(names[0])
   featurizer = make_featurizer(vocabulary, config)
-  return _module(config, featurizer, table, checkpoint, len(vocabulary))
+  return _module(config, featurizer, table, checkpoint, len(vocabulary),
+                 max_bytes_per_sentence, max_tokens_per_sentence)
 
 
-def module_from_model(model_dir, config, model, featurizer, step):
+def module_from_model(model_dir, config, model, featurizer, step, *,
+                      max_bytes_per_sentence=(
+                          input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                      max_tokens_per_sentence=(
+                          input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
   """The same module from a trained model in memory (the trainer's export)."""
   del model_dir
   return _module(config, featurizer, model.source_embeddings.value,
-                 f"ckpt-{step}", featurizer.vocabulary_size - 1)
+                 f"ckpt-{step}", featurizer.vocabulary_size - 1,
+                 max_bytes_per_sentence, max_tokens_per_sentence)
 
 
-def _module(config, featurizer, table, checkpoint, vocabulary_size):
+def _module(config, featurizer, table, checkpoint, vocabulary_size,
+            max_bytes_per_sentence, max_tokens_per_sentence):
   dim = int(table.shape[1])
   card = model_card.base_model_card(
       "sent2vec", PAPER, config, checkpoint,
@@ -79,4 +94,6 @@ def _module(config, featurizer, table, checkpoint, vocabulary_size):
                                       "of its unigrams and n-grams (zero if "
                                       "none)"},
   })
-  return averaging_encoder.AveragingSentenceEncoder(featurizer, table, card)
+  return averaging_encoder.AveragingSentenceEncoder(
+      featurizer, table, card, max_bytes_per_sentence=max_bytes_per_sentence,
+      max_tokens_per_sentence=max_tokens_per_sentence)

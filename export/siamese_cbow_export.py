@@ -6,6 +6,7 @@ import tensorflow as tf
 
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
+from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -16,18 +17,34 @@ PAPER = ("Kenter, Borisov, de Rijke. Siamese CBOW: Optimizing Word "
          "Embeddings for Sentence Representations. ACL 2016.")
 
 
-def make_encoder(vocabulary, tokenizer, model, metadata):
+def make_encoder(vocabulary, tokenizer, model, metadata, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
   """An `AveragingSentenceEncoder` with the model's current word vectors.
 
-  No truncation: an exported encoder averages every known word.
+  No training truncation (`max_length`): an exported encoder averages every
+  known word of a sentence's first `max_tokens_per_sentence` tokens (of its
+  first `max_bytes_per_sentence` bytes; `export.input_limits`).
   """
   return averaging_encoder.AveragingSentenceEncoder(
       text_to_ids_lib.TextToIds(vocabulary, tokenizer),
-      model.embedding.embeddings.numpy(), metadata)
+      model.embedding.embeddings.numpy(), metadata,
+      max_bytes_per_sentence=max_bytes_per_sentence,
+      max_tokens_per_sentence=max_tokens_per_sentence)
 
 
-def build_module(model_dir, config):
-  """Restores the latest checkpoint of a Siamese CBOW model directory."""
+def build_module(model_dir, config, *,
+                 max_bytes_per_sentence=(
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
+                 max_tokens_per_sentence=(
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+  """Restores the latest checkpoint of a Siamese CBOW model directory.
+
+  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
+  each input sentence (`export.input_limits`), recorded in the model card.
+  """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
   tokenizer = tokenizer_lib.Tokenizer.from_config(config["tokenizer"])
@@ -48,4 +65,6 @@ def build_module(model_dir, config):
                                       "dropped; sentence = mean of word "
                                       "vectors (zero if none known)"},
   })
-  return make_encoder(vocabulary, tokenizer, model, card)
+  return make_encoder(vocabulary, tokenizer, model, card,
+                      max_bytes_per_sentence=max_bytes_per_sentence,
+                      max_tokens_per_sentence=max_tokens_per_sentence)

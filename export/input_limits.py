@@ -1,0 +1,71 @@
+"""Caps on one sentence of a request: bytes first, then tokens (issue 19).
+
+Every exported encoder cuts each input string to `max_bytes_per_sentence`
+bytes (at a UTF-8 character boundary, `inputs.tokenizer.truncate_utf8`)
+before it tokenises, and keeps at most `max_tokens_per_sentence` tokens of
+what is left (the word n-grams or character n-grams a model derives are
+those of the kept tokens). Longer input is truncated, never rejected, so a
+request never fails for being long, and the memory of a request is linear
+in its capped size: at most batch x max_bytes_per_sentence bytes of text
+and batch x max_tokens_per_sentence tokens reach the model.
+
+Without the caps, memory grew with the input: one 5 MB sentence took a
+Siamese-CBOW-shaped export (dim 300) to 1.1 GB more resident memory, 229x
+the input (the [tokens, dim] rows it averages); with the default caps,
++2.3 MB (`python -m benchmarks.serving_memory`).
+
+Defaults, and why:
+* 1,024 tokens. Sentence encoders average, or run over, a sentence's tokens;
+  STS/SICK sentences are under 100 tokens and a book-corpus line rarely
+  passes a few hundred. fastText, on which Sent2Vec's reference code is
+  built, reads at most 1,024 tokens of a line (MAX_LINE_SIZE) too. The cap
+  bounds the model's work per sentence at 1,024 rows (Sent2Vec: plus their
+  n-grams).
+* 64 KiB. It bounds the tokeniser's work (its regular expressions and its
+  split run before any token can be counted) and is generous enough that
+  the token cap, not the byte cap, is what cuts real text: 1,024 tokens of
+  English take about 6 KB, and even 1,024 tokens of 16 four-byte
+  characters each fit. A 64 KiB sentence costs the tokeniser a few MB.
+
+Both are set when a model is exported (keyword arguments of every
+exporter's `build_module`) and recorded in the model card under
+"input_limits".
+"""
+
+from sentzoo.common import errors
+
+DEFAULT_MAX_BYTES_PER_SENTENCE = 64 * 1024
+DEFAULT_MAX_TOKENS_PER_SENTENCE = 1024
+# tf.strings.substr and the byte lengths it is compared with are int32.
+_LARGEST = 2**31 - 1
+
+
+def check(max_bytes_per_sentence, max_tokens_per_sentence):
+  """The two caps as ints, or a UserError naming the bad one.
+
+  Returns:
+    (max_bytes_per_sentence, max_tokens_per_sentence), ints in
+    [1, 2^31 - 1].
+  """
+  caps = []
+  for name, value in (("max_bytes_per_sentence", max_bytes_per_sentence),
+                      ("max_tokens_per_sentence", max_tokens_per_sentence)):
+    if isinstance(value, bool) or not isinstance(value, int) or not (
+        1 <= value <= _LARGEST):
+      raise errors.UserError(
+          f"{name} must be an integer in [1, {_LARGEST}], got {value!r}")
+    caps.append(int(value))
+  return tuple(caps)
+
+
+def model_card_entry(max_bytes_per_sentence, max_tokens_per_sentence):
+  """The model card's "input_limits" field."""
+  return {
+      "max_bytes_per_sentence": int(max_bytes_per_sentence),
+      "max_tokens_per_sentence": int(max_tokens_per_sentence),
+      "description": "each input string is cut to max_bytes_per_sentence "
+                     "bytes (at a UTF-8 character boundary) before "
+                     "tokenisation, then to its first "
+                     "max_tokens_per_sentence tokens; longer input is "
+                     "truncated, never rejected",
+  }
