@@ -1,16 +1,23 @@
 """Writes SavedModels as `<export_dir>/<integer version>/`, atomically."""
 
+import errno
 import json
 import os
 import re
 import shutil
+import threading
+import uuid
 
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.export import serving_requests
 
 _VERSION = re.compile(r"^\d+$")
 MODEL_CARD = os.path.join("assets.extra", "model_card.json")
+# Versions tried by one export before giving up (each failure means another
+# export published a version in between).
+_MAX_PUBLISH_ATTEMPTS = 100
 
 
 def existing_versions(export_dir):
@@ -20,6 +27,56 @@ def existing_versions(export_dir):
   return sorted(int(n) for n in os.listdir(export_dir) if _VERSION.match(n))
 
 
+def _taken(path):
+  """Whether a version folder (or anything else) has this name."""
+  return os.path.lexists(path)
+
+
+class VersionExistsError(errors.UserError, FileExistsError):
+  """An explicitly requested export version is already there."""
+
+
+def _version_number(version):
+  if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+    raise errors.UserError(
+        f"export version must be an integer >= 0, got {version!r}")
+  return int(version)
+
+
+def _publish(tmp, export_dir, version):
+  """Renames the finished `tmp` folder to its version folder; returns it.
+
+  With `version` None, the version is one more than the highest present,
+  recomputed after every collision: a concurrent export that renamed its
+  own folder to that number first makes this one take the next. The
+  rename is the only step that claims a number; os.rename of a folder onto
+  a non-empty folder fails (ENOTEMPTY / EEXIST) instead of replacing it, so
+  a published version is never overwritten. (POSIX rename does replace an
+  empty folder; this writer never makes one, and checks that the name is
+  free just before.)
+  """
+  for _ in range(_MAX_PUBLISH_ATTEMPTS):
+    number = version
+    if number is None:
+      number = (existing_versions(export_dir) or [0])[-1] + 1
+    final = os.path.join(export_dir, str(number))
+    if not _taken(final):
+      try:
+        os.rename(tmp, final)
+        return final
+      except OSError as e:
+        if e.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+          raise
+    if version is not None:
+      raise VersionExistsError(
+          f"export version {final} already exists (another export wrote "
+          "it while this one ran); leave the version out to take the next "
+          "free one")
+  raise errors.UserError(
+      f"{export_dir}: another export took every version number this one "
+      f"tried ({_MAX_PUBLISH_ATTEMPTS} attempts); rerun it")
+
+
 def write(module, export_dir, version=None):
   """Saves `module` (with `serve` as `serving_default`) as a new version.
 
@@ -27,24 +84,45 @@ def write(module, export_dir, version=None):
   one and renamed into place, so TF Serving or a reader never sees a half
   written version, and a failed export leaves no version folder.
 
+  Concurrent exports into one `export_dir` (threads or processes) each get
+  their own temporary folder and a distinct version: the version number is
+  claimed by the final rename, and a writer that loses a race for a number
+  takes the next one (see `_publish`). An explicit `version` that exists,
+  before or by the end of the export, is a `VersionExistsError` (a
+  `UserError`: one `error:` line and exit 2 through `common.cli.run`).
+
   Args:
     module: a tf.Module with a `serve` tf.function (string inputs, named
       outputs) and a `metadata` dict. The export also gets a TF Serving
       warm-up file with one request for `serve`.
     export_dir: the model's base folder (TF Serving's `model_base_path`).
-    version: integer version; default one more than the highest present.
+    version: integer version >= 0; default one more than the highest
+      present when the export is renamed into place.
 
   Returns:
     The path of the new version folder.
+
+  Raises:
+    VersionExistsError: `version` was given and exists.
+    errors.UserError: `version` is not an integer >= 0, or `export_dir` is
+      not a folder that can be created.
   """
-  os.makedirs(export_dir, exist_ok=True)
-  if version is None:
-    version = (existing_versions(export_dir) or [0])[-1] + 1
-  final = os.path.join(export_dir, str(int(version)))
-  if os.path.exists(final):
-    raise FileExistsError(f"export version {final} already exists")
-  tmp = os.path.join(export_dir, f".tmp-{int(version)}-{os.getpid()}")
-  shutil.rmtree(tmp, ignore_errors=True)
+  if version is not None:
+    version = _version_number(version)
+  try:
+    os.makedirs(export_dir, exist_ok=True)
+  except (FileExistsError, NotADirectoryError, PermissionError) as e:
+    raise errors.UserError(
+        f"cannot use export dir {export_dir!r}: {e.strerror or e}") from e
+  if version is not None:
+    final = os.path.join(export_dir, str(version))
+    if _taken(final):
+      raise VersionExistsError(
+          f"export version {final} already exists; pick another version or "
+          "leave it out to take the next free one")
+  # Unique per process and thread: concurrent writers never share one.
+  tmp = os.path.join(export_dir, f".tmp-{os.getpid()}-"
+                     f"{threading.get_ident()}-{uuid.uuid4().hex[:8]}")
   try:
     tf.saved_model.save(
         module, tmp,
@@ -56,7 +134,6 @@ def write(module, export_dir, version=None):
     serving_requests.write_warmup_file(
         tmp, serving_requests.warmup_inputs(module.serve),
         model_name=os.path.basename(os.path.abspath(export_dir)))
-    os.rename(tmp, final)
+    return _publish(tmp, export_dir, version)
   finally:
     shutil.rmtree(tmp, ignore_errors=True)
-  return final

@@ -2,11 +2,13 @@
 
 import json
 import os
+import threading
 from unittest import mock
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.export import averaging_encoder
 from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
@@ -55,9 +57,126 @@ class SavedModelWriterTest(tf.test.TestCase):
     self.assertEqual(
         saved_model_writer.write(module, self.export_dir),
         os.path.join(self.export_dir, "8"))
+    with self.assertRaisesRegex(errors.UserError, "7 already exists"):
+      saved_model_writer.write(module, self.export_dir, version=7)
+    # Still a FileExistsError for callers that catch that.
     with self.assertRaises(FileExistsError):
       saved_model_writer.write(module, self.export_dir, version=7)
     self.assertEqual(self._entries(), ["7", "8"])
+
+  def test_bad_version_and_export_dir_are_user_errors(self):
+    for version in (-1, "3", 2.0, True):
+      with self.assertRaisesRegex(errors.UserError, "integer >= 0"):
+        saved_model_writer.write(_module(), self.export_dir, version=version)
+    a_file = os.path.join(self.get_temp_dir(), "a_file")
+    with open(a_file, "w") as f:
+      f.write("x")
+    with self.assertRaisesRegex(errors.UserError, "cannot use export dir"):
+      saved_model_writer.write(_module(), a_file)
+
+  def _run_concurrently(self, versions):
+    """Writes one module per entry of `versions` from as many threads.
+
+    Every writer lists the existing versions (to pick its number) only once
+    all of them have saved their SavedModel and reached that point, so all
+    pick the same number and race for the same rename.
+
+    Returns:
+      (paths written, exceptions raised), in thread order (None where none).
+    """
+    modules = [_module() for _ in versions]
+    barrier = threading.Barrier(len(versions))
+    listed = threading.local()
+    real_existing_versions = saved_model_writer.existing_versions
+
+    def existing_versions(export_dir):
+      if not getattr(listed, "once", False):
+        listed.once = True
+        barrier.wait(timeout=120)
+      return real_existing_versions(export_dir)
+
+    real_taken = saved_model_writer._taken  # pylint: disable=protected-access
+
+    def taken(path):  # Explicit versions: all pass the first check.
+      if not getattr(listed, "checked", False):
+        listed.checked = True
+        result = real_taken(path)
+        barrier.wait(timeout=120)
+        return result
+      return real_taken(path)
+
+    paths = [None] * len(versions)
+    failures = [None] * len(versions)
+
+    def run(i):
+      try:
+        paths[i] = saved_model_writer.write(modules[i], self.export_dir,
+                                            version=versions[i])
+      except Exception as e:  # pylint: disable=broad-except
+        failures[i] = e
+
+    patches = [mock.patch.object(saved_model_writer, "existing_versions",
+                                 existing_versions)]
+    if versions[0] is not None:
+      patches = [mock.patch.object(saved_model_writer, "_taken", taken)]
+    for patch in patches:
+      patch.start()
+    try:
+      threads = [threading.Thread(target=run, args=(i,))
+                 for i in range(len(versions))]
+      for thread in threads:
+        thread.start()
+      for thread in threads:
+        thread.join(timeout=300)
+    finally:
+      for patch in patches:
+        patch.stop()
+    return paths, failures
+
+  def test_concurrent_exports_get_distinct_versions(self):
+    os.makedirs(self.export_dir)
+    paths, failures = self._run_concurrently([None, None, None])
+    self.assertEqual(failures, [None, None, None])
+    self.assertCountEqual(
+        paths, [os.path.join(self.export_dir, v) for v in ("1", "2", "3")])
+    self.assertEqual(self._entries(), ["1", "2", "3"])  # No .tmp-* left.
+    for path in paths:
+      out = tf.saved_model.load(path).signatures["serving_default"](
+          sentences=tf.constant(["a"]))["embeddings"]
+      self.assertAllClose(out, [[3, 4, 5]])
+
+  def test_concurrent_exports_of_one_explicit_version(self):
+    os.makedirs(self.export_dir)
+    paths, failures = self._run_concurrently([4, 4])
+    written = [p for p in paths if p is not None]
+    self.assertEqual(written, [os.path.join(self.export_dir, "4")])
+    failure = [f for f in failures if f is not None]
+    self.assertLen(failure, 1)
+    self.assertIsInstance(failure[0], saved_model_writer.VersionExistsError)
+    self.assertRegex(str(failure[0]), "4 already exists.*another export")
+    self.assertEqual(self._entries(), ["4"])
+
+  def test_version_taken_after_listing_is_not_overwritten(self):
+    # Another export publishes version 1 between this one's listing and its
+    # rename: the rename fails (non-empty target) and the next number is
+    # taken; version 1 is left as it was.
+    theirs = os.path.join(self.export_dir, "1", "theirs")
+    os.makedirs(os.path.dirname(theirs))
+    with open(theirs, "w") as f:
+      f.write("another export")
+    listings = [[]]
+    real = saved_model_writer.existing_versions
+
+    def stale_once(export_dir):
+      return listings.pop() if listings else real(export_dir)
+
+    with mock.patch.object(saved_model_writer, "existing_versions",
+                           stale_once), \
+         mock.patch.object(saved_model_writer, "_taken", lambda path: False):
+      path = saved_model_writer.write(_module(), self.export_dir)
+    self.assertEqual(path, os.path.join(self.export_dir, "2"))
+    self.assertEqual(self._entries(), ["1", "2"])
+    self.assertEqual(os.listdir(os.path.dirname(theirs)), ["theirs"])
 
   def test_existing_versions_ignores_other_names(self):
     self.assertEqual(saved_model_writer.existing_versions(
