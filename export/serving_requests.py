@@ -14,6 +14,8 @@ import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2
 from tensorflow_serving.apis import prediction_log_pb2
 
+from sentzoo.export import signature_info
+
 WARMUP_FILE = os.path.join("assets.extra", "tf_serving_warmup_requests")
 # One short batch and one empty string per warm-up request: the empty string
 # exercises the zero-token path of the graph too.
@@ -26,23 +28,41 @@ def predict_request(inputs, model_name="model",
 
   Args:
     inputs: dict input key -> list of str (sent as UTF-8) or bytes (sent
-      as they are, valid UTF-8 or not).
+      as they are, valid UTF-8 or not); any 1-D batch of strings that
+      `signature_info.sentence_batch` takes.
+
+  Raises:
+    signature_info.InputError: an input that is not a 1-D batch of strings
+      (a single string, a nested list, numbers, ...).
   """
   request = predict_pb2.PredictRequest()
   request.model_spec.name = model_name
   request.model_spec.signature_name = signature_name
   for key, values in inputs.items():
-    values = [v.encode("utf-8") if isinstance(v, str) else bytes(v)
-              for v in values]
+    values = [v.encode("utf-8") if isinstance(v, str) else v
+              for v in signature_info.sentence_batch(values, key)]
     request.inputs[key].CopyFrom(
         tf.make_tensor_proto(values, dtype=tf.string, shape=[len(values)]))
   return request
 
 
 def request_feeds(request):
-  """The signature keyword arguments a PredictRequest stands for."""
-  return {key: tf.constant(tf.make_ndarray(proto))
-          for key, proto in request.inputs.items()}
+  """The signature keyword arguments a PredictRequest stands for.
+
+  Raises:
+    signature_info.InputError: an input that is not a 1-D tf.string tensor
+      (what TF Serving would reject for this project's signatures).
+  """
+  feeds = {}
+  for key, proto in request.inputs.items():
+    if proto.dtype != tf.string.as_datatype_enum or len(
+        proto.tensor_shape.dim) != 1:
+      raise signature_info.InputError(
+          f"request input {key!r} is {tf.dtypes.as_dtype(proto.dtype).name} "
+          f"with shape {[d.size for d in proto.tensor_shape.dim]}; the "
+          "signature takes a 1-D tf.string tensor [batch]")
+    feeds[key] = tf.constant(tf.make_ndarray(proto))
+  return feeds
 
 
 def warmup_inputs(serve_function):

@@ -6,6 +6,7 @@ import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2
 
 from sentzoo.export import serving_requests
+from sentzoo.export import signature_info
 
 
 class ServingRequestsTest(tf.test.TestCase):
@@ -36,6 +37,24 @@ class ServingRequestsTest(tf.test.TestCase):
     feeds = serving_requests.request_feeds(request)
     self.assertCountEqual(feeds, ["sentences_a", "sentences_b"])
     self.assertAllEqual(feeds["sentences_b"], [b"z", b"w"])
+
+  def test_wrong_rank_or_dtype_is_a_clear_error(self):
+    # A bare string would otherwise be sent as a batch of its characters.
+    with self.assertRaisesRegex(signature_info.InputError,
+                                "got a single str 'A man'"):
+      serving_requests.predict_request({"sentences": "A man"})
+    with self.assertRaisesRegex(signature_info.InputError, "not nested"):
+      serving_requests.predict_request({"sentences": [["a", "b"]]})
+    with self.assertRaisesRegex(signature_info.InputError, "int"):
+      serving_requests.predict_request({"sentences": [1, 2]})
+    # A request built by another client with a wrong tensor.
+    request = serving_requests.predict_request({"sentences": ["a"]})
+    request.inputs["sentences"].CopyFrom(
+        tf.make_tensor_proto([[1.0, 2.0]], dtype=tf.float32))
+    with self.assertRaisesRegex(signature_info.InputError,
+                                r"'sentences' is float32 with shape \[1, 2\]; "
+                                "the signature takes a 1-D tf.string"):
+      serving_requests.request_feeds(request)
 
   def test_warmup_inputs_from_input_signature(self):
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="a"),
