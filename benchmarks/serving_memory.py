@@ -1,0 +1,198 @@
+r"""Peak memory of serving one huge sentence, with and without the input caps.
+
+  python -m benchmarks.serving_memory
+  python -m benchmarks.serving_memory --sentence_mb=5 --dim=300
+  python -m benchmarks.serving_memory --export=runs/siamese_cbow_demo/export/1
+
+Without --export, writes two Siamese-CBOW-shaped exports (an
+`AveragingSentenceEncoder` over --vocabulary_size words of --dim floats) to a
+temporary folder: one with the caps off (both at 2^31 - 1, what an export
+was before issue 19) and one with the default caps of `export.input_limits`
+(or --max_bytes_per_sentence / --max_tokens_per_sentence). With --export,
+measures that export (with the caps its model card records); its sentence
+is made of the words w0, w1, ..., which another export may not know (then
+only the tokeniser's share is measured).
+
+Each export is measured in a fresh process: load it, run a short warm-up
+request, build one sentence of --sentence_mb MB of known words, read the
+process's resident memory (VmRSS of /proc/self/status, after resetting
+the peak VmHWM to it through /proc/self/clear_refs), send the sentence
+through `serving_default`, read VmHWM. The difference is what encoding the
+sentence cost at its peak. Linux only (/proc).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from absl import flags
+import numpy as np
+
+from sentzoo.common import cli
+from sentzoo.common import errors
+from sentzoo.export import input_limits
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("export", None, "An export (version folder) to measure "
+                    "instead of the two built here.")
+flags.DEFINE_float("sentence_mb", 5.0, "Size of the one sentence, in MB "
+                   "(10^6 bytes).", lower_bound=0.001)
+flags.DEFINE_integer("dim", 300, "Embedding size of the built exports (the "
+                     "Siamese CBOW paper's 300).", lower_bound=1)
+flags.DEFINE_integer("vocabulary_size", 10000, "Words of the built exports.",
+                     lower_bound=1)
+flags.DEFINE_integer("max_bytes_per_sentence",
+                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+                     "Byte cap of the capped export.", lower_bound=1,
+                     upper_bound=2**31 - 1)
+flags.DEFINE_integer("max_tokens_per_sentence",
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
+                     "Token cap of the capped export.", lower_bound=1,
+                     upper_bound=2**31 - 1)
+flags.DEFINE_string("child", None, "Internal: measure this export in this "
+                    "process and print one JSON line.")
+
+_UNCAPPED = 2**31 - 1
+
+
+def _words(vocabulary_size):
+  return [f"w{i}" for i in range(vocabulary_size)]
+
+
+def _status_mb(field):
+  """A memory field of /proc/self/status ("VmHWM", "VmRSS") in MB (2^20)."""
+  with open("/proc/self/status") as f:
+    for line in f:
+      if line.startswith(field + ":"):
+        return int(line.split()[1]) / 1024.0
+  raise errors.UserError(f"no {field} in /proc/self/status (Linux only)")
+
+
+def peak_rss_mb():
+  """VmHWM (peak resident set size) of this process, in MB."""
+  return _status_mb("VmHWM")
+
+
+def reset_peak_rss():
+  """Sets VmHWM to the current RSS (Linux >= 4.0); False if not possible.
+
+  Then the next peak is that of what runs next, not of loading the export.
+  """
+  try:
+    with open("/proc/self/clear_refs", "w") as f:
+      f.write("5")
+    return True
+  except OSError:
+    return False
+
+
+def _sentence(num_bytes, words):
+  """About `num_bytes` bytes of words drawn from `words`, space-separated."""
+  average = np.mean([len(w) + 1 for w in words])
+  picks = np.random.default_rng(0).choice(words,
+                                          size=int(num_bytes / average) + 1)
+  return " ".join(picks).encode("utf-8")[:num_bytes]
+
+
+def measure_in_this_process(export_path, num_bytes):
+  """Peak RSS before and after encoding one sentence: a JSON-able dict."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  serve = tf.saved_model.load(export_path).signatures["serving_default"]
+  serve(sentences=tf.constant(["a warm-up request", ""]))
+  card_path = os.path.join(export_path, "assets.extra", "model_card.json")
+  card = {}
+  if os.path.exists(card_path):
+    with open(card_path, encoding="utf-8") as f:
+      card = json.load(f)
+  sentence = tf.constant([_sentence(num_bytes,
+                                    _words(FLAGS.vocabulary_size))])
+  reset = reset_peak_rss()
+  before = _status_mb("VmRSS") if reset else peak_rss_mb()
+  embeddings = serve(sentences=sentence)["embeddings"].numpy()
+  after = peak_rss_mb()
+  return {"export": export_path, "input_bytes": num_bytes,
+          "input_limits": card.get("input_limits"),
+          "before_mb": round(before, 1), "peak_mb": round(after, 1),
+          "increase_mb": round(after - before, 1),
+          "baseline": "RSS (peak reset)" if reset else "earlier peak",
+          "finite": bool(np.all(np.isfinite(embeddings)))}
+
+
+def _measure_in_child(export_path, num_bytes):
+  done = subprocess.run(
+      [sys.executable, "-m", "benchmarks.serving_memory",
+       f"--child={export_path}", f"--sentence_mb={num_bytes / 1e6}",
+       f"--vocabulary_size={FLAGS.vocabulary_size}"],
+      capture_output=True, text=True, check=False,
+      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+  if done.returncode != 0:
+    raise RuntimeError(f"measuring {export_path} failed:\n"
+                       f"{done.stderr[-3000:]}")
+  return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def build_export(base, max_bytes_per_sentence, max_tokens_per_sentence):
+  """A Siamese-CBOW-shaped export with these caps; returns its path."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top,unused-import
+  from sentzoo.export import averaging_encoder  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
+  from sentzoo.inputs import text_to_ids  # pylint: disable=g-import-not-at-top
+  from sentzoo.inputs import vocabulary  # pylint: disable=g-import-not-at-top
+  words = _words(FLAGS.vocabulary_size)
+  table = np.random.default_rng(0).normal(
+      size=(len(words) + 1, FLAGS.dim)).astype(np.float32)
+  encoder = averaging_encoder.AveragingSentenceEncoder(
+      text_to_ids.TextToIds(vocabulary.Vocabulary(words, [1] * len(words))),
+      table, {"model_type": "benchmark"},
+      max_bytes_per_sentence=max_bytes_per_sentence,
+      max_tokens_per_sentence=max_tokens_per_sentence)
+  return saved_model_writer.write(encoder, base)
+
+
+def main(argv):
+  del argv
+  num_bytes = int(FLAGS.sentence_mb * 1e6)
+  if FLAGS.child:
+    print(json.dumps(measure_in_this_process(FLAGS.child, num_bytes)))
+    return
+  folder = None
+  if FLAGS.export:
+    runs = [("given export", FLAGS.export)]
+  else:
+    folder = tempfile.mkdtemp(prefix="serving_memory_")
+    runs = [
+        ("caps off (before issue 19)",
+         build_export(os.path.join(folder, "uncapped"), _UNCAPPED,
+                      _UNCAPPED)),
+        ("capped",
+         build_export(os.path.join(folder, "capped"),
+                      FLAGS.max_bytes_per_sentence,
+                      FLAGS.max_tokens_per_sentence)),
+    ]
+  print(f"one sentence of {num_bytes / 1e6:g} MB through serving_default, "
+        f"each export in a fresh process (peak RSS = VmHWM)")
+  try:
+    for label, path in runs:
+      _report(label, _measure_in_child(path, num_bytes), num_bytes)
+  finally:
+    if folder:
+      shutil.rmtree(folder, ignore_errors=True)
+
+
+def _report(label, result, num_bytes):
+  limits = result["input_limits"] or {}
+  caps = (f"max_bytes_per_sentence={limits.get('max_bytes_per_sentence')}, "
+          f"max_tokens_per_sentence={limits.get('max_tokens_per_sentence')}")
+  print(f"{label}: {caps}")
+  print(f"  {result['baseline']} before {result['before_mb']:,.1f} MB, "
+        f"peak during the request {result['peak_mb']:,.1f} MB: "
+        f"+{result['increase_mb']:,.1f} MB = "
+        f"{result['increase_mb'] * 2**20 / num_bytes:,.2f} x the input; "
+        f"embeddings finite: {result['finite']}")
+
+
+if __name__ == "__main__":
+  cli.run(main)
