@@ -9,17 +9,15 @@
 #   the same with --num_epochs=1 --model_dir=runs/sent2vec_books_unibi_e1
 #   one-epoch variants: the uni flagfile with --num_epochs=1 and the flags
 #       the ablation table lists, --model_dir=runs/s2vx_<name>
-#   python -m benchmarks.sent2vec_train --data_dir=../shared/data \
-#       --vocabulary=runs/sent2vec_books_uni/vocab.txt --block_lines=N \
-#       --steps_per_call=S [--token_cache=runs/token_cache/blocks_<N>.tfrecord] \
-#       [thread and uni+bi flags] --output_json=runs/sent2vec_train_speed_<row>.json
-#       (one sequence of runs: docs/run_sent2vec_speed.sh)
+# The "## Training speed" section (ours side by side with the C++ code) is
+# written by docs/run_sent2vec_speed.sh and carried over here as it is.
 # A finished run is shown from its export (runs/<name>/export). A run still in
 # progress is shown only with SNAPSHOT=1, exported from its newest checkpoint to
 # runs/<name>/snapshot_export and labelled "interim: step N of M".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
+speed_section=$(sed -n '/^## Training speed/,$p' docs/sent2vec.md 2>/dev/null || true)
 models=()
 names=()
 for run in sent2vec_books_uni sent2vec_books_uni_b64 sent2vec_books_uni_b128 \
@@ -129,49 +127,8 @@ for name, what in NOT_KEPT.items():
 for name, what in RERUNS.items():
   if name in shown:
     print(f"\n§ `runs/{name}`: {what}.")
-speeds = sorted(((p, json.load(open(p)))
-                 for p in glob.glob("runs/sent2vec_train_speed*.json")),
-                key=lambda pr: (pr[1].get("block_lines", 1024),
-                                pr[1].get("word_ngrams", 1),
-                                pr[1].get("token_cache", False),
-                                pr[1].get("steps_per_call", 1),
-                                pr[1].get("op_threads", 0) == 0))
-if speeds:
-  print("\n\n## Training speed\n")
-  print("`bash docs/run_sent2vec_speed.sh`: `python -m benchmarks.sent2vec_train "
-        "--block_lines=N --steps_per_call=S [--token_cache=PATH]` (700-d, 10 negatives, on the "
-        "cores shown; one sequence of runs on the same machine). Model \"uni\" has the uni book "
-        "settings; \"uni+bi\" the uni+bi ones (2M bigram buckets: its source table alone is "
-        "5.9 GB; its ratios are to the C++ uni run, the only C++ measurement, so its memory "
-        "ratio says little). The trainer runs S = 16 "
-        "steps per graph call and reads word ids from its "
-        "token cache (input \"ids\"; written once per run before the first epoch, about 2 minutes "
-        "for this corpus, not in the rate); \"text\" tokenises the text every epoch. Threads: "
-        "\"1 / own 1\" is the trainer's default (`--op_threads=1 --input_threads=1`: one thread "
-        "per op, the input pipeline on its own thread); \"TF default\" leaves both to "
-        "TensorFlow (one thread per core for each op, the input on the shared pool). The 1-min "
-        "load average is shown before / after on 2 cores (a run's own threads lift it above 2; "
-        "above 2 before a run means other work was still running). Each row is the median of its "
-        "repeats (range in brackets).\n")
-  print("| block lines | model | input | steps per call | threads | cores | negatives | steps | load | words/s, wall clock (tokens + end-of-lines) | "
-        "ratio to C++ (363,738) | words per CPU-second (C++: 181,869) | peak RSS (C++: 807 MB) |")
-  print("|---:|---|---|---:|---|---:|---|---:|---|---:|---:|---:|---:|")
-  for _, r in speeds:
-    threads = ("TF default" if not r.get("op_threads", 0) and not r.get("input_threads", 0)
-               else f"{r.get('op_threads') or 'TF'} / "
-                    + (f"own {r['input_threads']}" if r.get("input_threads") else "shared"))
-    print(f"| {r.get('block_lines', 1024):,} | {'uni+bi' if r.get('word_ngrams', 1) > 1 else 'uni'} | "
-          f"{'ids' if r.get('token_cache') else 'text'} | "
-          f"{r.get('steps_per_call', 1)} | {threads} | {r.get('cpus', 2)} | "
-          f"{r['num_negatives']} in groups of {r['negative_group']} | "
-          f"{r['steps']} | {r['load_average_1min'][0]:.1f} / {r['load_average_1min'][1]:.1f} | "
-          f"{r['cxx_words_per_second']:,.0f}"
-          + (f" ({min(r['repeat_words_per_second']):,.0f}-{max(r['repeat_words_per_second']):,.0f})"
-             if r.get("repeats", 1) > 1 else "")
-          + f" | {r['ratio_to_reference']:.2f}x"
-          + (f" ({min(r['repeat_words_per_second']) / 363738:.2f}-{max(r['repeat_words_per_second']) / 363738:.2f})"
-             if r.get("repeats", 1) > 1 else "") + " | "
-          f"{r['cxx_words_per_cpu_second']:,.0f} ({r['cxx_words_per_cpu_second'] / 181869:.2f}x) | "
-          f"{r['peak_rss_mb']:,.0f} MB ({r['rss_ratio_to_reference']:.2f}x) |")
 PY
+if [[ -n $speed_section ]]; then
+  printf '\n\n%s\n' "$speed_section" >> docs/sent2vec.md
+fi
 echo "wrote docs/sent2vec.md"

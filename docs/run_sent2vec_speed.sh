@@ -1,46 +1,138 @@
 #!/usr/bin/env bash
-# The Sent2Vec speed runs docs/make_sent2vec_results.sh tabulates, as one
-# sequence on one machine (compare rows of the same sequence). Blocks of 64
-# lines (the book configs):
-#   - tokenising the text every epoch, 1 or 16 steps per graph call;
-#   - reading word ids from the token cache with 16 (the trainer's
-#     settings), with the trainer's threads (1 per op, the input on its own
-#     thread) and with TensorFlow's default threads (the baseline);
-#   - the uni+bi settings (2M buckets, t 5e-6, min target count 5, 7
-#     dropped bigram positions).
-# Blocks of 128 and 1,024 lines with the trainer's settings. Each run
-# measures 204,800 lines after 64 warm-up steps, 5 times in a row, and
-# reports the median (this machine's speed varies by up to ~15% from one
-# short run to the next). Needs runs/sent2vec_books_uni/vocab.txt (the uni
-# run's vocabulary) and ~8 GB of memory for the uni+bi row; writes
-# runs/sent2vec_train_speed_<row>.json and the token caches under
-# runs/token_cache/ (written once, ~2 minutes each).
+# Sent2Vec training speed side by side with the C++ code, in one alternating
+# sequence on this machine: the "Training speed" section of docs/sent2vec.md.
+#
+#   bash docs/run_sent2vec_speed.sh /path/to/sent2vec/fasttext
+#   SENT2VEC_FASTTEXT=/path/to/sent2vec/fasttext bash docs/run_sent2vec_speed.sh
+#
+# The C++ binary is the user's own build of the public epfml/sent2vec
+# repository (git clone https://github.com/epfml/sent2vec && cd sent2vec &&
+# make); nothing here builds, downloads or commits it, and no test needs it.
+#
+# For the uni and the uni+bi book settings (the flags of
+# configs/sent2vec_books_{uni,unibi}.flags that the benchmark takes: d 700,
+# min count 5, 10 negatives, t, min target count, dropped bigrams, 2M
+# buckets, 64-line blocks; the trainer's token cache and threads),
+# `python -m benchmarks.sent2vec_train --reference_binary=...` tokenises the
+# corpus parts CORPUS_PARTS once (default 1: part01, ~0.54M lines and ~12M
+# tokens, a fixed prefix of the book corpus, so that the 12 runs take about
+# half an hour; CORPUS_PARTS= : all 7 parts, ~5 minutes per run) and runs
+# REPEATS (default 3) alternating pairs of fresh processes on those lines:
+# ours, then `fasttext sent2vec ... -epoch 1 -thread 2`. Writes
+# runs/sent2vec_speed_{uni,unibi}.{json,md} and rewrites the side-by-side
+# part of docs/sent2vec.md's "## Training speed" section (its "### Ours
+# only, another day" subsection is kept as it is).
+#
+# Without a binary: ours only at the same settings (words/s and peak RSS,
+# no ratio), and docs/sent2vec.md is left alone. DOC_ONLY=1: only rewrite
+# the section from the runs/sent2vec_speed_*.json already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
-rm -f runs/sent2vec_train_speed*.json
-unibi=(--word_ngrams=2 --num_buckets=2000000 --sample=5e-6 --min_count_label=5 --dropout_k=7)
-# name, block lines, steps per call, input, extra flags
-while read -r name n s input extra; do
-  flags=()
-  if [[ $input == ids ]]; then
-    flags=(--token_cache=runs/token_cache/blocks_$n.tfrecord)
+binary=${1:-${SENT2VEC_FASTTEXT:-}}
+data_dir=${SENTZOO_DATA_DIR:-../shared/data}
+parts=${CORPUS_PARTS-1}
+repeats=${REPEATS:-3}
+takes='embedding_dim|word_ngrams|num_buckets|min_count|min_count_label|sample|learning_rate|num_negatives|dropout_k|negative_group|max_multiplicity|block_lines'
+mkdir -p runs
+for model in uni unibi; do
+  [[ ${DOC_ONLY:-0} == 1 ]] && break
+  mapfile -t settings < <(grep -E "^--($takes)=" "configs/sent2vec_books_$model.flags")
+  common=(--data_dir="$data_dir" --corpus_parts="$parts" --repeats="$repeats"
+          "${settings[@]}")
+  if [[ -n $binary ]]; then
+    $py -m benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" \
+      --output_json="runs/sent2vec_speed_$model.json" \
+      --output_markdown="runs/sent2vec_speed_$model.md"
+  else
+    $py -m benchmarks.sent2vec_train "${common[@]}" \
+      --token_cache="runs/token_cache/speed_$model.tfrecord" \
+      --steps=3200 --warmup_steps=64
   fi
-  case $extra in
-    tf_threads) flags+=(--op_threads=0 --input_threads=0) ;;
-    unibi) flags+=("${unibi[@]}") ;;
-  esac
-  $py -m benchmarks.sent2vec_train --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" \
-    --vocabulary=runs/sent2vec_books_uni/vocab.txt --block_lines=$n \
-    --steps=$((204800 / n)) --warmup_steps=64 --steps_per_call=$s --repeats=5 \
-    "${flags[@]}" --output_json=runs/sent2vec_train_speed_$name.json 2>&1 \
-    | grep -E "^\||training speed|token cache"
-done <<'RUNS'
-b64_s1_text 64 1 text -
-b64_s16_text 64 16 text -
-b64_s16_ids 64 16 ids -
-b64_s16_ids_tf_threads 64 16 ids tf_threads
-b64_s16_ids_unibi 64 16 ids unibi
-b128_s16_ids 128 16 ids -
-b1024_s16_ids 1024 16 ids -
-RUNS
+done
+if [[ -z $binary && ${DOC_ONLY:-0} != 1 ]]; then
+  echo "ours only (no C++ binary given): docs/sent2vec.md left as it is"
+  exit 0
+fi
+$py - <<'PY'
+import json, os, platform, time
+
+def cpu_model():
+  try:
+    for line in open("/proc/cpuinfo"):
+      if line.startswith("model name"):
+        return line.split(":", 1)[1].strip()
+  except OSError:
+    pass
+  return platform.machine()
+
+results = {m: json.load(open(f"runs/sent2vec_speed_{m}.json"))
+           for m in ("uni", "unibi")}
+uni = results["uni"]
+load = lambda values: " / ".join(f"{v:.2f}" for v in values)
+
+def ratio(stats):
+  if stats is None:
+    return "n/a"
+  return f"**{stats['median']:.2f}x** ({stats['min']:.2f}-{stats['max']:.2f})"
+section = [
+    "## Training speed", "",
+    "Side by side with the C++ code (generated by `bash docs/run_sent2vec_speed.sh "
+    "PATH/TO/fasttext`, which runs `python -m benchmarks.sent2vec_train "
+    "--reference_binary=PATH/TO/fasttext` for each flagfile; the binary is built from the "
+    "public epfml/sent2vec repository): ours and the C++ code trained one after the other, "
+    f"alternating (ours, C++, ours, ...), {len(uni['repeats'])} times each, each run a fresh "
+    "process, on the same machine, on the same tokenised lines (written once to one file), with "
+    "the same settings (the flagfile's, mapped to the C++ flags in the command lines below; one "
+    "pass, `-epoch 1`). Every ratio is ours / C++ within that one sequence: the median over the "
+    "repeats, the range in brackets.", "",
+    "- words/s: words (tokens, unknown words included, + one end-of-line per line: the C++ "
+    "code's `ntokens`) per wall-clock second, over the same part of the pass for both: from "
+    f"{100 * uni['warmup_fraction']:g}% of it to its end. Ours counts what its step consumed; "
+    "the C++ rate comes from its progress line, timestamped as it is printed (its progress "
+    "counts known tokens, converted to words with the file's own ratio). The C++ code's own "
+    "\"words/sec/thread\" (known tokens per CPU-second, no end-of-lines) is a different count.",
+    "- peak RSS: each process's ru_maxrss, from its start to the end of its pass (the C++ "
+    "process is stopped at 100%, before it writes its model).",
+    "- cores in use: CPU-seconds / wall seconds of each process over the measured part; words "
+    "per CPU-s: words/s / cores in use. The 1-min load average is shown before each run. Other "
+    "work on the machine (a load above 2 on 2 cores) slows both, and the alternating order "
+    "spreads it over both, but not evenly: the kernel shares the cores per runnable thread, and "
+    "ours has more of them (the step's ops on 2 inter-op threads, the input pipeline on its own) "
+    "than the C++ code's 2, so under load ours gets more of the cores and the wall-clock ratio "
+    "flatters it; words per CPU-s compares the work per word whatever the load. On an idle "
+    "machine the C++ code keeps both cores busy.",
+    "- Ours runs the trainer's defaults: 16 steps per graph call, word ids from its token cache "
+    "(written once before the first run and not timed, as the C++ code's dictionary pass is "
+    "not), one thread per op and the input pipeline on its own thread. C++: `-thread 2`.", "",
+    f"Machine: {cpu_model()}, {uni['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
+    f"(1 / 5 / 15 min) {load(uni['load_average_before'])} before the sequence, "
+    f"{load(results['unibi']['load_average_after'])} after.", "",
+]
+for model, title in (("uni", "uni (configs/sent2vec_books_uni.flags)"),
+                     ("unibi", "uni+bi (configs/sent2vec_books_unibi.flags)")):
+  r = results[model]
+  section += [f"### {title}", "",
+              f"ours / C++: words/s {ratio(r['words_per_second_ratio'])}; words per CPU-s "
+              f"{ratio(r['words_per_cpu_second_ratio'])}; peak RSS "
+              f"{ratio(r['peak_rss_ratio'])} (median of {len(r['repeats'])}, range in "
+              "brackets).", "",
+              open(f"runs/sent2vec_speed_{model}.md").read().rstrip("\n"), ""]
+text = "\n".join(section) + "\n"
+path = "docs/sent2vec.md"
+doc = open(path).read()
+start = doc.find("\n## Training speed")
+head, rest = (doc, "") if start < 0 else (doc[:start], doc[start + 1:])
+# Keep what follows the side-by-side part: the stored-figure subsection and
+# any later section.
+kept = ""
+for marker in ("\n### Ours only, another day", "\n## "):
+  at = rest.find(marker, 1)
+  if at >= 0:
+    kept = rest[at + 1:]
+    break
+with open(path + ".tmp", "w") as f:
+  f.write(head.rstrip("\n") + "\n\n\n" + text + ("\n" + kept if kept else ""))
+os.replace(path + ".tmp", path)
+print(f"wrote the side-by-side part of {path}")
+PY
