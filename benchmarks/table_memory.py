@@ -28,6 +28,7 @@ from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
 
 FLAGS = flags.FLAGS
+distribution.define_flags(FLAGS)
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow", "sent2vec"],
                   "Which model's tables to build.")
 flags.DEFINE_integer("vocab_size", 315000, "Words (Siamese CBOW: the paper's "
@@ -124,7 +125,8 @@ def _sent2vec(strategy, dim):
 
 def main(argv):
   del argv
-  strategy = distribution.make_strategy()
+  strategy = distribution.make_strategy(FLAGS.strategy,
+                                       FLAGS.num_cpu_devices)
   dim = FLAGS.dim or (300 if FLAGS.model == "siamese_cbow" else 700)
   start_rss = _peak_rss_mb(), _current_rss_mb()
   build = _siamese_cbow if FLAGS.model == "siamese_cbow" else _sent2vec

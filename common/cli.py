@@ -8,18 +8,31 @@ from absl import flags
 from sentzoo.common import console
 from sentzoo.common import errors
 
-# Every command run through `run` has it (flags defined at import, like the
-# commands' own).
-flags.DEFINE_bool(
-    "verbose", False,
-    "Show TensorFlow's INFO logging (C++ and Python), which sentzoo's "
-    "commands hide; the C++ lines only when --verbose is on the command line "
-    "itself (not in a --flagfile): they come before the flags are read. "
-    f"${console.ENV_VAR}=1 does the same for every command.")
+
+def define_verbose_flag(flag_values=flags.FLAGS):
+  """Defines --verbose in `flag_values` (every command run through `run`
+  has it)."""
+  flags.DEFINE_bool(
+      "verbose", False,
+      "Show TensorFlow's INFO logging (C++ and Python), which sentzoo's "
+      "commands hide; the C++ lines only when --verbose is on the command "
+      "line itself (not in a --flagfile): they come before the flags are "
+      f"read. ${console.ENV_VAR}=1 does the same for every command.",
+      flag_values=flag_values)
 
 
-def run(main):
+define_verbose_flag()
+
+# absl's help flags, which `app.run` defines in the global flags only.
+HELP_FLAGS = ("-?", "-h", "--help", "--helpshort", "--helpfull")
+
+
+def run(main, flag_values=flags.FLAGS):
   """Runs an absl `main` with this project's exit codes (`errors.EXIT_*`).
+
+  The command line is parsed into `flag_values`: absl's global flags, or a
+  command's own `flags.FlagValues` (the trainers': several trainers can then
+  live in one Python process).
 
   0: `main` finished. 2: a bad flag value (absl's flag parsing, validators
   included) or an `errors.UserError`, printed as one `error: ...` line on
@@ -33,7 +46,7 @@ def run(main):
 
   def guarded(argv):
     console.set_logging_verbosity(
-        flags.FLAGS.verbose or console.verbose_from_environment())
+        flag_values.verbose or console.verbose_from_environment())
     try:
       return main(argv)
     except errors.UserError as e:
@@ -43,14 +56,25 @@ def run(main):
       print(e, flush=True)
       sys.exit(errors.EXIT_INTERRUPTED)
 
-  app.run(guarded, flags_parser=parse_flags)
+  if "verbose" not in flag_values:
+    define_verbose_flag(flag_values)
+  app.run(guarded,
+          flags_parser=lambda argv: parse_flags(argv, flag_values))
 
 
 def parse_flags(argv, flag_values=flags.FLAGS):
   """`app.run`'s flags parser: a bad flag is `error: ...` and exit 2.
 
-  absl's own parser prints "FATAL Flags parsing error" and exits 1.
+  absl's own parser prints "FATAL Flags parsing error" and exits 1. A
+  command's own `flag_values` lack absl's help flags: --help and the like
+  print its flags' help here.
   """
+  if flag_values is not flags.FLAGS:
+    if any(arg in HELP_FLAGS for arg in argv[1:]):
+      print(flag_values.get_help())
+      sys.exit(0)
+    # `app.run` requires the global flags parsed: none of them is given.
+    flags.FLAGS.mark_as_parsed()
   try:
     return flag_values(argv)
   except flags.Error as e:

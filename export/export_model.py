@@ -17,8 +17,6 @@ probability and distance.
 
 import importlib
 import math
-import os
-import re
 import time
 
 from absl import flags
@@ -27,39 +25,38 @@ from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
+from sentzoo.models import model_specs
 
-# Model type X (as its trainer writes it) is exported by export/X_export.py,
-# a module with `build_module(model_dir, config) -> tf.Module` (the module has
-# a `serve` tf.function and a `metadata` dict). Found by name and imported
-# lazily, so adding a model touches no shared file and exporting one model
-# never imports the others.
-_EXPORTER_SUFFIX = "_export.py"
-
-
-def known_model_types():
-  folder = os.path.dirname(os.path.abspath(__file__))
-  return sorted(name[:-len(_EXPORTER_SUFFIX)] for name in os.listdir(folder)
-                if name.endswith(_EXPORTER_SUFFIX))
+# Model type X (as its trainer writes it, registered in models/model_specs.py)
+# is exported by export/X_export.py, a module with
+# `build_module(model_dir, config) -> tf.Module` (the module has a `serve`
+# tf.function and a `metadata` dict). Imported lazily, so that exporting one
+# model never imports the others.
 
 
 def exporter_for(model_type):
-  """The exporter module of `model_type`."""
-  known = known_model_types()
-  if not re.fullmatch(r"[a-z0-9_]+", str(model_type)) or model_type not in known:
-    raise errors.UserError(
-        f"cannot export model type {model_type!r}; known: {', '.join(known)}")
-  return importlib.import_module(f"sentzoo.export.{model_type}_export")
+  """The exporter module of `model_type` (models/model_specs.py names it)."""
+  try:
+    spec = model_specs.get(str(model_type))
+  except KeyError as e:
+    raise errors.UserError(f"cannot export: {e.args[0]}") from e
+  return importlib.import_module(f"sentzoo.{spec.export_module}")
 
 
-def build_module(model_dir):
-  """The in-memory tf.Module that `export` saves for `model_dir`."""
+def build_module(model_dir, **input_caps):
+  """The in-memory tf.Module that `export` saves for `model_dir`.
+
+  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence of the
+  serving signature (default: export/input_limits.py's).
+  """
   config = model_dir_lib.read_model_config(model_dir)
-  return exporter_for(config["model_type"]).build_module(model_dir, config)
-
-
-# Sentence encoders are called like functions; the name says so.
-build_encoder = build_module
+  return exporter_for(config["model_type"]).build_module(model_dir, config,
+                                                         **input_caps)
 
 
 def is_sentence_encoder(module):
@@ -74,10 +71,6 @@ def export_time_scores(module, data_dir):
   graph), so the card states what the export scores. Returns a dict with a
   "note" instead of scores when there is no data to measure on.
   """
-  # Imported here: evaluation is only needed when a data directory is given.
-  from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
-  from sentzoo.evaluation import sts  # pylint: disable=g-import-not-at-top
-  from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
   try:
     data_dir = data_dir_lib.resolve_data_dir(data_dir)
     pair_sets = [sts_data.load_stsb_split(data_dir, "dev"),
@@ -99,7 +92,10 @@ def export_time_scores(module, data_dir):
 
 
 def export(model_dir, export_dir, version=None, data_dir=None,
-           evaluate=True):
+           evaluate=True, module=None,
+           max_bytes_per_sentence=input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+           max_tokens_per_sentence=(
+               input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
   """Exports the latest checkpoint of `model_dir`; returns the version path.
 
   Args:
@@ -111,8 +107,18 @@ def export(model_dir, export_dir, version=None, data_dir=None,
     evaluate: measure sentence encoders on STS-B dev and SICK test and put
       the scores in the model card (an exporter may have set scores of its
       own, e.g. a pair classifier's dev accuracy; those are kept).
+    module: the module `build_module(model_dir)` would return, built by the
+      caller from the trained model in memory (a trainer, so that a large
+      table is not restored from the checkpoint a second time); default:
+      built from the latest checkpoint (the caller sets its input caps).
+    max_bytes_per_sentence, max_tokens_per_sentence: the serving
+      signature's caps on one input sentence (export/input_limits.py),
+      recorded in the model card.
   """
-  module = build_module(model_dir)
+  if module is None:
+    module = build_module(model_dir,
+                          max_bytes_per_sentence=max_bytes_per_sentence,
+                          max_tokens_per_sentence=max_tokens_per_sentence)
   if evaluate and is_sentence_encoder(module) and (
       "evaluation" not in module.metadata):
     module.metadata["evaluation"] = export_time_scores(module, data_dir)
@@ -125,7 +131,9 @@ FLAGS = flags.FLAGS
 def main(argv):
   del argv
   path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
-                data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate)
+                data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
+                max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
+                max_tokens_per_sentence=FLAGS.max_tokens_per_sentence)
   print(f"exported to {path}")
 
 
@@ -140,4 +148,14 @@ if __name__ == "__main__":
                       f"scores (default ${data_dir_lib.ENV_VAR}).")
   flags.DEFINE_boolean("evaluate", True, "Measure the scores in the model "
                        "card (sentence encoders).")
+  flags.DEFINE_integer("max_bytes_per_sentence",
+                       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+                       "Each input sentence is cut to this many bytes before "
+                       "tokenisation (recorded in the model card).",
+                       lower_bound=1, upper_bound=2**31 - 1)
+  flags.DEFINE_integer("max_tokens_per_sentence",
+                       input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
+                       "At most this many tokens of each input sentence are "
+                       "kept (recorded in the model card).", lower_bound=1,
+                       upper_bound=2**31 - 1)
   cli.run(main)

@@ -32,8 +32,8 @@ class ExportModelTest(tf.test.TestCase):
         model_dir_fixtures.siamese_cbow_reference(self.table, s)
         for s in SENTENCES])
 
-  def test_build_encoder_uses_latest_checkpoint(self):
-    encoder = export_model.build_encoder(self.model_dir)
+  def test_build_module_uses_latest_checkpoint(self):
+    encoder = export_model.build_module(self.model_dir)
     self.assertAllClose(encoder.embeddings, self.table)
     got = encoder(tf.constant(SENTENCES))
     self.assertAllClose(got, self.expected, atol=1e-6)
@@ -45,7 +45,7 @@ class ExportModelTest(tf.test.TestCase):
     self.assertEqual(path, os.path.join(self.export_dir, "1"))
     self.assertEqual(sorted(os.listdir(self.export_dir)), ["1"])
     sentences = tf.constant(SENTENCES)
-    in_memory = export_model.build_encoder(self.model_dir)(sentences)
+    in_memory = export_model.build_module(self.model_dir)(sentences)
 
     loaded = tf.saved_model.load(path)
     served = loaded.signatures["serving_default"](
@@ -151,7 +151,7 @@ class ExportModelTest(tf.test.TestCase):
     with open(path, "w") as f:
       json.dump(config, f)
     with self.assertRaisesRegex(errors.UserError, "skip_thoughts"):
-      export_model.build_encoder(self.model_dir)
+      export_model.build_module(self.model_dir)
 
   def test_read_model_config(self):
     config = model_dir_lib.read_model_config(self.model_dir)

@@ -66,7 +66,7 @@ class Sent2VecExportTest(export_test_case.ExportTestCase):
       root = os.path.join(self.get_temp_dir(), f"n{word_ngrams}")
       vocabulary, table = _make_model_dir(os.path.join(root, "model"),
                                           word_ngrams)
-      encoder = export_model.build_encoder(os.path.join(root, "model"))
+      encoder = export_model.build_module(os.path.join(root, "model"))
       sentences = tf.constant(_SENTENCES)
       in_memory = encoder(sentences).numpy()
       expected = np.stack([_reference(vocabulary, table, s, word_ngrams)

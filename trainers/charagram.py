@@ -11,8 +11,8 @@ averaging), charCNN and charLSTM (Wieting, Bansal, Gimpel, Livescu, EMNLP
 
 Writes to --model_dir: flags.txt, ngrams.txt or vocab.txt, model_config.json,
 checkpoints/, tensorboard/, train_log.jsonl (the loss curve), and at the end
-export/<version>/ and results.json (STS 2012-2015, SICK test, Twitter 2015
-test). Rerunning the same command resumes from the last checkpoint.
+export/<version>/ and sts_results.{json,md} (STS 2012-2015, SICK test,
+Twitter 2015 test). Rerunning the same command resumes from the last checkpoint.
 
 Several devices or machines: --strategy=mirrored (all local GPUs) or
 --strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
@@ -23,7 +23,6 @@ the one-device step on that batch (`charagram_step.make_replica_step`).
 """
 
 import collections
-import json
 import os
 import shutil
 
@@ -32,106 +31,86 @@ import keras
 import tensorflow as tf
 
 from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
-from sentzoo.evaluation import sts_data
 from sentzoo.export import charagram_export
-from sentzoo.export import export_model
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import ppdb
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
-from sentzoo.inputs import twitter_pit
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import model_specs
 from sentzoo.models import paraphrase_margin_loss
 from sentzoo.trainers import charagram_step
 from sentzoo.trainers import distribution
-from sentzoo.trainers import training_loop
+from sentzoo.trainers import trainer
 
-FLAGS = flags.FLAGS
+FLAGS = flags.FlagValues()
+trainer.define_common_flags(FLAGS)
 
 flags.DEFINE_enum("model", "charagram", sorted(charagram_export.VARIANTS),
-                  "Which model to train.")
-flags.DEFINE_string("data_dir", None,
-                    f"Data directory (default ${data_dir_lib.ENV_VAR}); "
-                    "relative --train_files are read from it.")
+                  "Which model to train.", flag_values=FLAGS)
 flags.DEFINE_list("train_files", [
     "ppdb/ppdb-2.0-human-labels.ppdb-sample.tsv",
     "ppdb/ppdb-2.0-human-labels.wiki-sample.tsv"],
                   "Paraphrase pair files (absolute, or relative to "
-                  "--data_dir).")
+                  "--data_dir).", flag_values=FLAGS)
 flags.DEFINE_enum("train_format", "human_labels", sorted(ppdb.FORMATS),
-                  "Format of --train_files (see inputs/ppdb.py).")
+                  "Format of --train_files (see inputs/ppdb.py).", flag_values=FLAGS)
 flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
-                   "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).")
+                   "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).", flag_values=FLAGS)
 flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
-                     "many pairs (0: all).", lower_bound=0)
-flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.")
-flags.DEFINE_string("export_dir", None, "Export base folder; default "
-                    "<model_dir>/export.")
-flags.DEFINE_integer("embedding_dim", 300, "d.", lower_bound=1)
+                     "many pairs (0: all).", lower_bound=0, flag_values=FLAGS)
+flags.DEFINE_integer("embedding_dim", 300, "d.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_list("ngram_sizes", ["2", "3", "4"], "Character n-gram sizes "
-                  "(charagram; the paper: 2,3,4 for phrases, 2-6 for words).")
+                  "(charagram; the paper: 2,3,4 for phrases, 2-6 for words).", flag_values=FLAGS)
 flags.DEFINE_integer("ngram_min_count", 1, "An n-gram (a character for "
                      "charCNN/charLSTM, a word for PARAGRAM-PHRASE without "
                      "--word_vocab) enters the vocabulary if seen this often "
-                     "in the training pairs.", lower_bound=1)
+                     "in the training pairs.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("ngram_buckets", 0, "> 0: hash n-grams into this many "
-                     "buckets instead of a vocabulary.", lower_bound=0)
-flags.DEFINE_enum("activation", "tanh", ["tanh", "linear"], "h of CHARAGRAM.")
+                     "buckets instead of a vocabulary.", lower_bound=0, flag_values=FLAGS)
+flags.DEFINE_enum("activation", "tanh", ["tanh", "linear"], "h of CHARAGRAM.", flag_values=FLAGS)
 flags.DEFINE_float("init_scale", 0.0, "Uniform init range of CHARAGRAM / "
-                   "PARAGRAM-PHRASE tables (0: Glorot uniform).", lower_bound=0)
+                   "PARAGRAM-PHRASE tables (0: Glorot uniform).", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("char_dim", 300, "charCNN/charLSTM character vectors.",
-                     lower_bound=1)
-flags.DEFINE_list("filter_widths", ["2", "3", "4"], "charCNN filter widths.")
+                     lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_list("filter_widths", ["2", "3", "4"], "charCNN filter widths.", flag_values=FLAGS)
 flags.DEFINE_integer("filters_per_width", 175, "charCNN filters per width.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_enum("filter_activation", "relu", ["relu", "tanh"],
-                  "charCNN filter activation.")
+                  "charCNN filter activation.", flag_values=FLAGS)
 flags.DEFINE_enum("output_activation", "tanh", ["tanh", "linear"],
-                  "charCNN fully connected layer activation.")
+                  "charCNN fully connected layer activation.", flag_values=FLAGS)
 flags.DEFINE_string("word_vectors", None, "PARAGRAM-PHRASE: a sentence "
                     "encoder export with an `embeddings` variable [V+1, d] "
                     "(e.g. runs/siamese_cbow_paper/export/1) to initialise "
-                    "the word vectors; needs --word_vocab. None: random.")
+                    "the word vectors; needs --word_vocab. None: random.", flag_values=FLAGS)
 flags.DEFINE_string("word_vocab", None, "PARAGRAM-PHRASE: the vocabulary "
                     "(word<TAB>count) of --word_vectors; without "
-                    "--word_vectors, a vocabulary to use with random init.")
+                    "--word_vectors, a vocabulary to use with random init.", flag_values=FLAGS)
 flags.DEFINE_bool("keep_punctuation", False, "PARAGRAM-PHRASE tokeniser: "
                   "keep punctuation tokens (keep False for a Siamese CBOW "
-                  "vocabulary, built without them).")
+                  "vocabulary, built without them).", flag_values=FLAGS)
 flags.DEFINE_enum("sampling", "max", list(paraphrase_margin_loss.SAMPLINGS),
-                  "Negative selection: max or mix (the paper's two), rand.")
-flags.DEFINE_float("margin", 0.4, "delta.", lower_bound=0)
+                  "Negative selection: max or mix (the paper's two), rand.", flag_values=FLAGS)
+flags.DEFINE_integer("max_length", 100, "Tokens kept per training phrase "
+                     "(and their n-grams) before a batch is built.",
+                     lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_float("margin", 0.4, "delta.", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_float("l2", 0.0, "lambda of 0.5 * lambda * sum ||theta||^2.",
-                   lower_bound=0)
+                   lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("batch_size", 100, "Pairs per batch (the global "
                      "batch: split across replicas with --strategy; the "
                      "in-batch negatives come from all of it, so at least "
-                     "2).", lower_bound=2)
-flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
-flags.DEFINE_integer("num_epochs", 10, "Passes over the pairs.", lower_bound=1)
-flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).", lower_bound=0)
-flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps of this invocation (0: run to the end).",
-                     lower_bound=0)
-flags.DEFINE_integer("checkpoint_every_steps", 1000, "Checkpoint interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("log_every_steps", 100, "Console/TensorBoard interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
-                     "interval (0: only at the end).", lower_bound=0)
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
-                     lower_bound=0)
-flags.DEFINE_bool("export", True, "Export and evaluate at the end.")
-cli.positive_float("learning_rate")
-cli.positive_int_list("ngram_sizes")
-cli.positive_int_list("filter_widths")
+                     "2).", lower_bound=2, flag_values=FLAGS)
+trainer.set_defaults(FLAGS, learning_rate=1e-3, num_epochs=10,
+                     checkpoint_every_steps=1000, log_every_steps=100,
+                     eval_every_steps=0, jit_compile=False)
+cli.positive_int_list("ngram_sizes", FLAGS)
+cli.positive_int_list("filter_widths", FLAGS)
 
 
 def _resolve(data_dir, path):
@@ -240,14 +219,6 @@ def initial_word_vectors(vocab_size):
   return vectors
 
 
-def evaluation_sets(data_dir):
-  """STS 2012-2015, SICK test and Twitter 2015 test: (pair sets, missing)."""
-  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
-  try:
-    pair_sets.append(twitter_pit.load_test_split(data_dir))
-  except errors.DataDirError:
-    missing.append(twitter_pit.SET_NAME)
-  return pair_sets, missing
 
 
 def _distributed_dataset_fn(texts1, texts2, featurizer):
@@ -270,113 +241,106 @@ def _distributed_dataset_fn(texts1, texts2, featurizer):
           input_context.input_pipeline_id)
     dataset = distribution.split_batches(
         dataset, distribution.replicas_per_pipeline(input_context))
-    return charagram_step.featurize_batches(dataset, featurizer)
+    return charagram_step.featurize_batches(dataset, featurizer,
+                                            FLAGS.max_length)
 
   return dataset_fn
 
 
-def main(argv):
-  del argv
-  cli.require_flags("model_dir")
-  # First: logical CPU devices can only be set before TensorFlow starts.
-  strategy = distribution.make_strategy()
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
-  distribution.check_global_batch(FLAGS.batch_size, strategy)
-  chief = distribution.is_chief(strategy)
-  model_dir = FLAGS.model_dir
-  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
-  keras.utils.set_random_seed(FLAGS.seed)
+class CharagramTrainer(trainer.ModelTrainer):
+  """The CHARAGRAM family's part of the shared skeleton (trainers/trainer.py).
 
-  pairs = load_pairs(data_dir)
-  texts1 = [p.phrase1 for p in pairs]
-  texts2 = [p.phrase2 for p in pairs]
-  featurizer = make_featurizer(out_dir, texts1 + texts2)
-  with distribution.scope(strategy):
-    model = make_model(featurizer)
-  resuming = model_dir_lib.latest_checkpoint(model_dir) is not None
-  init = "random"
-  if FLAGS.model == "paragram_phrase" and FLAGS.word_vectors:
-    init = f"word vectors of {FLAGS.word_vectors}"
-    if not resuming:
-      model.word_embedding.embeddings.assign(
-          initial_word_vectors(model.vocab_size))
-  steps_per_epoch = len(pairs) // FLAGS.batch_size
-  total_steps = FLAGS.num_epochs * steps_per_epoch
-  if FLAGS.train_steps:
-    total_steps = min(total_steps, FLAGS.train_steps)
-  print(f"{FLAGS.model}: {len(pairs):,} training pairs, "
-        f"{getattr(featurizer, 'num_ids', featurizer.vocabulary_size):,} "
-        f"feature ids, {model.count_params():,} parameters, "
-        f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps"
-        + (f" over {strategy.num_replicas_in_sync} replicas"
-           if strategy else ""), flush=True)
-  model_dir_lib.write_model_config(out_dir, charagram_export.MODEL_TYPE, {
-      "variant": FLAGS.model,
-      "model": model.get_config(),
-      "featurizer": charagram_export.featurizer_config(featurizer),
-      "loss": paraphrase_margin_loss.ParaphraseMarginLoss(
-          FLAGS.margin, FLAGS.sampling).get_config(),
-      "training": {"train_files": [os.path.basename(p)
-                                   for p in FLAGS.train_files],
-                   "train_format": FLAGS.train_format,
-                   "min_score": FLAGS.min_score,
-                   "num_pairs": len(pairs), "total_steps": total_steps,
-                   "batch_size": FLAGS.batch_size, "sampling": FLAGS.sampling,
-                   "l2": FLAGS.l2, "learning_rate": FLAGS.learning_rate,
-                   "num_epochs": FLAGS.num_epochs, "initialisation": init,
-                   "strategy": FLAGS.strategy,
-                   "replicas": distribution.num_replicas(strategy)}})
+  --learning_rate is Adam's. --jit_compile is refused: the steps take ragged
+  ids, which XLA does not compile.
+  """
 
-  loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(
-      FLAGS.margin, FLAGS.sampling, seed=FLAGS.seed)
-  with distribution.scope(strategy):
-    optimizer = keras.optimizers.Adam(learning_rate=FLAGS.learning_rate)
-    optimizer.build(model.trainable_variables)
-  if strategy is None:
-    dataset = charagram_step.pair_dataset(
-        texts1, texts2, featurizer, FLAGS.batch_size,
-        num_epochs=FLAGS.num_epochs, seed=FLAGS.seed)
-    train_step = charagram_step.make_train_step(
-        model, optimizer, loss_fn, FLAGS.l2,
-        input_signature=list(dataset.element_spec))
-  else:
-    dataset = _distributed_dataset_fn(texts1, texts2, featurizer)
-    train_step = charagram_step.make_replica_step(
-        model, optimizer, loss_fn, FLAGS.batch_size, FLAGS.l2)
+  spec = model_specs.CHARAGRAM
+  flag_values = FLAGS
 
-  eval_fn = None
-  if chief:
-    encoder = charagram_export.make_encoder(featurizer, model)
-    eval_fn = sts.stsb_dev_evaluator(data_dir, encoder)
+  def check_flags(self, strategy):
+    distribution.check_global_batch(FLAGS.batch_size, strategy)
+    if FLAGS.jit_compile:
+      raise errors.UserError("--jit_compile: the CHARAGRAM steps take ragged "
+                             "ids, which XLA does not compile")
 
-  outcome = training_loop.run(
-      model_dir,
-      training_loop.LoopConfig(
-          total_steps=total_steps,
-          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
-          log_every_steps=FLAGS.log_every_steps,
-          eval_every_steps=FLAGS.eval_every_steps,
-          unit_name="pairs", units_per_step=FLAGS.batch_size,
-          max_steps_per_run=FLAGS.max_steps_per_run),
-      dataset, train_step, optimizer.iterations,
-      {"model": model, "optimizer": optimizer}, eval_fn=eval_fn,
-      strategy=strategy)
-  cli.exit_if_interrupted(outcome)
-  if not FLAGS.export or not chief:
-    return
-  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
-  path = export_model.export(model_dir, export_dir)
-  print(f"exported to {path}", flush=True)
-  pair_sets, missing = evaluation_sets(data_dir)
-  results = sts.evaluate_pair_sets(encoder_lib.load_encoder(path), pair_sets,
-                                   missing=missing, model_name=FLAGS.model)
-  with open(os.path.join(model_dir, "results.json"), "w") as f:
-    json.dump(sts.results_to_json(results, include_predictions=False), f,
-              indent=2)
-  summary = {name: round(r.pearson, 2) for name, r in results.sets.items()}
-  print(json.dumps(summary), flush=True)
-  print(f"export: {os.path.abspath(path)}", flush=True)
+  def model_name(self):
+    return FLAGS.model
+
+  def build_plan(self, context):
+    data_dir, out_dir, strategy = (context.data_dir, context.out_dir,
+                                   context.strategy)
+    pairs = load_pairs(data_dir)
+    texts1 = [p.phrase1 for p in pairs]
+    texts2 = [p.phrase2 for p in pairs]
+    featurizer = make_featurizer(out_dir, texts1 + texts2)
+    with context.scope():
+      model = make_model(featurizer)
+    init = "random"
+    if FLAGS.model == "paragram_phrase" and FLAGS.word_vectors:
+      init = f"word vectors of {FLAGS.word_vectors}"
+      if not context.is_resuming():
+        model.word_embedding.embeddings.assign(
+            initial_word_vectors(model.vocab_size))
+    steps_per_epoch = len(pairs) // FLAGS.batch_size
+    total_steps = trainer.total_steps(FLAGS, steps_per_epoch)
+    print(f"{FLAGS.model}: {len(pairs):,} training pairs, "
+          f"{getattr(featurizer, 'num_ids', featurizer.vocabulary_size):,} "
+          f"feature ids, {model.count_params():,} parameters, "
+          f"{steps_per_epoch:,} batches per epoch, {total_steps:,} steps"
+          + (f" over {context.replicas} replicas" if strategy else ""),
+          flush=True)
+    config = {
+        "variant": FLAGS.model,
+        "model": model.get_config(),
+        "featurizer": charagram_export.featurizer_config(featurizer),
+        "loss": paraphrase_margin_loss.ParaphraseMarginLoss(
+            FLAGS.margin, FLAGS.sampling).get_config(),
+        "training": {"train_files": [os.path.basename(p)
+                                     for p in FLAGS.train_files],
+                     "train_format": FLAGS.train_format,
+                     "min_score": FLAGS.min_score,
+                     "num_pairs": len(pairs), "total_steps": total_steps,
+                     "batch_size": FLAGS.batch_size,
+                     "sampling": FLAGS.sampling,
+                     "l2": FLAGS.l2, "learning_rate": FLAGS.learning_rate,
+                     "num_epochs": FLAGS.num_epochs, "initialisation": init,
+                     "strategy": FLAGS.strategy,
+                     "replicas": context.replicas}}
+
+    loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(
+        FLAGS.margin, FLAGS.sampling, seed=FLAGS.seed)
+    with context.scope():
+      optimizer = keras.optimizers.Adam(learning_rate=FLAGS.learning_rate)
+      optimizer.build(model.trainable_variables)
+    if strategy is None:
+      dataset = charagram_step.pair_dataset(
+          texts1, texts2, featurizer, FLAGS.batch_size,
+          num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
+          max_tokens=FLAGS.max_length)
+      train_step = charagram_step.make_train_step(
+          model, optimizer, loss_fn, FLAGS.l2,
+          input_signature=list(dataset.element_spec))
+    else:
+      dataset = _distributed_dataset_fn(texts1, texts2, featurizer)
+      train_step = charagram_step.make_replica_step(
+          model, optimizer, loss_fn, FLAGS.batch_size, FLAGS.l2)
+
+    eval_fn = None
+    if context.chief:
+      eval_fn = sts.stsb_dev_evaluator(
+          data_dir, charagram_export.make_encoder(featurizer, model))
+
+    return trainer.TrainingPlan(
+        config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,
+        train_step=train_step, step_counter=optimizer.iterations,
+        checkpoint_items={"model": model, "optimizer": optimizer},
+        unit_name="pairs", units_per_step=FLAGS.batch_size, eval_fn=eval_fn)
+
+
+def run(argv):
+  """Trains from Python with command-line flags; see `trainer.run`."""
+  return trainer.run(CharagramTrainer(), argv)
 
 
 if __name__ == "__main__":
-  cli.run(main)
+  trainer.main(CharagramTrainer())

@@ -28,23 +28,31 @@ def text_batches(texts1, texts2, batch_size, num_epochs=1, seed=0,
   return dataset.repeat(num_epochs)
 
 
-def featurize_batches(dataset, featurizer):
-  """(texts1, texts2) batches -> (ids1, ids2), int32 RaggedTensors."""
-  dataset = dataset.map(lambda a, b: (featurizer(a), featurizer(b)),
-                        num_parallel_calls=1)
+def featurize_batches(dataset, featurizer, max_tokens=None):
+  """(texts1, texts2) batches -> (ids1, ids2), int32 RaggedTensors.
+
+  `max_tokens`: each text keeps at most this many tokens (the n-grams of
+  the kept ones), so that one long line cannot blow up a batch that
+  charCNN / charLSTM pad to their longest row; None: no cap.
+  """
+  dataset = dataset.map(
+      lambda a, b: (featurizer(a, max_tokens=max_tokens),
+                    featurizer(b, max_tokens=max_tokens)),
+      num_parallel_calls=1)
   return dataset.prefetch(2)
 
 
 def pair_dataset(texts1, texts2, featurizer, batch_size, num_epochs=1,
-                 seed=0, shuffle=True):
+                 seed=0, shuffle=True, max_tokens=None):
   """Batches of featurised pairs: (ids1, ids2), int32 RaggedTensors [B, (ids)].
 
   Pairs are shuffled anew in each epoch; the last incomplete batch of an
-  epoch is dropped (the in-batch negatives need a full batch).
+  epoch is dropped (the in-batch negatives need a full batch). `max_tokens`:
+  see `featurize_batches`.
   """
   return featurize_batches(
       text_batches(texts1, texts2, batch_size, num_epochs=num_epochs,
-                   seed=seed, shuffle=shuffle), featurizer)
+                   seed=seed, shuffle=shuffle), featurizer, max_tokens)
 
 
 def l2_penalty(variables):

@@ -25,6 +25,20 @@ class CharagramStepTest(tf.test.TestCase):
     self.assertAllEqual(ids1.to_tensor()[:, 2], ids2.to_tensor()[:, 2])
     self.assertAllEqual(ids1.row_lengths(), [3, 3, 3])
 
+  def test_pair_dataset_caps_tokens_per_phrase(self):
+    featurizer = char_ngrams.CharNgramFeaturizer((1,), num_buckets=11)
+    long_line = " ".join(["ab"] * 10000)
+    texts = [long_line, "ab", "ab ab"]
+    capped, = list(charagram_step.pair_dataset(
+        texts, texts, featurizer, batch_size=3, shuffle=False,
+        max_tokens=2))
+    uncapped, = list(charagram_step.pair_dataset(
+        texts, texts, featurizer, batch_size=3, shuffle=False))
+    # Two tokens' characters (and the separators) at most, not 10,000.
+    self.assertLess(int(tf.reduce_max(capped[0].row_lengths())), 10)
+    self.assertGreater(int(tf.reduce_max(uncapped[0].row_lengths())), 20000)
+    self.assertAllEqual(capped[0][1:], uncapped[0][1:])
+
   def test_pair_dataset_is_featurised_text_batches(self):
     featurizer = char_ngrams.CharNgramFeaturizer((2,), num_buckets=11)
     texts1 = [f"a{i}" for i in range(7)]

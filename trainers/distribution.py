@@ -1,6 +1,6 @@
 """Distribution strategies for the trainers: `--strategy`, input sharding.
 
-Flags (defined by importing this module):
+Flags (defined in a command's flags by `define_flags`):
   --strategy=default       one device (the first GPU if any, else the CPU).
   --strategy=mirrored      `tf.distribute.MirroredStrategy` over all local
                            GPUs; with --num_cpu_devices=N over N logical CPU
@@ -37,41 +37,42 @@ from absl import flags
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.trainers import training_loop
-
-FLAGS = flags.FLAGS
 
 DEFAULT = "default"
 MIRRORED = "mirrored"
 MULTI_WORKER = "multi_worker"
 
-flags.DEFINE_enum("strategy", DEFAULT, [DEFAULT, MIRRORED, MULTI_WORKER],
-                  "How to distribute training: default (one device), "
-                  "mirrored (all local GPUs, or --num_cpu_devices logical "
-                  "CPUs), multi_worker (MultiWorkerMirroredStrategy from "
-                  "TF_CONFIG). --batch_size is the global batch.")
-flags.DEFINE_integer("num_cpu_devices", 0, "With --strategy=mirrored: split "
-                     "the CPU into this many logical devices and mirror over "
-                     "them (for tests without GPUs); 0: use the GPUs.",
-                     lower_bound=0)
 
-# Re-exported from the training loop (which must not depend on the flags).
-is_chief = training_loop.is_chief
-is_multi_worker = training_loop.is_multi_worker
-worker_dir = training_loop.worker_dir
+def define_flags(flag_values):
+  """Defines --strategy and --num_cpu_devices in `flag_values`."""
+  flags.DEFINE_enum("strategy", DEFAULT, [DEFAULT, MIRRORED, MULTI_WORKER],
+                    "How to distribute training: default (one device), "
+                    "mirrored (all local GPUs, or --num_cpu_devices logical "
+                    "CPUs), multi_worker (MultiWorkerMirroredStrategy from "
+                    "TF_CONFIG). --batch_size is the global batch.",
+                    flag_values=flag_values)
+  flags.DEFINE_integer("num_cpu_devices", 0, "With --strategy=mirrored: "
+                       "split the CPU into this many logical devices and "
+                       "mirror over them (for tests without GPUs); 0: use "
+                       "the GPUs.", lower_bound=0, flag_values=flag_values)
 
 
-def prepare_worker_dir(model_dir, strategy):
+
+def prepare_worker_dir(model_dir, strategy, flag_values):
   """Creates this worker's output folder and writes `flags.txt` into it.
+
+  `flags.txt` holds `flag_values` (the run's parsed flags) as a flagfile.
 
   Checkpoints are read from `model_dir`; everything else a worker writes
   goes to `worker_dir(model_dir, strategy)` (the model dir itself for the
   chief), so workers never overwrite the chief's files. Returns that folder.
   """
-  out_dir = worker_dir(model_dir, strategy)
+  out_dir = training_loop.worker_dir(model_dir, strategy)
   os.makedirs(out_dir, exist_ok=True)
-  with open(os.path.join(out_dir, "flags.txt"), "w") as f:
-    f.write(FLAGS.flags_into_string())
+  with open(os.path.join(out_dir, model_dir_lib.FLAGS_FILE), "w") as f:
+    f.write(flag_values.flags_into_string())
   return out_dir
 
 
@@ -95,23 +96,20 @@ def configure_cpu_devices(num_devices):
   return [f"/cpu:{i}" for i in range(num_devices)]
 
 
-def make_strategy(name=None, num_cpu_devices=None):
+def make_strategy(name, num_cpu_devices):
   """The strategy `--strategy` names, or None for the default (one device).
 
   Call it first thing in `main`, before any TensorFlow op runs (logical CPU
   devices can only be configured then).
 
   Args:
-    name: DEFAULT, MIRRORED or MULTI_WORKER; None: the flag's value.
-    num_cpu_devices: logical CPUs to mirror over; None: the flag's value.
+    name: DEFAULT, MIRRORED or MULTI_WORKER (--strategy).
+    num_cpu_devices: logical CPUs to mirror over (--num_cpu_devices).
 
   Returns:
     a `tf.distribute.Strategy`, or None for one device (the trainers then run
     the single-device path of `training_loop.run`).
   """
-  name = FLAGS.strategy if name is None else name
-  if num_cpu_devices is None:
-    num_cpu_devices = FLAGS.num_cpu_devices
   if num_cpu_devices < 0:
     raise errors.UserError("--num_cpu_devices must be >= 0")
   if name == DEFAULT:

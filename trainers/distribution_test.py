@@ -14,8 +14,10 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.trainers import distribution
+from sentzoo.trainers import training_loop
 
-FLAGS = flags.FLAGS
+FLAGS = flags.FlagValues()
+distribution.define_flags(FLAGS)
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -55,7 +57,7 @@ class FlagsTest(tf.test.TestCase):
     self.assertIsNone(distribution.make_strategy("default", 0))
     self.assertEqual(distribution.num_replicas(None), 1)
     self.assertEqual(distribution.num_input_pipelines(None), 1)
-    self.assertTrue(distribution.is_chief(None))
+    self.assertTrue(training_loop.is_chief(None))
 
   def test_user_errors(self):
     with mock.patch.dict(os.environ, {}, clear=False):
@@ -80,24 +82,23 @@ class ClusterTest(tf.test.TestCase):
     workers = {"worker": ["a:1", "b:2", "c:3"]}
     first = _fake_strategy(workers, "worker", 0)
     second = _fake_strategy(workers, "worker", 2)
-    self.assertTrue(distribution.is_chief(first))
-    self.assertFalse(distribution.is_chief(second))
-    self.assertEqual(distribution.worker_dir("/m", first), "/m")
-    self.assertEqual(distribution.worker_dir("/m", second),
+    self.assertTrue(training_loop.is_chief(first))
+    self.assertFalse(training_loop.is_chief(second))
+    self.assertEqual(training_loop.worker_dir("/m", first), "/m")
+    self.assertEqual(training_loop.worker_dir("/m", second),
                      "/m/workertemp_2")
     self.assertEqual(distribution.num_input_pipelines(first), 3)
     with_chief = {"chief": ["a:1"], "worker": ["b:2", "c:3"]}
-    self.assertTrue(distribution.is_chief(
+    self.assertTrue(training_loop.is_chief(
         _fake_strategy(with_chief, "chief", 0)))
-    self.assertFalse(distribution.is_chief(
+    self.assertFalse(training_loop.is_chief(
         _fake_strategy(with_chief, "worker", 0)))
     self.assertEqual(distribution.num_input_pipelines(
         _fake_strategy(with_chief, "worker", 1)), 3)
-    self.assertTrue(distribution.is_multi_worker(first))
+    self.assertTrue(training_loop.is_multi_worker(first))
 
   def test_prepare_worker_dir_writes_flags_where_the_worker_writes(self):
-    if not FLAGS.is_parsed():
-      FLAGS.mark_as_parsed()  # pytest does not parse absl flags.
+    FLAGS(["prog", "--strategy=default"])
     root = tempfile.mkdtemp()
     self.addCleanup(shutil.rmtree, root)
     workers = {"worker": ["a:1", "b:2"]}
@@ -106,7 +107,7 @@ class ClusterTest(tf.test.TestCase):
         (_fake_strategy(workers, "worker", 0), root),
         (_fake_strategy(workers, "worker", 1),
          os.path.join(root, "workertemp_1"))):
-      out_dir = distribution.prepare_worker_dir(root, strategy)
+      out_dir = distribution.prepare_worker_dir(root, strategy, FLAGS)
       self.assertEqual(out_dir, expected)
       with open(os.path.join(out_dir, "flags.txt")) as f:
         self.assertIn("--strategy=", f.read())

@@ -10,8 +10,8 @@ accuracy after every epoch, and keeps the weights of the best dev epoch in
 <model_dir>/best/ (the paper reports test accuracy at the best dev epoch).
 Writes flags.txt, vocab.txt, model_config.json, checkpoints/ (resume: rerun
 the same command), tensorboard/, train_log.jsonl (the loss curve), best/,
-epochs.jsonl, results.json and, with --export, export/<version>/ (built from
-best/).
+epochs.jsonl, results.json and, with --export, <export_dir>/<version>/ (built
+from best/; --export_dir defaults to <model_dir>/export).
 
 Several devices or machines: --strategy=mirrored (all local GPUs) or
 --strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
@@ -33,90 +33,79 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.export import export_model
 from sentzoo.inputs import pair_datasets
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.inputs import word_vectors as word_vectors_lib
 from sentzoo.models import hybrid_siamese
+from sentzoo.models import model_specs
 from sentzoo.trainers import distribution
 from sentzoo.trainers import hybrid_siamese_optimizer
 from sentzoo.trainers import hybrid_siamese_step
-from sentzoo.trainers import training_loop
+from sentzoo.trainers import trainer
 
-FLAGS = flags.FLAGS
+FLAGS = flags.FlagValues()
+trainer.define_common_flags(FLAGS)
 
-flags.DEFINE_string("data_dir", None, f"Data directory (default "
-                    f"${data_dir_lib.ENV_VAR}).")
 flags.DEFINE_enum("task", "msrp", pair_datasets.TASKS, "Pair task; files "
-                  "from inputs.pair_datasets.task_files unless overridden.")
-flags.DEFINE_string("train_file", None, "Overrides the task's train file.")
-flags.DEFINE_string("dev_file", None, "Overrides the task's dev file.")
-flags.DEFINE_string("test_file", None, "Overrides the task's test file.")
-flags.DEFINE_string("model_dir", None, "Output folder.")
+                  "from inputs.pair_datasets.task_files unless overridden.", flag_values=FLAGS)
+flags.DEFINE_string("train_file", None, "Overrides the task's train file.", flag_values=FLAGS)
+flags.DEFINE_string("dev_file", None, "Overrides the task's dev file.", flag_values=FLAGS)
+flags.DEFINE_string("test_file", None, "Overrides the task's test file.", flag_values=FLAGS)
 flags.DEFINE_enum("encoder", "gru", hybrid_siamese.ENCODERS,
-                  "Sentence encoder.")
+                  "Sentence encoder.", flag_values=FLAGS)
 flags.DEFINE_enum("mode", "joint", hybrid_siamese.MODES, "contrastive: Lc, "
                   "predict distance < --threshold; logistic: Ll; joint: "
-                  "--contrastive_weight * Lc + Ll.")
-flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.", lower_bound=0)
+                  "--contrastive_weight * Lc + Ll.", flag_values=FLAGS)
+flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_float("contrastive_weight", 1.0, "λc (paper: 1.0 paraphrase, "
-                   "0.01 entailment).", lower_bound=0)
+                   "0.01 entailment).", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_float("threshold", 0.5, "Contrastive mode: a match if the "
-                   "distance is below this.", lower_bound=0)
+                   "distance is below this.", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("encoder_units", 200, "LSTM/GRU units (per direction "
-                     "for the BiGRU).", lower_bound=1)
+                     "for the BiGRU).", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("cnn_filters", 100, "CNN filters per width.",
-                     lower_bound=1)
-flags.DEFINE_list("cnn_kernel_sizes", ["1", "3", "5"], "CNN widths.")
-flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.", lower_bound=1)
-flags.DEFINE_list("mlp_units", ["200", "200"], "MLP hidden layers.")
-flags.DEFINE_string("mlp_activation", "relu", "MLP hidden activation.")
+                     lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_list("cnn_kernel_sizes", ["1", "3", "5"], "CNN widths.", flag_values=FLAGS)
+flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.", lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_list("mlp_units", ["200", "200"], "MLP hidden layers.", flag_values=FLAGS)
+flags.DEFINE_string("mlp_activation", "relu", "MLP hidden activation.", flag_values=FLAGS)
 flags.DEFINE_string("word_vectors", None, "Pretrained vectors: a GloVe/"
                     "word2vec text file, a model directory of this project, "
                     "or an export (e.g. runs/siamese_cbow_paper/export/1); "
-                    "none: random U[-r, r] rows.")
+                    "none: random U[-r, r] rows.", flag_values=FLAGS)
 flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary file of an "
                     "export given as --word_vectors (default: the model "
-                    "directory's vocab.txt two levels up).")
+                    "directory's vocab.txt two levels up).", flag_values=FLAGS)
 flags.DEFINE_float("word_vectors_scale_to_std", 0.0, "Rescale the "
                    "pretrained rows to this standard deviation (0: as they "
-                   "are).", lower_bound=0)
+                   "are).", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_float("oov_range", 0.25, "Words without a vector ~ U[-r, r].",
-                   lower_bound=0)
+                   lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("embedding_dim", 300, "Word vector size without "
-                     "--word_vectors.", lower_bound=1)
+                     "--word_vectors.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_bool("train_embeddings", True, "Fine-tune the word vectors "
-                  "(the paper does).")
+                  "(the paper does).", flag_values=FLAGS)
 flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
-                  "up embedding rows (plain Keras Adam updates every row).")
-flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.")
-flags.DEFINE_float("learning_rate", 1e-3, "Adam learning rate.")
+                  "up embedding rows (plain Keras Adam updates every row).", flag_values=FLAGS)
+flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.", flag_values=FLAGS)
 flags.DEFINE_integer("batch_size", 128, "Pairs per batch (the global "
                      "batch: split across replicas with --strategy).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("max_length", 50, "Sentences truncated to this many "
-                     "word ids.", lower_bound=1)
+                     "word ids.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("pad_multiple", 10, "Pad each batch to its longest "
                      "sentence rounded up to this (0: always to "
                      "--max_length; results are the same, masking is exact).",
-                     lower_bound=0)
-flags.DEFINE_integer("num_epochs", 20, "Epochs.", lower_bound=1)
-flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps (0: to the end); rerun to continue.",
-                     lower_bound=0)
-flags.DEFINE_integer("log_every_steps", 50, "Console/TensorBoard interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("seed", 0, "Seed.", lower_bound=0)
-flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA.")
-flags.DEFINE_bool("export", True, "Export the best dev epoch at the end.")
-cli.positive_float("learning_rate")
-cli.positive_int_list("cnn_kernel_sizes")
-cli.positive_int_list("mlp_units")
+                     lower_bound=0, flag_values=FLAGS)
+trainer.set_defaults(FLAGS, learning_rate=1e-3, num_epochs=20,
+                     checkpoint_every_steps=0, log_every_steps=50,
+                     jit_compile=False)
+cli.positive_int_list("cnn_kernel_sizes", FLAGS)
+cli.positive_int_list("mlp_units", FLAGS)
 
 
 def _known_activation(name):
@@ -128,7 +117,7 @@ def _known_activation(name):
 
 
 flags.register_validator("mlp_activation", _known_activation,
-                         message="not a Keras activation")
+                         message="not a Keras activation", flag_values=FLAGS)
 
 BEST_DIR = "best"
 BEST_FILE = "best.json"
@@ -218,175 +207,185 @@ def _distributed_dataset_fn(ids_a, ids_b, labels):
   return dataset_fn
 
 
-def main(argv):
-  del argv
-  cli.require_flags("model_dir")
-  start_time = time.time()
-  # First: logical CPU devices can only be set before TensorFlow starts.
-  strategy = distribution.make_strategy()
-  data_dir = data_dir_lib.resolve_data_dir(
-      FLAGS.data_dir) if len(_split_files()) < 3 else (FLAGS.data_dir or "")
-  distribution.check_global_batch(FLAGS.batch_size, strategy)
-  replicas = distribution.num_replicas(strategy)
-  chief = distribution.is_chief(strategy)
-  model_dir = FLAGS.model_dir
-  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
-  keras.utils.set_random_seed(FLAGS.seed)
+class HybridSiameseTrainer(trainer.ModelTrainer):
+  """The hybrid matcher's part of the shared skeleton (trainers/trainer.py).
 
-  sets = pair_datasets.load_task(data_dir, FLAGS.task, _split_files())
-  for split in pair_datasets.SPLITS:
-    if split not in sets:
-      raise errors.UserError(f"no {split} set for task {FLAGS.task}")
-  if not len(sets["train"]):
-    raise errors.UserError("the training set has no pairs")
-  last_batch = len(sets["train"]) % FLAGS.batch_size
-  if 0 < last_batch < replicas:
-    raise errors.UserError(
-        f"the last batch of each epoch has {last_batch} pairs "
-        f"({len(sets['train'])} % --batch_size={FLAGS.batch_size}), fewer "
-        f"than the {replicas} replicas: choose another --batch_size")
-  print(", ".join(f"{s} {len(p):,} pairs ({int(p.labels.sum()):,} matches)"
-                  for s, p in sets.items()), flush=True)
+  It evaluates dev and test accuracy after every epoch (whatever
+  --eval_every_steps says) and keeps the best dev epoch in best/, which
+  `finish` reports and the export is built from. --learning_rate is Adam's;
+  --checkpoint_every_steps=0 (its default) checkpoints once per epoch.
+  """
 
-  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocab_path = os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)
-  vectors = None
-  if FLAGS.word_vectors:
-    all_words = set()
-    for pairs in sets.values():
-      sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
-      all_words.update(w.decode("utf-8") for w in
-                       tokenizer.tokenize(sentences).flat_values.numpy())
-    vectors = word_vectors_lib.load(FLAGS.word_vectors,
-                                    FLAGS.word_vectors_vocab, wanted=all_words)
-  if os.path.exists(vocab_path):
-    vocabulary = vocabulary_lib.Vocabulary.load(vocab_path)
-  else:
-    vocabulary = build_vocabulary(
-        sets, tokenizer, set(vectors.words) if vectors else set())
-    vocabulary.save(vocab_path)
-  matrix, found = word_vectors_lib.embedding_matrix(
-      vocabulary.words, vectors, dim=FLAGS.embedding_dim,
-      oov_range=FLAGS.oov_range, seed=FLAGS.seed,
-      scale_to_std=FLAGS.word_vectors_scale_to_std or None)
-  print(f"vocabulary: {len(vocabulary):,} words, {found:,} with a pretrained "
-        f"vector ({FLAGS.word_vectors or 'none'})", flush=True)
+  spec = model_specs.HYBRID_SIAMESE
+  flag_values = FLAGS
 
-  text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
-                                          max_length=FLAGS.max_length)
-  with distribution.scope(strategy):
-    model = hybrid_siamese.HybridSiamese(
-        vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
-        encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
-        cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
-        bigru_layers=FLAGS.bigru_layers,
-        mlp_units=[int(u) for u in FLAGS.mlp_units],
-        mlp_activation=FLAGS.mlp_activation)
-    model.build()
-  model.embedding.embeddings.assign(matrix)
-  params = model.count_params_without_embeddings()
-  train = sets["train"]
-  spe = hybrid_siamese_step.steps_per_epoch(len(train), FLAGS.batch_size)
-  total_steps = FLAGS.num_epochs * spe
-  training_info = {
-      "task": FLAGS.task, "mode": FLAGS.mode, "encoder": FLAGS.encoder,
-      "margin": FLAGS.margin, "contrastive_weight": FLAGS.contrastive_weight,
-      "threshold": FLAGS.threshold, "num_epochs": FLAGS.num_epochs,
-      "batch_size": FLAGS.batch_size, "learning_rate": FLAGS.learning_rate,
-      "lazy_adam": FLAGS.lazy_adam, "train_embeddings": FLAGS.train_embeddings,
-      "word_vectors": FLAGS.word_vectors, "pretrained_words": found,
-      "word_vectors_scale_to_std": FLAGS.word_vectors_scale_to_std,
-      "train_pairs": len(train), "steps_per_epoch": spe,
-      "total_steps": total_steps, "strategy": FLAGS.strategy,
-      "replicas": replicas}
-  model_dir_lib.write_model_config(out_dir, "hybrid_siamese", {
-      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-      "mode": FLAGS.mode, "threshold": FLAGS.threshold,
-      "max_length": FLAGS.max_length, "training": training_info})
-  print(f"{FLAGS.encoder} encoder, {FLAGS.mode} loss: {params:,} parameters "
-        f"without embeddings; {spe} steps per epoch, {total_steps} steps"
-        + (f" over {replicas} replicas" if strategy else ""), flush=True)
+  def needs_data_dir(self):
+    return len(_split_files()) < 3
 
-  optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if FLAGS.lazy_adam
-                   else keras.optimizers.Adam)
-  make_step = (hybrid_siamese_step.make_train_step if strategy is None
-               else hybrid_siamese_step.make_replica_step)
-  with distribution.scope(strategy):
-    optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
-    train_step = make_step(
-        model, optimizer, FLAGS.mode, FLAGS.margin, FLAGS.contrastive_weight,
-        FLAGS.train_embeddings, FLAGS.jit_compile)
-    optimizer.build(train_step.variables)
-  train_ids = (text_to_ids(tf.constant(train.sentences_a)),
-               text_to_ids(tf.constant(train.sentences_b)), train.labels)
-  if strategy is None:
-    dataset = hybrid_siamese_step.pair_dataset(
-        *train_ids, FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
-        shuffle_seed=FLAGS.seed, repeat=True)
-  else:
-    dataset = _distributed_dataset_fn(*train_ids)
+  def check_flags(self, strategy):
+    distribution.check_global_batch(FLAGS.batch_size, strategy)
 
-  best_path = os.path.join(model_dir, BEST_FILE)
-  best = _read_json(best_path, {"dev_accuracy": -1.0})
-  best_checkpoint = tf.train.Checkpoint(model=model)
+  def build_plan(self, context):
+    start_time = time.time()
+    data_dir, out_dir, model_dir = (context.data_dir, context.out_dir,
+                                    context.model_dir)
+    strategy, replicas = context.strategy, context.replicas
+    sets = pair_datasets.load_task(data_dir, FLAGS.task, _split_files())
+    for split in pair_datasets.SPLITS:
+      if split not in sets:
+        raise errors.UserError(f"no {split} set for task {FLAGS.task}")
+    if not len(sets["train"]):
+      raise errors.UserError("the training set has no pairs")
+    last_batch = len(sets["train"]) % FLAGS.batch_size
+    if 0 < last_batch < replicas:
+      raise errors.UserError(
+          f"the last batch of each epoch has {last_batch} pairs "
+          f"({len(sets['train'])} % --batch_size={FLAGS.batch_size}), fewer "
+          f"than the {replicas} replicas: choose another --batch_size")
+    print(", ".join(f"{s} {len(p):,} pairs ({int(p.labels.sum()):,} matches)"
+                    for s, p in sets.items()), flush=True)
 
-  last_eval = {}
+    tokenizer = tokenizer_lib.Tokenizer(
+        keep_punctuation=FLAGS.keep_punctuation)
+    vocab_path = os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)
+    vectors = None
+    if FLAGS.word_vectors:
+      all_words = set()
+      for pairs in sets.values():
+        sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
+        all_words.update(w.decode("utf-8") for w in
+                         tokenizer.tokenize(sentences).flat_values.numpy())
+      vectors = word_vectors_lib.load(
+          FLAGS.word_vectors, FLAGS.word_vectors_vocab, wanted=all_words)
+    if os.path.exists(vocab_path):
+      vocabulary = vocabulary_lib.Vocabulary.load(vocab_path)
+    else:
+      vocabulary = build_vocabulary(
+          sets, tokenizer, set(vectors.words) if vectors else set())
+      vocabulary.save(vocab_path)
+    matrix, found = word_vectors_lib.embedding_matrix(
+        vocabulary.words, vectors, dim=FLAGS.embedding_dim,
+        oov_range=FLAGS.oov_range, seed=FLAGS.seed,
+        scale_to_std=FLAGS.word_vectors_scale_to_std or None)
+    print(f"vocabulary: {len(vocabulary):,} words, {found:,} with a "
+          f"pretrained vector ({FLAGS.word_vectors or 'none'})", flush=True)
 
-  def eval_fn():
-    step = int(optimizer.iterations.numpy())
-    if last_eval.get("step") == step:  # The loop's final call repeats it.
-      return last_eval["metrics"]
-    epoch = step // spe
-    dev = evaluate_set(model, text_to_ids, sets["dev"], FLAGS.mode,
-                       FLAGS.threshold)
-    test = evaluate_set(model, text_to_ids, sets["test"], FLAGS.mode,
-                        FLAGS.threshold)
-    record = {"epoch": epoch, "step": step,
-              "dev_accuracy": dev["accuracy"],
-              "test_accuracy": test["accuracy"],
-              "dev_mean_distance": dev["mean_distance"]}
-    with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
-      f.write(json.dumps(record) + "\n")
-    if step % spe == 0 and dev["accuracy"] > best["dev_accuracy"]:
-      best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
-      best.clear()
-      best.update(record)
-      with open(best_path, "w") as f:
-        json.dump(best, f, indent=2)
-    metrics = {"dev_accuracy": dev["accuracy"],
-               "test_accuracy": test["accuracy"], "epoch": epoch,
-               "best_dev_accuracy": best["dev_accuracy"]}
-    last_eval.update(step=step, metrics=metrics)
-    return metrics
+    text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                            max_length=FLAGS.max_length)
+    with context.scope():
+      model = hybrid_siamese.HybridSiamese(
+          vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
+          encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
+          cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
+          bigru_layers=FLAGS.bigru_layers,
+          mlp_units=[int(u) for u in FLAGS.mlp_units],
+          mlp_activation=FLAGS.mlp_activation)
+      model.build()
+    model.embedding.embeddings.assign(matrix)
+    params = model.count_params_without_embeddings()
+    train = sets["train"]
+    spe = hybrid_siamese_step.steps_per_epoch(len(train), FLAGS.batch_size)
+    total_steps = trainer.total_steps(FLAGS, spe)
+    training_info = {
+        "task": FLAGS.task, "mode": FLAGS.mode, "encoder": FLAGS.encoder,
+        "margin": FLAGS.margin, "contrastive_weight": FLAGS.contrastive_weight,
+        "threshold": FLAGS.threshold, "num_epochs": FLAGS.num_epochs,
+        "batch_size": FLAGS.batch_size, "learning_rate": FLAGS.learning_rate,
+        "lazy_adam": FLAGS.lazy_adam,
+        "train_embeddings": FLAGS.train_embeddings,
+        "word_vectors": FLAGS.word_vectors, "pretrained_words": found,
+        "word_vectors_scale_to_std": FLAGS.word_vectors_scale_to_std,
+        "train_pairs": len(train), "steps_per_epoch": spe,
+        "total_steps": total_steps, "strategy": FLAGS.strategy,
+        "replicas": replicas}
+    config = {
+        "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+        "mode": FLAGS.mode, "threshold": FLAGS.threshold,
+        "max_length": FLAGS.max_length, "training": training_info}
+    print(f"{FLAGS.encoder} encoder, {FLAGS.mode} loss: {params:,} "
+          f"parameters without embeddings; {spe} steps per epoch, "
+          f"{total_steps} steps"
+          + (f" over {replicas} replicas" if strategy else ""), flush=True)
 
-  outcome = training_loop.run(
-      model_dir,
-      training_loop.LoopConfig(
-          total_steps=total_steps, checkpoint_every_steps=spe,
-          log_every_steps=FLAGS.log_every_steps, eval_every_steps=spe,
-          unit_name="pairs", units_per_step=FLAGS.batch_size,
-          max_steps_per_run=FLAGS.max_steps_per_run),
-      dataset, train_step, optimizer.iterations,
-      {"model": model, "optimizer": optimizer},
-      eval_fn=eval_fn if chief else None, strategy=strategy)
-  cli.exit_if_interrupted(outcome)
-  if not chief:
-    return
-  results = {**training_info, "parameters_without_embeddings": params,
-             "best_epoch": best.get("epoch"),
-             "dev_accuracy": best.get("dev_accuracy"),
-             "test_accuracy": best.get("test_accuracy"),
-             "final_step": outcome["step"],
-             "seconds_this_run": round(time.time() - start_time, 1)}
-  with open(os.path.join(model_dir, RESULTS_FILE), "w") as f:
-    json.dump(results, f, indent=2)
-  print(f"best dev epoch {results['best_epoch']}: dev accuracy "
-        f"{100 * results['dev_accuracy']:.2f}, test accuracy "
-        f"{100 * results['test_accuracy']:.2f}", flush=True)
-  if FLAGS.export:
-    path = export_model.export(model_dir, os.path.join(model_dir, "export"))
-    print(f"exported to {path}", flush=True)
+    optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if FLAGS.lazy_adam
+                     else keras.optimizers.Adam)
+    make_step = (hybrid_siamese_step.make_train_step if strategy is None
+                 else hybrid_siamese_step.make_replica_step)
+    with context.scope():
+      optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
+      train_step = make_step(
+          model, optimizer, FLAGS.mode, FLAGS.margin,
+          FLAGS.contrastive_weight, FLAGS.train_embeddings,
+          FLAGS.jit_compile)
+      optimizer.build(train_step.variables)
+    train_ids = (text_to_ids(tf.constant(train.sentences_a)),
+                 text_to_ids(tf.constant(train.sentences_b)), train.labels)
+    if strategy is None:
+      dataset = hybrid_siamese_step.pair_dataset(
+          *train_ids, FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
+          shuffle_seed=FLAGS.seed, repeat=True)
+    else:
+      dataset = _distributed_dataset_fn(*train_ids)
+
+    best_path = os.path.join(model_dir, BEST_FILE)
+    best = _read_json(best_path, {"dev_accuracy": -1.0})
+    best_checkpoint = tf.train.Checkpoint(model=model)
+    last_eval = {}
+
+    def eval_fn():
+      step = int(optimizer.iterations.numpy())
+      if last_eval.get("step") == step:  # The loop's final call repeats it.
+        return last_eval["metrics"]
+      epoch = step // spe
+      dev = evaluate_set(model, text_to_ids, sets["dev"], FLAGS.mode,
+                         FLAGS.threshold)
+      test = evaluate_set(model, text_to_ids, sets["test"], FLAGS.mode,
+                          FLAGS.threshold)
+      record = {"epoch": epoch, "step": step,
+                "dev_accuracy": dev["accuracy"],
+                "test_accuracy": test["accuracy"],
+                "dev_mean_distance": dev["mean_distance"]}
+      with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
+        f.write(json.dumps(record) + "\n")
+      if step % spe == 0 and dev["accuracy"] > best["dev_accuracy"]:
+        best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
+        best.clear()
+        best.update(record)
+        with open(best_path, "w") as f:
+          json.dump(best, f, indent=2)
+      metrics = {"dev_accuracy": dev["accuracy"],
+                 "test_accuracy": test["accuracy"], "epoch": epoch,
+                 "best_dev_accuracy": best["dev_accuracy"]}
+      last_eval.update(step=step, metrics=metrics)
+      return metrics
+
+    def finish(outcome):
+      results = {**training_info, "parameters_without_embeddings": params,
+                 "best_epoch": best.get("epoch"),
+                 "dev_accuracy": best.get("dev_accuracy"),
+                 "test_accuracy": best.get("test_accuracy"),
+                 "final_step": outcome["step"],
+                 "seconds_this_run": round(time.time() - start_time, 1)}
+      with open(os.path.join(model_dir, RESULTS_FILE), "w") as f:
+        json.dump(results, f, indent=2)
+      print(f"best dev epoch {results['best_epoch']}: dev accuracy "
+            f"{100 * results['dev_accuracy']:.2f}, test accuracy "
+            f"{100 * results['test_accuracy']:.2f}", flush=True)
+      return results
+
+    return trainer.TrainingPlan(
+        config=config, steps_per_epoch=spe, dataset=dataset,
+        train_step=train_step, step_counter=optimizer.iterations,
+        checkpoint_items={"model": model, "optimizer": optimizer},
+        unit_name="pairs", units_per_step=FLAGS.batch_size,
+        eval_fn=eval_fn if context.chief else None, eval_every_steps=spe,
+        finish=finish)
+
+
+def run(argv):
+  """Trains from Python with command-line flags; see `trainer.run`."""
+  return trainer.run(HybridSiameseTrainer(), argv)
 
 
 if __name__ == "__main__":
-  cli.run(main)
+  trainer.main(HybridSiameseTrainer())

@@ -34,96 +34,73 @@ import json
 import os
 
 from absl import flags
-import keras
 import tensorflow as tf
 
-from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
-from sentzoo.evaluation import sts_data
 from sentzoo.export import averaging_encoder
-from sentzoo.export import export_model
-from sentzoo.export import saved_model_writer
 from sentzoo.export import sent2vec_export
-from sentzoo.inputs import corpus
-from sentzoo.inputs import data_integrity
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import token_cache
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import model_specs
 from sentzoo.models import sent2vec
 from sentzoo.trainers import distribution
 from sentzoo.trainers import sent2vec_step
-from sentzoo.trainers import training_loop
+from sentzoo.trainers import corpus_flags
+from sentzoo.trainers import trainer
 
-FLAGS = flags.FLAGS
+FLAGS = flags.FlagValues()
+trainer.define_common_flags(FLAGS)
+corpus_flags.define_flags(FLAGS)
 
-flags.DEFINE_string("data_dir", None,
-                    f"Data directory (default ${data_dir_lib.ENV_VAR}); the "
-                    "corpus is <data_dir>/gutenberg/partNN.txt.gz.")
-flags.DEFINE_list("corpus_parts", [], "Book corpus parts to train on, e.g. 1 "
-                  "for part01 alone; empty: all parts.")
-flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
-                    "files (one sentence per line); overrides "
-                    "--corpus_parts.")
-flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.")
-flags.DEFINE_string("export_dir", None, "Export base folder; default "
-                    "<model_dir>/export.")
-flags.DEFINE_bool("verify_data", True, "Before the first pass over the "
-                  "corpus (when the vocabulary is built), read every corpus "
-                  "file to its end (a truncated gzip is an error), check "
-                  "book corpus parts against gutenberg/index.tsv and files "
-                  "against SHA256SUMS where the data dir has them (~4 s for "
-                  "the book corpus); --noverify_data skips it.")
+trainer.set_defaults(FLAGS, learning_rate=0.2, num_epochs=9,
+                     checkpoint_every_steps=2000, log_every_steps=200,
+                     eval_every_steps=0, jit_compile=False)
+
 flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("word_ngrams", 1, "Largest word n-gram order "
-                     "(-wordNgrams; 2: unigrams + bigrams).", lower_bound=1)
+                     "(-wordNgrams; 2: unigrams + bigrams).", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("num_buckets", 2000000, "Hash buckets for n-grams "
-                     "(-bucket); unused when --word_ngrams=1.", lower_bound=0)
+                     "(-bucket); unused when --word_ngrams=1.", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("min_count", 5, "Minimum count of a vocabulary word "
-                     "(-minCount).", lower_bound=1)
+                     "(-minCount).", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("min_count_label", 8, "Minimum count of a word to be "
-                     "used as a target (-minCountLabel).", lower_bound=1)
+                     "used as a target (-minCountLabel).", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_float("sample", 1e-5, "Subsampling threshold t of targets "
                    "(-t): kept with probability sqrt(t/f) + t/f; 0: no "
                    "subsampling.",
-                   lower_bound=0, upper_bound=1)
+                   lower_bound=0, upper_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("num_negatives", 10, "Negatives per target (-neg).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("dropout_k", 0, "Token positions whose n-grams are "
-                     "dropped per sentence (-dropoutK).", lower_bound=0)
-flags.DEFINE_float("learning_rate", 0.2, "Initial learning rate (-lr), "
-                   "decayed linearly to 0 over all tokens of all epochs.")
-flags.DEFINE_integer("num_epochs", 9, "Passes over the corpus (-epoch).",
-                     lower_bound=1)
+                     "dropped per sentence (-dropoutK).", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_enum("context", "remove", sent2vec_data.CONTEXT_VARIANTS,
                   "remove: the context is the sentence without the target "
                   "and its n-grams (the paper); placeholder: the target is "
                   "replaced by a zero placeholder that also forms n-grams "
-                  "(the C++ code).")
+                  "(the C++ code).", flag_values=FLAGS)
 flags.DEFINE_bool("keep_punctuation", True, "Keep punctuation tokens (the "
-                  "C++ baseline's tokenisation keeps them).")
+                  "C++ baseline's tokenisation keeps them).", flag_values=FLAGS)
 flags.DEFINE_float("l1_weight", 0.0, "L1 soft-thresholding of updated source "
                    "rows (paper Appendix B; 0 = off, as in the C++ code).",
-                   lower_bound=0)
+                   lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("negative_group", 8, "Targets that share one draw of "
                      "negatives (1: independent per target, as the C++ "
                      "code; larger is faster). With --strategy, groups are "
-                     "formed within each replica's lines.", lower_bound=1)
+                     "formed within each replica's lines.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_float("max_multiplicity", 8.0, "Per step, a row updated by c > M "
                    "examples gets each update scaled by M / c (batched SGD "
                    "diverges at lr 0.2 without it; 0 = off). With "
                    "--strategy, c counts each replica's lines only.",
-                   lower_bound=0)
+                   lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_float("max_source_multiplicity", None, "The same cap for source "
                    "rows (default: --max_multiplicity; 0 = off; 64 still "
-                   "diverged on the book corpus at lr 0.2).", lower_bound=0)
+                   "diverged on the book corpus at lr 0.2).", lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
                      "global block: with --strategy each of the R replicas "
                      "gets block_lines / R consecutive lines of it; R must "
@@ -132,54 +109,32 @@ flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
                      "configs use 64 (STS mean after 9 epochs: 53.20 at 64, "
                      "49.88 at 128, 46.65 at 1,024; with the default "
                      "threads on 2 CPU cores 64 also trained fastest of the "
-                     "three: docs/sent2vec.md).", lower_bound=1)
-flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).", lower_bound=0)
-flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps of this invocation (0: run to the end); "
-                     "rerun the same command to continue.", lower_bound=0)
+                     "three: docs/sent2vec.md).", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_bool("token_cache", True, "One device: tokenise the corpus "
                   "once into <model_dir>/token_cache/ (~4 bytes per word; "
                   "rebuilt if the corpus, vocabulary, tokenizer or "
                   "--block_lines change) and read the word ids from there "
                   "every epoch instead of tokenising the text again (same "
-                  "batches, less input work; resume with the same setting).")
+                  "batches, less input work; resume with the same setting).", flag_values=FLAGS)
 flags.DEFINE_integer("steps_per_call", 16, "Steps run per call of one "
                      "graph that loops over the input (one device; logs and "
                      "checkpoints still happen at their steps): saves the "
                      "Python dispatch of each step, which costs small "
                      "blocks ~10% of their speed. 1: one call per step.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
                      "(TensorFlow's intra-op parallelism; 0: TensorFlow's "
                      "default, one per core). A step's ops are small (a few "
                      "hundred rows): on 2 cores, 1 thread per op with "
                      "--input_threads=1 ran 1.2x the words/s of TensorFlow's "
                      "defaults (docs/sent2vec.md, 64-line blocks).",
-                     lower_bound=0)
+                     lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_integer("input_threads", 1, "One device: threads of the input "
                      "pipeline's own pool (0: TensorFlow's shared pool, "
                      "where it queues behind the step's ops).",
-                     lower_bound=0)
-flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("log_every_steps", 200, "Console/TensorBoard interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("eval_every_steps", 0, "STS Benchmark dev evaluation "
-                     "interval (0: only at the end).", lower_bound=0)
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
-                     lower_bound=0)
-flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA "
-                  "(batches vary in shape, so it recompiles; slower on CPU).")
-flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
-cli.positive_float("learning_rate")
+                     lower_bound=0, flag_values=FLAGS)
 
 
-def _corpus_files(data_dir):
-  if FLAGS.corpus_files:
-    return corpus.list_files(FLAGS.corpus_files)
-  return corpus.list_files(
-      corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
 
 
 def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
@@ -189,7 +144,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   checks the corpus files (`data_integrity.verify_corpus`).
   """
   vocab_path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
-  stats_path = os.path.join(model_dir, "corpus_stats.json")
+  stats_path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "tokenizer": tokenizer.get_config(),
          "min_count": FLAGS.min_count}
   if os.path.exists(vocab_path) and os.path.exists(stats_path):
@@ -197,8 +152,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
       stats = json.load(f)
     if all(stats.get(k) == v for k, v in key.items()):
       return vocabulary_lib.Vocabulary.load(vocab_path), stats
-  if FLAGS.verify_data:
-    data_integrity.verify_corpus(data_dir, files)
+  corpus_flags.verify_if_asked(FLAGS, data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
   counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
   kept = [(w, c) for w, c in counter.items() if c >= FLAGS.min_count]
@@ -229,7 +183,7 @@ def _steps_per_epoch(out_dir, files, stats, num_pipelines):
   key = f"lines_of_{num_pipelines}_pipelines"
   if key not in stats:
     stats[key] = [sent2vec_data.count_lines(shard) for shard in shards]
-    with open(os.path.join(out_dir, "corpus_stats.json"), "w") as f:
+    with open(os.path.join(out_dir, model_dir_lib.CORPUS_STATS_FILE), "w") as f:
       json.dump(stats, f, indent=2)
   return min(sent2vec_data.batches_per_epoch(
       lines, FLAGS.block_lines // num_pipelines) for lines in stats[key])
@@ -271,157 +225,147 @@ def _distributed_dataset_fn(files, featurizer, keep_prob, cdf):
   return dataset_fn
 
 
-def main(argv):
-  del argv
-  cli.require_flags("model_dir")
-  # First: threads and logical CPU devices can only be set before
-  # TensorFlow starts.
-  if FLAGS.op_threads:
-    tf.config.threading.set_intra_op_parallelism_threads(FLAGS.op_threads)
-  strategy = distribution.make_strategy()
-  data_dir = data_dir_lib.resolve_data_dir(
-      FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
-  replicas = distribution.num_replicas(strategy)
-  if FLAGS.block_lines < 1 or FLAGS.block_lines % replicas:
-    raise errors.UserError(
-        f"--block_lines={FLAGS.block_lines} (the global block) must be a "
-        f"positive multiple of the {replicas} replicas")
-  num_pipelines = distribution.num_input_pipelines(strategy)
-  chief = distribution.is_chief(strategy)
-  model_dir = FLAGS.model_dir
-  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
-  if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
-    raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
-  keras.utils.set_random_seed(FLAGS.seed)
+class Sent2VecTrainer(trainer.ModelTrainer):
+  """Sent2Vec's part of the shared skeleton (trainers/trainer.py).
 
-  files = _corpus_files(data_dir)
-  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer,
-                                            data_dir)
-  featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
-      vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
-      num_buckets=FLAGS.num_buckets)
-  steps_per_epoch = _steps_per_epoch(out_dir, files, stats, num_pipelines)
-  total_steps = FLAGS.num_epochs * steps_per_epoch
-  if FLAGS.train_steps:
-    total_steps = min(total_steps, FLAGS.train_steps)
-  print(f"vocabulary: {len(vocabulary):,} words (min count "
-        f"{FLAGS.min_count}); corpus: {len(files)} files, "
-        f"{stats['tokens']:,} tokens, {stats['lines']:,} lines; "
-        f"{steps_per_epoch:,} batches per epoch; training {total_steps:,} "
-        "steps" + (f" over {replicas} replicas" if strategy else ""),
-        flush=True)
+  --learning_rate is the C++ code's -lr, decayed linearly to 0 over all
+  tokens of all epochs; --num_epochs is its -epoch. --jit_compile is off by
+  default: blocks vary in shape, so XLA recompiles (slower on CPU).
+  """
 
-  with distribution.scope(strategy):
-    model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
-                              featurizer.num_buckets, FLAGS.embedding_dim)
-    model(tf.zeros([1, 1], tf.int32))
-  model_dir_lib.write_model_config(out_dir, "sent2vec", {
-      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-      "featurizer": {"word_ngrams": FLAGS.word_ngrams},
-      "training": {"corpus_files": [os.path.basename(p) for p in files],
-                   "total_steps": total_steps,
-                   "num_epochs": FLAGS.num_epochs,
-                   "learning_rate": FLAGS.learning_rate,
-                   "min_count": FLAGS.min_count,
-                   "min_count_label": FLAGS.min_count_label,
-                   "sample": FLAGS.sample,
-                   "num_negatives": FLAGS.num_negatives,
-                   "dropout_k": FLAGS.dropout_k,
-                   "context": FLAGS.context,
-                   "negative_group": FLAGS.negative_group,
-                   "max_multiplicity": FLAGS.max_multiplicity,
-                   "max_source_multiplicity": FLAGS.max_source_multiplicity,
-                   "l1_weight": FLAGS.l1_weight,
-                   "block_lines": FLAGS.block_lines,
-                   "strategy": FLAGS.strategy,
-                   "replicas": replicas}})
+  spec = model_specs.SENT2VEC
+  flag_values = FLAGS
 
-  keep_prob = sent2vec_data.keep_probabilities(
-      vocabulary.counts, stats["tokens"], FLAGS.sample, FLAGS.min_count_label)
-  cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-  if strategy is None:
-    cache = None
-    if FLAGS.token_cache:
-      cache = token_cache.ensure(
-          os.path.join(out_dir, "token_cache",
-                       f"blocks_{FLAGS.block_lines}.tfrecord"),
-          files, featurizer, vocabulary, FLAGS.block_lines,
-          log=lambda line: print(line, flush=True))
-    dataset = sent2vec_data.batch_dataset(
-        files, featurizer, keep_prob, cdf, num_negatives=FLAGS.num_negatives,
-        dropout_k=FLAGS.dropout_k, context=FLAGS.context,
-        block_lines=FLAGS.block_lines, num_epochs=FLAGS.num_epochs,
-        seed=FLAGS.seed, negative_group=FLAGS.negative_group,
-        token_cache=cache, input_threads=FLAGS.input_threads)
-    make_step = functools.partial(sent2vec_step.make_train_step,
-                                  element_spec=dataset.element_spec)
-  else:
-    dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
-    make_step = sent2vec_step.make_replica_step
-  with distribution.scope(strategy):
-    train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
-        model, FLAGS.learning_rate,
-        total_tokens=FLAGS.num_epochs * stats["tokens"],
-        num_negatives=FLAGS.num_negatives,
-        negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
-        max_multiplicity=FLAGS.max_multiplicity,
-        max_source_multiplicity=FLAGS.max_source_multiplicity,
-        jit_compile=FLAGS.jit_compile)
+  def configure_runtime(self):
+    # Thread pools can only be set before TensorFlow starts.
+    if FLAGS.op_threads:
+      tf.config.threading.set_intra_op_parallelism_threads(FLAGS.op_threads)
 
-  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
-  def encode(sentences):
-    # Reads the live table (a mirrored one: the first replica's copy), so
-    # a multi-GB source table is not copied.
-    return averaging_encoder.ragged_average(model.source_embeddings.value,
-                                            featurizer(sentences))
+  def data_subdir(self):
+    return corpus_flags.data_subdir(FLAGS)
 
-  eval_fn = sts.stsb_dev_evaluator(data_dir, encode) if chief else None
+  def check_flags(self, strategy):
+    replicas = distribution.num_replicas(strategy)
+    if FLAGS.block_lines % replicas:
+      raise errors.UserError(
+          f"--block_lines={FLAGS.block_lines} (the global block) must be a "
+          f"positive multiple of the {replicas} replicas")
+    if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
+      raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
 
-  outcome = training_loop.run(
-      model_dir,
-      training_loop.LoopConfig(
-          total_steps=total_steps,
-          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
-          log_every_steps=FLAGS.log_every_steps,
-          eval_every_steps=FLAGS.eval_every_steps,
-          unit_name="tokens",
-          units_per_step=max(1, stats["tokens"] // steps_per_epoch),
-          max_steps_per_run=FLAGS.max_steps_per_run,
-          steps_per_call=FLAGS.steps_per_call),
-      dataset, train_step, step_counter,
-      {"model": model, "step": step_counter, "tokens_seen": tokens_seen},
-      learning_rate_fn=learning_rate_fn,
-      eval_fn=eval_fn if FLAGS.eval_every_steps else None,
-      strategy=strategy)
-  cli.exit_if_interrupted(outcome)
-  if not FLAGS.export or not chief:
-    return
-  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
-  # The export is built from the trained model in memory (the same module
-  # `python -m export.export_model` builds from the checkpoint), so a
-  # multi-GB table is not restored a second time.
-  del train_step, dataset
-  module = sent2vec_export.module_from_model(
-      model_dir, model_dir_lib.read_model_config(model_dir), model,
-      featurizer, outcome["step"])
-  module.metadata["evaluation"] = export_model.export_time_scores(
-      module, data_dir)
-  path = saved_model_writer.write(module, export_dir)
-  print(f"exported to {path}", flush=True)
-  pair_sets, missing = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
-  results = sts.evaluate_pair_sets(
-      encoder_lib.load_encoder(path), pair_sets, missing=missing,
-      model_name="Sent2Vec")
-  table = sts.format_table([results])
-  with open(os.path.join(model_dir, "sts_results.json"), "w") as f:
-    json.dump(sts.results_to_json(results, include_predictions=False), f,
-              indent=2)
-  with open(os.path.join(model_dir, "sts_results.md"), "w") as f:
-    f.write(table + "\n")
-  print(table, flush=True)
-  print(f"export: {os.path.abspath(path)}", flush=True)
+  def build_plan(self, context):
+    data_dir, out_dir, strategy = (context.data_dir, context.out_dir,
+                                   context.strategy)
+    files = corpus_flags.corpus_files(FLAGS, data_dir)
+    tokenizer = tokenizer_lib.Tokenizer(
+        keep_punctuation=FLAGS.keep_punctuation)
+    vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer,
+                                              data_dir)
+    featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
+        vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
+        num_buckets=FLAGS.num_buckets)
+    steps_per_epoch = _steps_per_epoch(out_dir, files, stats,
+                                       context.num_pipelines)
+    total_steps = trainer.total_steps(FLAGS, steps_per_epoch)
+    print(f"vocabulary: {len(vocabulary):,} words (min count "
+          f"{FLAGS.min_count}); corpus: {len(files)} files, "
+          f"{stats['tokens']:,} tokens, {stats['lines']:,} lines; "
+          f"{steps_per_epoch:,} batches per epoch; training {total_steps:,} "
+          "steps" + (f" over {context.replicas} replicas" if strategy
+                     else ""), flush=True)
+
+    with context.scope():
+      model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
+                                featurizer.num_buckets, FLAGS.embedding_dim)
+      model(tf.zeros([1, 1], tf.int32))
+    config = {
+        "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+        "featurizer": {"word_ngrams": FLAGS.word_ngrams},
+        "training": {"corpus_files": [os.path.basename(p) for p in files],
+                     "total_steps": total_steps,
+                     "num_epochs": FLAGS.num_epochs,
+                     "learning_rate": FLAGS.learning_rate,
+                     "min_count": FLAGS.min_count,
+                     "min_count_label": FLAGS.min_count_label,
+                     "sample": FLAGS.sample,
+                     "num_negatives": FLAGS.num_negatives,
+                     "dropout_k": FLAGS.dropout_k,
+                     "context": FLAGS.context,
+                     "negative_group": FLAGS.negative_group,
+                     "max_multiplicity": FLAGS.max_multiplicity,
+                     "max_source_multiplicity":
+                         FLAGS.max_source_multiplicity,
+                     "l1_weight": FLAGS.l1_weight,
+                     "block_lines": FLAGS.block_lines,
+                     "strategy": FLAGS.strategy,
+                     "replicas": context.replicas}}
+
+    keep_prob = sent2vec_data.keep_probabilities(
+        vocabulary.counts, stats["tokens"], FLAGS.sample,
+        FLAGS.min_count_label)
+    cdf = sent2vec_data.negative_cdf(vocabulary.counts)
+    if strategy is None:
+      cache = None
+      if FLAGS.token_cache:
+        cache = token_cache.ensure(
+            os.path.join(out_dir, "token_cache",
+                         f"blocks_{FLAGS.block_lines}.tfrecord"),
+            files, featurizer, vocabulary, FLAGS.block_lines,
+            log=lambda line: print(line, flush=True))
+      dataset = sent2vec_data.batch_dataset(
+          files, featurizer, keep_prob, cdf,
+          num_negatives=FLAGS.num_negatives, dropout_k=FLAGS.dropout_k,
+          context=FLAGS.context, block_lines=FLAGS.block_lines,
+          num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
+          negative_group=FLAGS.negative_group, token_cache=cache,
+          input_threads=FLAGS.input_threads)
+      make_step = functools.partial(sent2vec_step.make_train_step,
+                                    element_spec=dataset.element_spec)
+    else:
+      dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
+      make_step = sent2vec_step.make_replica_step
+    with context.scope():
+      train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
+          model, FLAGS.learning_rate,
+          total_tokens=FLAGS.num_epochs * stats["tokens"],
+          num_negatives=FLAGS.num_negatives,
+          negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
+          max_multiplicity=FLAGS.max_multiplicity,
+          max_source_multiplicity=FLAGS.max_source_multiplicity,
+          jit_compile=FLAGS.jit_compile)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+    def encode(sentences):
+      # Reads the live table (a mirrored one: the first replica's copy), so
+      # a multi-GB source table is not copied.
+      return averaging_encoder.ragged_average(model.source_embeddings.value,
+                                              featurizer(sentences))
+
+    eval_fn = None
+    if context.chief and FLAGS.eval_every_steps:
+      eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
+
+    def export_module(step):
+      return sent2vec_export.module_from_model(
+          context.model_dir, model_dir_lib.read_model_config(
+              context.model_dir), model, featurizer, step,
+          **trainer.input_caps(FLAGS))
+
+    return trainer.TrainingPlan(
+        config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,
+        train_step=train_step, step_counter=step_counter,
+        checkpoint_items={"model": model, "step": step_counter,
+                          "tokens_seen": tokens_seen},
+        unit_name="tokens",
+        units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),
+        learning_rate_fn=learning_rate_fn, eval_fn=eval_fn,
+        steps_per_call=FLAGS.steps_per_call, export_module=export_module)
+
+
+def run(argv):
+  """Trains from Python with command-line flags; see `trainer.run`."""
+  return trainer.run(Sent2VecTrainer(), argv)
 
 
 if __name__ == "__main__":
-  cli.run(main)
+  trainer.main(Sent2VecTrainer())

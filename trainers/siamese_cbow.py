@@ -22,14 +22,12 @@ import keras
 import tensorflow as tf
 
 from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import neighbour_ranking
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.export import export_model
 from sentzoo.export import siamese_cbow_export
 from sentzoo.inputs import corpus
 from sentzoo.inputs import data_integrity
@@ -37,126 +35,87 @@ from sentzoo.inputs import siamese_cbow_data
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import model_specs
 from sentzoo.models import siamese_cbow
 from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
-from sentzoo.trainers import training_loop
+from sentzoo.trainers import corpus_flags
+from sentzoo.trainers import trainer
 
-FLAGS = flags.FLAGS
+FLAGS = flags.FlagValues()
+trainer.define_common_flags(FLAGS)
+corpus_flags.define_flags(FLAGS)
 
 # Held-out groups scored by eval/neighbour_ranking, and their random
 # sentences per group.
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
 
-flags.DEFINE_string("data_dir", None,
-                    f"Data directory (default ${data_dir_lib.ENV_VAR}); the "
-                    "corpus is <data_dir>/gutenberg/partNN.txt.gz.")
-flags.DEFINE_list("corpus_parts", [], "Book corpus parts to train on, e.g. 1 "
-                  "for part01 alone; empty: all parts.")
-flags.DEFINE_string("corpus_files", None, "Comma-separated globs of corpus "
-                    "files (one sentence per line, empty line between "
-                    "documents); overrides --corpus_parts.")
-flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, vocabulary "
-                    "and the export go.")
-flags.DEFINE_string("export_dir", None, "Export base folder; default "
-                    "<model_dir>/export.")
-flags.DEFINE_bool("verify_data", True, "Before the first pass over the "
-                  "corpus (when the vocabulary is built), read every corpus "
-                  "file to its end (a truncated gzip is an error), check "
-                  "book corpus parts against gutenberg/index.tsv and files "
-                  "against SHA256SUMS where the data dir has them (~4 s for "
-                  "the book corpus); --noverify_data skips it.")
 flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("batch_size", 100, "Groups per batch (the global "
                      "batch: split across replicas with --strategy).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("blocks_per_mix", 8, "Blocks of 2048 lines whose "
                      "sentences are shuffled together and supply negatives; "
                      "with several corpus files each block comes from another "
                      "file (1: negatives mostly from the same book).",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("min_count", 5, "Minimum corpus count of a vocabulary "
                      "word.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("max_vocabulary", 0, "Keep at most this many words "
                      "(0: no limit).",
-                     lower_bound=0)
+                     lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
-                  "reference Siamese CBOW code drops them).")
+                  "reference Siamese CBOW code drops them).", flag_values=FLAGS)
 flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
                   "Where negatives come from: mix (any sentence of the "
                   "--blocks_per_mix blocks, mostly other books, like the "
                   "reference's uniform draw), document (the centre's own "
                   "book only) or nearby (the centre's book, at most "
-                  "--nearby_window sentences away).")
+                  "--nearby_window sentences away).", flag_values=FLAGS)
 flags.DEFINE_integer("nearby_window", siamese_cbow_data.NEARBY_WINDOW,
                      "With --negatives=nearby: how many usable sentences "
                      "before or after the centre a negative may be.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
                      "vocabulary words (after dropping unknown words and, "
                      "without --keep_punctuation, punctuation) are not "
                      "used as centres, neighbours or negatives.",
-                     lower_bound=1)
+                     lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_integer("heldout_books", 20, "The last N books of the last "
                      "corpus part are kept out of training; the share of "
                      "their neighbours ranked above random sentences is "
                      "logged as eval/neighbour_ranking (book corpus only; "
-                     "0: none).", lower_bound=0)
-flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).")
+                     "0: none).", lower_bound=0, flag_values=FLAGS)
+flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).", flag_values=FLAGS)
 flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS),
                   "sgd: plain SGD (the paper); adagrad / adadelta: their "
                   "lazy variants, which update only the looked-up rows "
                   "(adadelta with --learning_rate=1 is the authors' code "
-                  "default).")
-flags.DEFINE_float("learning_rate", 1e-4, "Initial learning rate.")
+                  "default).", flag_values=FLAGS)
 flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
                    "decays linearly to this fraction of the initial one over "
                    "training (the reference code's floor).", lower_bound=0,
-                   upper_bound=1)
-flags.DEFINE_integer("num_epochs", 1, "Passes over the corpus.",
-                     lower_bound=1)
-flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                     "(0: num_epochs full passes).",
-                     lower_bound=0)
-flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after this "
-                     "many steps of this invocation (0: run to the end); "
-                     "rerun the same command to continue.",
-                     lower_bound=0)
-flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard interval.",
-                     lower_bound=1)
-flags.DEFINE_integer("eval_every_steps", 10000, "STS Benchmark dev "
-                     "evaluation interval (0: only at the end).",
-                     lower_bound=0)
-flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
-                     lower_bound=0)
-cli.positive_float("learning_rate")
-cli.positive_float("init_stddev")
-flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA "
-                  "(about 3x faster on CPU).")
-flags.DEFINE_bool("export", True, "Export and evaluate on STS at the end.")
+                   upper_bound=1, flag_values=FLAGS)
+cli.positive_float("init_stddev", FLAGS)
 flags.DEFINE_bool("compare_untrained", True, "Also evaluate the initial "
                   "(untrained) word vectors, at the start of a fresh run, and "
-                  "show them beside the trained ones in the final table.")
+                  "show them beside the trained ones in the final table.", flag_values=FLAGS)
 
-# The final evaluation's sets, and where the untrained model's results go.
-EVAL_SETS = ("sts", "sick", "stsb")
+trainer.set_defaults(FLAGS, learning_rate=1e-4, num_epochs=1,
+                     checkpoint_every_steps=2000, log_every_steps=500,
+                     eval_every_steps=10000, jit_compile=True)
+
+# Where the untrained model's results go.
 UNTRAINED_RESULTS_FILE = "sts_results_untrained.json"
 
 
-def _corpus_files(data_dir):
-  if FLAGS.corpus_files:
-    return corpus.list_files(FLAGS.corpus_files)
-  return corpus.list_files(
-      corpus.book_corpus_pattern(data_dir, FLAGS.corpus_parts))
 
 
 def _line_limits(data_dir, files):
@@ -184,8 +143,7 @@ def _load_or_build_vocabulary(model_dir, files, tokenizer, data_dir):
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     return vocabulary_lib.Vocabulary.load(path)
-  if FLAGS.verify_data:
-    data_integrity.verify_corpus(data_dir, files)
+  corpus_flags.verify_if_asked(FLAGS, data_dir, files)
   vocabulary = vocabulary_lib.build_vocabulary(
       files, tokenizer, min_count=FLAGS.min_count,
       max_size=FLAGS.max_vocabulary or None)
@@ -206,7 +164,7 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   the pipeline with the fewest batches has (the others' extra batches are
   left over; no pipeline runs dry before the last step).
   """
-  path = os.path.join(model_dir, "corpus_stats.json")
+  path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "batch_size": FLAGS.batch_size,
          "max_length": FLAGS.max_length,
          "blocks_per_mix": FLAGS.blocks_per_mix}
@@ -273,13 +231,13 @@ def _distributed_dataset_fn(files, text_to_ids, line_limits):
 def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
   """Scores the initial word vectors once, at the start of a fresh run."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
-  if os.path.exists(path) or tf.train.latest_checkpoint(
-      os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)):
+  if os.path.exists(path) or model_dir_lib.latest_checkpoint(model_dir):
     return
   print("evaluating the untrained word vectors (--compare_untrained)...",
         flush=True)
   eval_encoder.embeddings.assign(model.embedding.embeddings)
-  pair_sets, missing = sts_data.load_eval_sets(data_dir, EVAL_SETS)
+  pair_sets, missing = sts_data.load_eval_sets(
+      data_dir, model_specs.SIAMESE_CBOW.eval_sets)
   results = sts.evaluate_pair_sets(
       encoder_lib.FunctionEncoder(eval_encoder), pair_sets, missing=missing,
       model_name="Siamese CBOW (untrained)")
@@ -288,21 +246,6 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
   os.replace(path + ".tmp", path)
 
 
-def _trained_vs_untrained(trained, untrained):
-  """One line per headline score: trained, untrained and which is higher."""
-  lines = []
-  for label, key in (("mean of the STS 2012-2015 sets", "STS.mean"),
-                     ("STS-B dev", "STSB.dev")):
-    source = trained.aggregates if key in trained.aggregates else trained.sets
-    other = untrained.aggregates if key in untrained.aggregates else (
-        untrained.sets)
-    if key not in source or key not in other:
-      continue
-    now, before = source[key].pearson, other[key].pearson
-    verdict = "above" if now > before else "NOT above"
-    lines.append(f"{label}: trained {now:.2f}, untrained {before:.2f} "
-                 f"({verdict} the untrained model, {now - before:+.2f})")
-  return "\n".join(lines)
 
 
 def _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout):
@@ -324,132 +267,119 @@ def _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout):
   return evaluate
 
 
-def main(argv):
-  del argv
-  cli.require_flags("model_dir")
-  # First: logical CPU devices can only be set before TensorFlow starts.
-  strategy = distribution.make_strategy()
-  data_dir = data_dir_lib.resolve_data_dir(
-      FLAGS.data_dir, None if FLAGS.corpus_files else "gutenberg")
-  distribution.check_global_batch(FLAGS.batch_size, strategy)
-  num_pipelines = distribution.num_input_pipelines(strategy)
-  chief = distribution.is_chief(strategy)
-  model_dir = FLAGS.model_dir
-  out_dir = distribution.prepare_worker_dir(model_dir, strategy)
-  keras.utils.set_random_seed(FLAGS.seed)
+def _untrained_results(model_dir):
+  """("untrained", the untrained vectors' results) if they were scored."""
+  path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
+  if not os.path.exists(path):
+    return None
+  with open(path) as f:
+    return "untrained", sts.results_from_json(json.load(f))
 
-  files = _corpus_files(data_dir)
-  line_limits, heldout = _line_limits(data_dir, files)
-  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
-  vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer, data_dir)
-  text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
-                                          max_length=FLAGS.max_length)
-  print(f"vocabulary: {len(vocabulary):,} words (min count "
-        f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
-  batches_per_epoch = _batches_per_epoch(out_dir, files, text_to_ids,
-                                         line_limits, num_pipelines)
-  total_steps = FLAGS.num_epochs * batches_per_epoch
-  if FLAGS.train_steps:
-    total_steps = min(total_steps, FLAGS.train_steps)
-  if total_steps <= 0:
-    raise errors.UserError("the corpus yields no full batch of groups")
-  print(f"{batches_per_epoch:,} batches per epoch; training {total_steps:,} "
-        f"steps of {FLAGS.batch_size} groups"
-        + (f" over {strategy.num_replicas_in_sync} replicas"
-           if strategy else ""), flush=True)
 
-  with distribution.scope(strategy):
-    model = siamese_cbow.SiameseCBOW(
-        vocabulary.size_with_padding, FLAGS.embedding_dim,
-        init_stddev=FLAGS.init_stddev)
-  model_dir_lib.write_model_config(out_dir, "siamese_cbow", {
-      "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-      "training": {"corpus_files": [os.path.basename(p) for p in files],
-                   "total_steps": total_steps,
-                   "batch_size": FLAGS.batch_size,
-                   "num_epochs": FLAGS.num_epochs,
-                   "optimizer": FLAGS.optimizer,
-                   "negatives": FLAGS.negatives,
-                   "nearby_window": FLAGS.nearby_window,
-                   "min_sentence_length": FLAGS.min_sentence_length,
-                   "heldout_books": FLAGS.heldout_books if heldout else 0,
-                   "strategy": FLAGS.strategy,
-                   "replicas": distribution.num_replicas(strategy)}})
-  schedule = keras.optimizers.schedules.PolynomialDecay(
-      FLAGS.learning_rate, decay_steps=total_steps,
-      end_learning_rate=FLAGS.learning_rate
-      * FLAGS.final_learning_rate_fraction, power=1.0)
-  with distribution.scope(strategy):
-    optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
-        FLAGS.optimizer, schedule)
-    model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
-                    + FLAGS.num_negatives, 1], tf.int32))
-    optimizer.build(model.trainable_variables)
-  if strategy is None:
-    train_step = siamese_cbow_step.make_train_step(
-        model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile,
-        apply_in_xla=apply_in_xla)
-    dataset = _group_dataset(files, text_to_ids, line_limits,
-                             FLAGS.batch_size)
-  else:
-    train_step = siamese_cbow_step.make_replica_step(
-        model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
-        FLAGS.jit_compile)
-    dataset = _distributed_dataset_fn(files, text_to_ids, line_limits)
+class SiameseCBOWTrainer(trainer.ModelTrainer):
+  """Siamese CBOW's part of the shared skeleton (trainers/trainer.py)."""
 
-  eval_fn = None
-  if chief:
-    eval_encoder = siamese_cbow_export.make_encoder(
-        vocabulary, tokenizer, model, {})
-    eval_fn = sts.stsb_dev_evaluator(
-        data_dir, eval_encoder,
-        before=lambda: eval_encoder.embeddings.assign(
-            model.embedding.embeddings))
-    if heldout:
-      eval_fn = _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout)
+  spec = model_specs.SIAMESE_CBOW
+  flag_values = FLAGS
 
-  if chief and FLAGS.export and FLAGS.compare_untrained:
-    _evaluate_untrained(model_dir, data_dir, eval_encoder, model)
+  def data_subdir(self):
+    return corpus_flags.data_subdir(FLAGS)
 
-  outcome = training_loop.run(
-      model_dir,
-      training_loop.LoopConfig(
-          total_steps=total_steps,
-          checkpoint_every_steps=FLAGS.checkpoint_every_steps,
-          log_every_steps=FLAGS.log_every_steps,
-          eval_every_steps=FLAGS.eval_every_steps,
-          unit_name="groups", units_per_step=FLAGS.batch_size,
-          max_steps_per_run=FLAGS.max_steps_per_run),
-      dataset, train_step, optimizer.iterations,
-      {"model": model, "optimizer": optimizer},
-      learning_rate_fn=lambda: schedule(optimizer.iterations),
-      eval_fn=eval_fn, strategy=strategy)
-  cli.exit_if_interrupted(outcome)
-  if not FLAGS.export or not chief:
-    return
-  export_dir = FLAGS.export_dir or os.path.join(model_dir, "export")
-  path = export_model.export(model_dir, export_dir, data_dir=data_dir)
-  print(f"exported to {path}", flush=True)
-  pair_sets, missing = sts_data.load_eval_sets(data_dir, EVAL_SETS)
-  results = sts.evaluate_pair_sets(
-      encoder_lib.load_encoder(path), pair_sets, missing=missing,
-      model_name="Siamese CBOW (trained)")
-  columns = [results]
-  untrained_path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
-  if os.path.exists(untrained_path):
-    with open(untrained_path) as f:
-      columns.append(sts.results_from_json(json.load(f)))
-  table = sts.format_table(columns)
-  with open(os.path.join(model_dir, "sts_results.json"), "w") as f:
-    json.dump(sts.results_to_json(results, include_predictions=False), f,
-              indent=2)
-  with open(os.path.join(model_dir, "sts_results.md"), "w") as f:
-    f.write(table + "\n")
-  print(table, flush=True)
-  if len(columns) > 1:
-    print(_trained_vs_untrained(results, columns[1]), flush=True)
-  print(f"export: {os.path.abspath(path)}", flush=True)
+  def check_flags(self, strategy):
+    distribution.check_global_batch(FLAGS.batch_size, strategy)
+
+  def model_name(self):
+    return "Siamese CBOW (trained)"
+
+  def build_plan(self, context):
+    data_dir, out_dir = context.data_dir, context.out_dir
+    strategy = context.strategy
+    files = corpus_flags.corpus_files(FLAGS, data_dir)
+    line_limits, heldout = _line_limits(data_dir, files)
+    tokenizer = tokenizer_lib.Tokenizer(
+        keep_punctuation=FLAGS.keep_punctuation)
+    vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer,
+                                           data_dir)
+    text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                            max_length=FLAGS.max_length)
+    print(f"vocabulary: {len(vocabulary):,} words (min count "
+          f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
+    batches_per_epoch = _batches_per_epoch(out_dir, files, text_to_ids,
+                                           line_limits, context.num_pipelines)
+    total_steps = trainer.total_steps(FLAGS, batches_per_epoch)
+    print(f"{batches_per_epoch:,} batches per epoch; training "
+          f"{total_steps:,} steps of {FLAGS.batch_size} groups"
+          + (f" over {context.replicas} replicas" if strategy else ""),
+          flush=True)
+
+    with context.scope():
+      model = siamese_cbow.SiameseCBOW(
+          vocabulary.size_with_padding, FLAGS.embedding_dim,
+          init_stddev=FLAGS.init_stddev)
+    config = {
+        "model": model.get_config(), "tokenizer": tokenizer.get_config(),
+        "training": {"corpus_files": [os.path.basename(p) for p in files],
+                     "total_steps": total_steps,
+                     "batch_size": FLAGS.batch_size,
+                     "num_epochs": FLAGS.num_epochs,
+                     "optimizer": FLAGS.optimizer,
+                     "negatives": FLAGS.negatives,
+                     "nearby_window": FLAGS.nearby_window,
+                     "min_sentence_length": FLAGS.min_sentence_length,
+                     "heldout_books": FLAGS.heldout_books if heldout else 0,
+                     "strategy": FLAGS.strategy,
+                     "replicas": context.replicas}}
+    schedule = keras.optimizers.schedules.PolynomialDecay(
+        FLAGS.learning_rate, decay_steps=max(total_steps, 1),
+        end_learning_rate=FLAGS.learning_rate
+        * FLAGS.final_learning_rate_fraction, power=1.0)
+    with context.scope():
+      optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
+          FLAGS.optimizer, schedule)
+      model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
+                      + FLAGS.num_negatives, 1], tf.int32))
+      optimizer.build(model.trainable_variables)
+    if strategy is None:
+      train_step = siamese_cbow_step.make_train_step(
+          model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile,
+          apply_in_xla=apply_in_xla)
+      dataset = _group_dataset(files, text_to_ids, line_limits,
+                               FLAGS.batch_size)
+    else:
+      train_step = siamese_cbow_step.make_replica_step(
+          model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
+          FLAGS.jit_compile)
+      dataset = _distributed_dataset_fn(files, text_to_ids, line_limits)
+
+    eval_fn = before_training = None
+    if context.chief:
+      eval_encoder = siamese_cbow_export.make_encoder(
+          vocabulary, tokenizer, model, {})
+      eval_fn = sts.stsb_dev_evaluator(
+          data_dir, eval_encoder,
+          before=lambda: eval_encoder.embeddings.assign(
+              model.embedding.embeddings))
+      if heldout:
+        eval_fn = _with_neighbour_ranking(eval_fn, model, text_to_ids,
+                                          heldout)
+      if FLAGS.export and FLAGS.compare_untrained:
+        before_training = lambda: _evaluate_untrained(
+            context.model_dir, data_dir, eval_encoder, model)
+
+    return trainer.TrainingPlan(
+        config=config, steps_per_epoch=batches_per_epoch, dataset=dataset,
+        train_step=train_step, step_counter=optimizer.iterations,
+        checkpoint_items={"model": model, "optimizer": optimizer},
+        unit_name="groups", units_per_step=FLAGS.batch_size,
+        learning_rate_fn=lambda: schedule(optimizer.iterations),
+        eval_fn=eval_fn, before_training=before_training,
+        baseline=lambda: _untrained_results(context.model_dir))
+
+
+def run(argv):
+  """Trains from Python with command-line flags; see `trainer.run`."""
+  return trainer.run(SiameseCBOWTrainer(), argv)
 
 
 if __name__ == "__main__":
-  cli.run(main)
+  trainer.main(SiameseCBOWTrainer())

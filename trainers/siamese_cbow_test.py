@@ -1,38 +1,16 @@
 """End-to-end tests of `python -m trainers.siamese_cbow` on a tiny corpus."""
 
-import gzip
 import json
 import os
-import random
 import subprocess
 import sys
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.tests import corpus_fixtures
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _write_corpus(data_dir, seed=0):
-  """Two parts of three 250-line 'books' over a 60-word vocabulary, and
-  their index.tsv."""
-  rng = random.Random(seed)
-  words = [f"w{i}" for i in range(60)]
-  folder = os.path.join(data_dir, "gutenberg")
-  os.makedirs(folder, exist_ok=True)
-  with open(os.path.join(folder, "index.tsv"), "w") as f:
-    f.write("part\tbook_order_in_part\tfirst_line_in_part\tnum_sentences\n")
-    for part in (1, 2):
-      for book in range(3):
-        f.write(f"{part}\t{book}\t{1 + 251 * book}\t250\n")
-  for part in (1, 2):
-    books = []
-    for _ in range(3):
-      lines = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9)))
-               + "." for _ in range(250)]
-      books.append("\n".join(lines))
-    with gzip.open(os.path.join(folder, f"part{part:02d}.txt.gz"), "wt") as f:
-      f.write("\n\n".join(books) + "\n")
 
 
 def _train(args, env_data_dir=None):
@@ -60,7 +38,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     super().setUpClass()
     cls.data_dir = os.path.join(
         tf.compat.v1.test.get_temp_dir(), "trainer_test_data")
-    _write_corpus(cls.data_dir)
+    corpus_fixtures.write_book_corpus(cls.data_dir)
     cls.common = ["--data_dir=" + cls.data_dir, "--embedding_dim=16",
                   "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
                   "--num_epochs=2", "--checkpoint_every_steps=5",
@@ -130,7 +108,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
 
   def test_truncated_corpus_part_is_an_error_naming_the_file(self):
     data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
-    _write_corpus(data_dir)
+    corpus_fixtures.write_book_corpus(data_dir)
     part = os.path.join(data_dir, "gutenberg", "part02.txt.gz")
     with open(part, "rb") as f:
       data = f.read()

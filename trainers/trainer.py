@@ -1,0 +1,444 @@
+r"""The one trainer skeleton: what every model's training run does.
+
+A model's trainer, trainers/<name>.py, defines only what is particular to its
+model: its flags and a `ModelTrainer` subclass whose `build_plan` turns the
+parsed flags into a `TrainingPlan` (data pipeline, model, train step,
+evaluation, model_config.json). This module runs the rest, the same for
+every model:
+
+  1. the opening: --model_dir required, the distribution strategy (first:
+     logical CPU devices can only be set before TensorFlow starts), the data
+     directory, this worker's output folder and flags.txt, the seed;
+  2. the plan, and model_config.json;
+  3. `training_loop.run`: resume, checkpoints, logs, periodic evaluation;
+  4. the interrupted ending (exit code 75: rerun the command to resume);
+  5. on the chief, with --export: the export through the one export path
+     (`export_model.export`, given the trained module in memory where the
+     plan builds one, so that a large table is not restored a second time),
+     then the final evaluation of a sentence encoder on its spec's sets:
+     sts_results.{json,md} and the table on the console.
+
+Every trainer takes the flags defined here with the same meaning; a trainer
+changes only their defaults (`set_defaults`). Two entry points:
+
+  python -m trainers.<name> --flagfile=...      (exit codes: README)
+  from sentzoo.trainers import <name>; <name>.run(["--model_dir=...", ...])
+
+`run` returns a `RunSummary` and raises `errors.UserError` /
+`errors.Interrupted` where the command line would exit 2 / 75.
+"""
+
+import dataclasses
+import json
+import os
+import sys
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+
+from absl import flags
+import keras
+import tensorflow as tf
+
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import export_model
+from sentzoo.export import input_limits
+from sentzoo.inputs import twitter_pit
+from sentzoo.models import model_specs
+from sentzoo.trainers import distribution
+from sentzoo.trainers import training_loop
+
+def define_common_flags(flag_values):
+  """Defines the flags every trainer takes in `flag_values` (a trainer's own
+  `flags.FlagValues`), with --strategy, --num_cpu_devices and --verbose."""
+  fv = flag_values
+  flags.DEFINE_string("data_dir", None,
+                      f"Data directory (default ${data_dir_lib.ENV_VAR}).",
+                      flag_values=fv)
+  flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, "
+                      "vocabulary and the export go (required).",
+                      flag_values=fv)
+  flags.DEFINE_string("export_dir", None, "Export base folder; default "
+                      "<model_dir>/export.", flag_values=fv)
+  flags.DEFINE_bool("export", True, "At the end, export the model and (for "
+                    "a sentence encoder) evaluate the export.",
+                    flag_values=fv)
+  flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
+                       lower_bound=0, flag_values=fv)
+  flags.DEFINE_float("learning_rate", 1e-3, "Initial learning rate.",
+                     flag_values=fv)
+  cli.positive_float("learning_rate", fv)
+  flags.DEFINE_integer("num_epochs", 1, "Passes over the training data.",
+                       lower_bound=1, flag_values=fv)
+  flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
+                       "(0: num_epochs full passes).", lower_bound=0,
+                       flag_values=fv)
+  flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after "
+                       "this many steps of this invocation (0: run to the "
+                       "end); rerun the same command to continue.",
+                       lower_bound=0, flag_values=fv)
+  flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval "
+                       "in steps (0: once per epoch).", lower_bound=0,
+                       flag_values=fv)
+  flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard "
+                       "interval.", lower_bound=1, flag_values=fv)
+  flags.DEFINE_integer("eval_every_steps", 0, "Dev evaluation interval in "
+                       "steps (0: only at the end; a model that keeps its "
+                       "best epoch evaluates every epoch whatever this "
+                       "says).", lower_bound=0, flag_values=fv)
+  flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA.",
+                    flag_values=fv)
+  flags.DEFINE_integer("max_bytes_per_sentence",
+                       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+                       "The export cuts each input sentence to this many "
+                       "bytes before tokenising it (recorded in its model "
+                       "card; export/input_limits.py).", lower_bound=1,
+                       upper_bound=2**31 - 1, flag_values=fv)
+  flags.DEFINE_integer("max_tokens_per_sentence",
+                       input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
+                       "The export keeps at most this many tokens of each "
+                       "input sentence (recorded in its model card).",
+                       lower_bound=1, upper_bound=2**31 - 1, flag_values=fv)
+  distribution.define_flags(fv)
+  cli.define_verbose_flag(fv)
+
+# The flags `define_common_flags` defines besides --strategy,
+# --num_cpu_devices and --verbose: for `set_defaults` and for the checks that
+# every trainer takes them.
+COMMON_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "seed",
+                "learning_rate", "num_epochs", "train_steps",
+                "max_steps_per_run", "checkpoint_every_steps",
+                "log_every_steps", "eval_every_steps", "jit_compile",
+                "max_bytes_per_sentence", "max_tokens_per_sentence")
+
+
+# The name of Twitter PIT 2015's test split among a spec's eval_sets (the
+# others are evaluation.sts_data's groups).
+TWITTER_PIT_GROUP = "twitter_pit"
+
+
+def set_defaults(flag_values, **defaults):
+  """A trainer's own defaults for the common flags (e.g. learning_rate=0.2)."""
+  for name, value in defaults.items():
+    if name not in COMMON_FLAGS:
+      raise ValueError(f"--{name} is not a common flag; define it in the "
+                       "trainer")
+    flag_values.set_default(name, value)
+
+
+@dataclasses.dataclass
+class RunContext:
+  """What the opening decided, for `ModelTrainer.build_plan`.
+
+  Attributes:
+    spec: the model's `model_specs.ModelSpec`.
+    strategy: the `tf.distribute.Strategy`, or None for one device.
+    data_dir: the resolved data directory ("" where the trainer needs none).
+    model_dir: --model_dir (checkpoints are read from it).
+    out_dir: where this worker writes (the model dir itself on the chief).
+    chief: whether this process writes the model dir, exports and evaluates.
+  """
+  spec: model_specs.ModelSpec
+  strategy: Optional[tf.distribute.Strategy]
+  data_dir: str
+  model_dir: str
+  out_dir: str
+  chief: bool
+
+  @property
+  def replicas(self) -> int:
+    return distribution.num_replicas(self.strategy)
+
+  @property
+  def num_pipelines(self) -> int:
+    return distribution.num_input_pipelines(self.strategy)
+
+  def scope(self):
+    return distribution.scope(self.strategy)
+
+  def is_resuming(self) -> bool:
+    return model_dir_lib.latest_checkpoint(self.model_dir) is not None
+
+
+@dataclasses.dataclass
+class TrainingPlan:
+  """Everything the shared loop needs from a model's trainer.
+
+  Attributes:
+    config: model_config.json's content besides "model_type" (at least
+      "model" and "training"; the exporter reads it back).
+    steps_per_epoch: batches in one pass over the training data.
+    dataset: the training batches (see `training_loop.run`).
+    train_step: batch -> dict of scalar metrics (at least "loss").
+    step_counter: the int variable the step increments.
+    checkpoint_items: the trackables to checkpoint (model, optimizer, ...).
+    unit_name: what a batch holds, for the speed line ("groups", "pairs").
+    units_per_step: how many of them a step takes.
+    learning_rate_fn: returns the current learning rate, for logs.
+    eval_fn: the periodic dev evaluation (None: none).
+    eval_every_steps: a model's own evaluation interval, which the flag
+      does not change (a model that keeps its best epoch); None: the flag.
+    steps_per_call: train steps per call into the compiled loop.
+    before_training: runs on the chief before the first step.
+    export_module: step -> the export module built from the trained model in
+      memory (with `input_caps`); None: the exporter restores the latest
+      checkpoint.
+    baseline: () -> (label, sts.Results) shown beside the trained model in
+      the final table (e.g. the untrained model), or None.
+    finish: runs on the chief after training, before the export; returns
+      what the run adds to its `RunSummary.results`.
+  """
+  config: Dict[str, Any]
+  steps_per_epoch: int
+  dataset: Any
+  train_step: Callable[..., Mapping[str, tf.Tensor]]
+  step_counter: tf.Variable
+  checkpoint_items: Dict[str, Any]
+  unit_name: str
+  units_per_step: int
+  learning_rate_fn: Optional[Callable[[], float]] = None
+  eval_fn: Optional[Callable[[], Mapping[str, float]]] = None
+  eval_every_steps: Optional[int] = None
+  steps_per_call: int = 1
+  before_training: Optional[Callable[[], None]] = None
+  export_module: Optional[Callable[[int], tf.Module]] = None
+  baseline: Optional[Callable[[], Optional[tuple]]] = None
+  finish: Optional[Callable[[dict], Dict[str, Any]]] = None
+
+
+@dataclasses.dataclass
+class RunSummary:
+  """What a finished run returns to a Python caller.
+
+  Attributes:
+    model_dir: the model directory.
+    step: the last step trained.
+    export_path: the export's version folder, or None (--noexport).
+    results: model-specific results (the final evaluation's JSON for a
+      sentence encoder; the trainer's `finish` output for a pair model).
+  """
+  model_dir: str
+  step: int
+  export_path: Optional[str]
+  results: Dict[str, Any]
+
+
+def input_caps(flag_values) -> Dict[str, int]:
+  """The export's caps on one input sentence, as exporters take them."""
+  return {"max_bytes_per_sentence": flag_values.max_bytes_per_sentence,
+          "max_tokens_per_sentence": flag_values.max_tokens_per_sentence}
+
+
+def total_steps(flag_values, steps_per_epoch: int) -> int:
+  """--num_epochs passes of `steps_per_epoch`, capped by --train_steps."""
+  steps = flag_values.num_epochs * steps_per_epoch
+  if flag_values.train_steps:
+    steps = min(steps, flag_values.train_steps)
+  return steps
+
+
+class ModelTrainer:
+  """A model's part of a training run; subclass it in trainers/<name>.py.
+
+  Subclasses set `spec` and `flag_values` (the trainer module's own
+  `flags.FlagValues`, with `define_common_flags` and the model's flags in
+  it: so that several trainers can be imported, and run, in one process)
+  and implement `build_plan`; the other methods have defaults that fit most
+  models.
+  """
+
+  spec: model_specs.ModelSpec
+  flag_values: flags.FlagValues
+
+  def configure_runtime(self) -> None:
+    """Runs before TensorFlow starts (e.g. thread pools); default: nothing."""
+
+  def data_subdir(self) -> Optional[str]:
+    """The folder the data directory must hold (None: none in particular)."""
+    return None
+
+  def needs_data_dir(self) -> bool:
+    """Whether the run needs a data directory (False: --data_dir or "")."""
+    return True
+
+  def check_flags(self, strategy) -> None:
+    """Flag checks that need the strategy (e.g. batch vs replicas)."""
+
+  def build_plan(self, context: RunContext) -> TrainingPlan:
+    raise NotImplementedError
+
+  def final_eval_sets(self, data_dir: str):
+    """(pair sets, missing names) of the final evaluation: the spec's sets."""
+    names = [n for n in self.spec.eval_sets if n != TWITTER_PIT_GROUP]
+    pair_sets, missing = sts_data.load_eval_sets(data_dir, names)
+    if TWITTER_PIT_GROUP in self.spec.eval_sets:
+      try:
+        pair_sets.append(twitter_pit.load_test_split(data_dir))
+      except errors.DataDirError:
+        missing.append(twitter_pit.SET_NAME)
+    return pair_sets, missing
+
+  def model_name(self) -> str:
+    """The trained model's column name in the final table."""
+    return self.spec.title
+
+
+def _open(model_trainer: ModelTrainer) -> RunContext:
+  fv = model_trainer.flag_values
+  cli.require_flags("model_dir", flag_values=fv)
+  model_trainer.configure_runtime()
+  strategy = distribution.make_strategy(fv.strategy, fv.num_cpu_devices)
+  data_dir = fv.data_dir or ""
+  if model_trainer.needs_data_dir():
+    data_dir = data_dir_lib.resolve_data_dir(fv.data_dir,
+                                             model_trainer.data_subdir())
+  model_trainer.check_flags(strategy)
+  model_dir = fv.model_dir
+  out_dir = distribution.prepare_worker_dir(model_dir, strategy, fv)
+  keras.utils.set_random_seed(fv.seed)
+  return RunContext(spec=model_trainer.spec, strategy=strategy,
+                    data_dir=data_dir, model_dir=model_dir, out_dir=out_dir,
+                    chief=training_loop.is_chief(strategy))
+
+
+def _loop_config(fv, plan: TrainingPlan,
+                 steps: int) -> training_loop.LoopConfig:
+  checkpoint_every = fv.checkpoint_every_steps or plan.steps_per_epoch
+  eval_every = (fv.eval_every_steps if plan.eval_every_steps is None
+                else plan.eval_every_steps)
+  return training_loop.LoopConfig(
+      total_steps=steps,
+      checkpoint_every_steps=max(1, checkpoint_every),
+      log_every_steps=fv.log_every_steps,
+      eval_every_steps=eval_every,
+      unit_name=plan.unit_name,
+      units_per_step=plan.units_per_step,
+      max_steps_per_run=fv.max_steps_per_run,
+      steps_per_call=plan.steps_per_call)
+
+
+def _evaluate_export(model_trainer, context, plan, path):
+  """Scores a sentence encoder's export on its spec's sets; writes
+  sts_results.{json,md} and prints the table."""
+  pair_sets, missing = model_trainer.final_eval_sets(context.data_dir)
+  results = sts.evaluate_pair_sets(
+      encoder_lib.load_encoder(path), pair_sets, missing=missing,
+      model_name=model_trainer.model_name())
+  columns = [results]
+  baseline = plan.baseline() if plan.baseline else None
+  if baseline:
+    columns.append(baseline[1])
+  table = sts.format_table(columns)
+  results_json = sts.results_to_json(results, include_predictions=False)
+  with open(os.path.join(context.model_dir, model_dir_lib.STS_RESULTS_FILE),
+            "w") as f:
+    json.dump(results_json, f, indent=2)
+  with open(os.path.join(context.model_dir, model_dir_lib.STS_TABLE_FILE),
+            "w") as f:
+    f.write(table + "\n")
+  print(table, flush=True)
+  if baseline:
+    print(compare_headline_scores(results, *baseline), flush=True)
+  return results_json
+
+
+def compare_headline_scores(trained, label, other):
+  """One line per headline score: the trained model, `other`, which is higher."""
+  lines = []
+  for name, key in (("mean of the STS 2012-2015 sets", "STS.mean"),
+                    ("STS-B dev", "STSB.dev")):
+    mine = trained.aggregates if key in trained.aggregates else trained.sets
+    theirs = other.aggregates if key in other.aggregates else other.sets
+    if key not in mine or key not in theirs:
+      continue
+    now, before = mine[key].pearson, theirs[key].pearson
+    verdict = "above" if now > before else "NOT above"
+    lines.append(f"{name}: trained {now:.2f}, {label} {before:.2f} "
+                 f"({verdict} the {label} model, {now - before:+.2f})")
+  return "\n".join(lines)
+
+
+def train(model_trainer: ModelTrainer) -> RunSummary:
+  """One training run with the parsed flags: opening, plan, loop, ending."""
+  fv = model_trainer.flag_values
+  context = _open(model_trainer)
+  plan = model_trainer.build_plan(context)
+  steps = total_steps(fv, plan.steps_per_epoch)
+  if steps <= 0:
+    raise errors.UserError(
+        "the training data yields no full batch: use more data or a smaller "
+        "batch")
+  model_dir_lib.write_model_config(context.out_dir, model_trainer.spec.name,
+                                   plan.config)
+  if context.chief and plan.before_training:
+    plan.before_training()
+  outcome = training_loop.run(
+      context.model_dir, _loop_config(fv, plan, steps), plan.dataset,
+      plan.train_step, plan.step_counter, plan.checkpoint_items,
+      learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
+      strategy=context.strategy)
+  cli.exit_if_interrupted(outcome)
+  summary = RunSummary(model_dir=context.model_dir, step=outcome["step"],
+                       export_path=None, results={})
+  if not context.chief:
+    return summary
+  if plan.finish:
+    summary.results.update(plan.finish(outcome))
+  if not fv.export:
+    return summary
+  export_dir = fv.export_dir or os.path.join(context.model_dir,
+                                                model_dir_lib.EXPORT_SUBDIR)
+  module = None
+  if plan.export_module:
+    # Built from the trained model in memory: the module the exporter would
+    # build from the checkpoint, without restoring a large table again.
+    plan.train_step = plan.dataset = None
+    module = plan.export_module(outcome["step"])
+  path = export_model.export(
+      context.model_dir, export_dir, data_dir=context.data_dir or None,
+      module=module, **input_caps(fv))
+  summary.export_path = path
+  print(f"exported to {path}", flush=True)
+  if model_trainer.spec.sentence_encoder:
+    summary.results.update(
+        _evaluate_export(model_trainer, context, plan, path))
+  print(f"export: {os.path.abspath(path)}", flush=True)
+  return summary
+
+
+def main(model_trainer: ModelTrainer) -> None:
+  """The `python -m trainers.<name>` entry point (exit codes: README)."""
+  cli.run(lambda argv: _train_without_arguments(model_trainer, argv),
+          model_trainer.flag_values)
+
+
+def _train_without_arguments(model_trainer, argv):
+  cli.reject_arguments(argv)
+  train(model_trainer)
+
+
+def run(model_trainer: ModelTrainer, argv: Sequence[str]) -> RunSummary:
+  """The Python entry point: trains with the flags in `argv`.
+
+  Args:
+    model_trainer: the model's trainer.
+    argv: flags as on the command line, without the program name, e.g.
+      ["--flagfile=configs/siamese_cbow_demo.flags", "--model_dir=runs/x"].
+      Flags not given take their defaults (not values of an earlier call).
+
+  Raises:
+    errors.UserError: a bad flag value or another user mistake.
+    errors.Interrupted: stopped early with a checkpoint saved.
+  """
+  fv = model_trainer.flag_values
+  fv.unparse_flags()
+  try:
+    rest = fv([sys.argv[0] if sys.argv else "sentzoo"] + list(argv))
+  except flags.Error as e:
+    raise errors.UserError(" ".join(str(e).split("\n"))) from e
+  cli.reject_arguments(rest)
+  return train(model_trainer)
