@@ -23,11 +23,9 @@ from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import char_cnn
 from sentzoo.models import char_lstm
 from sentzoo.models import charagram
+from sentzoo.models import model_specs
 from sentzoo.models import paragram_phrase
 
-PAPER = ("Wieting, Bansal, Gimpel, Livescu. CHARAGRAM: Embedding Words and "
-         "Sentences via Character n-grams. EMNLP 2016.")
-MODEL_TYPE = "charagram"
 VARIANTS = {
     "charagram": charagram.Charagram,
     "paragram_phrase": paragram_phrase.ParagramPhrase,
@@ -102,7 +100,7 @@ def build_module(model_dir, config, *,
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
   dim = int(model.embedding_dim)
   card = model_card.base_model_card(
-      MODEL_TYPE, PAPER, config, checkpoint,
+      model_specs.CHARAGRAM, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
   card.update({

@@ -36,9 +36,8 @@ from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import hybrid_siamese
+from sentzoo.models import model_specs
 
-PAPER = ("Nicosia, Moschitti. Accurate Sentence Matching with Hybrid Siamese "
-         "Networks. CIKM 2017.")
 BEST_SUBDIR = "best"
 
 
@@ -168,7 +167,7 @@ def build_module(model_dir, config, encoder_only=False, *,
                  "outputs": {"probability": "float32 [batch]",
                              "distance": "float32 [batch]",
                              "match": "bool [batch]"}}
-  card = model_card.base_model_card("hybrid_siamese", PAPER, config,
+  card = model_card.base_model_card(model_specs.HYBRID_SIAMESE, config,
                                        checkpoint, signature)
   card.update({
       "encoder": model.encoder_name, "encoding_dim": dim,

@@ -7,11 +7,14 @@ import keras
 import tensorflow as tf
 
 
-def base_model_card(model_type, paper, config, checkpoint, signature):
-  """Model card fields every export has; exporters add their own."""
+def base_model_card(spec, config, checkpoint, signature):
+  """Model card fields every export has; exporters add their own.
+
+  `spec`: the model's `models.model_specs.ModelSpec` (its type and paper).
+  """
   return {
-      "model_type": model_type,
-      "paper": paper,
+      "model_type": spec.name,
+      "paper": spec.paper,
       "training": config.get("training", {}),
       "checkpoint": os.path.basename(checkpoint),
       "signature": {"serving_default": signature},

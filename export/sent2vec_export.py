@@ -17,9 +17,8 @@ from sentzoo.export import model_card
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import model_specs
 
-PAPER = ("Pagliardini, Gupta, Jaggi. Unsupervised Learning of Sentence "
-         "Embeddings using Compositional n-Gram Features. NAACL 2018.")
 
 
 def make_featurizer(vocabulary, config):
@@ -77,7 +76,7 @@ def _module(config, featurizer, table, checkpoint, vocabulary_size,
             max_bytes_per_sentence, max_tokens_per_sentence):
   dim = int(table.shape[1])
   card = model_card.base_model_card(
-      "sent2vec", PAPER, config, checkpoint,
+      model_specs.SENT2VEC, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
   card.update({

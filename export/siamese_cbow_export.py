@@ -11,10 +11,9 @@ from sentzoo.export import model_card
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import model_specs
 from sentzoo.models import siamese_cbow
 
-PAPER = ("Kenter, Borisov, de Rijke. Siamese CBOW: Optimizing Word "
-         "Embeddings for Sentence Representations. ACL 2016.")
 
 
 def make_encoder(vocabulary, tokenizer, model, metadata, *,
@@ -53,7 +52,7 @@ def build_module(model_dir, config, *,
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
   dim = model.embedding_dim
   card = model_card.base_model_card(
-      "siamese_cbow", PAPER, config, checkpoint,
+      model_specs.SIAMESE_CBOW, config, checkpoint,
       {"inputs": {"sentences": "tf.string [batch]"},
        "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
   card.update({
