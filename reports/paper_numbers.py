@@ -22,14 +22,6 @@ Sources:
     evaluated here).
 """
 
-SIAMESE_CBOW_PAPER = ("Kenter, Borisov, de Rijke. Siamese CBOW: Optimizing "
-                      "Word Embeddings for Sentence Representations. ACL 2016")
-CHARAGRAM_PAPER = ("Wieting, Bansal, Gimpel, Livescu. Charagram: Embedding "
-                   "Words and Sentences via Character n-grams. EMNLP 2016")
-SENT2VEC_PAPER = ("Pagliardini, Gupta, Jaggi. Unsupervised Learning of "
-                  "Sentence Embeddings using Compositional n-Gram Features. "
-                  "NAACL 2018")
-
 # What each paper trained on (for the page's "training data" column).
 PAPER_TRAINING_DATA = {
     "siamese_cbow": "Toronto Book Corpus (74M sentences)",
