@@ -227,8 +227,9 @@ def evaluate_pair_sets(encoder: encoder_lib.Encoder,
   if embeddings.shape[0] != len(index):
     raise ValueError(f"encoder returned {embeddings.shape[0]} embeddings for "
                      f"{len(index)} sentences")
-  logging.info("%s: encoded %d distinct sentences in %.1f s", model_name,
-               len(index), time.time() - start)
+  if model_name:  # Unnamed: a trainer's periodic dev evaluation, which logs.
+    logging.info("%s: encoded %d distinct sentences in %.1f s", model_name,
+                 len(index), time.time() - start)
   unit = _unit_rows(embeddings)
   sets = {}
   for pair_set in pair_sets:

@@ -90,17 +90,21 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
   counter = collections.Counter()
   sentences = tokens = 0
   start = time.time()
+  # A line rewritten in place on a terminal; in a log file, only the total.
+  rewrite = progress and sys.stderr.isatty()
   dataset = dataset.map(block_counts, num_parallel_calls=tf.data.AUTOTUNE)
   for i, (unique, counts, non_empty) in enumerate(
       dataset.prefetch(tf.data.AUTOTUNE).as_numpy_iterator()):
     counter.update(dict(zip(unique.tolist(), counts.tolist())))
     sentences += int(non_empty)
     tokens += int(counts.sum())
-    if progress and i % 50 == 0:
+    if rewrite and i % 50 == 0:
       print(f"\rcounting words: {sentences:,} sentences, {tokens:,} tokens, "
             f"{time.time() - start:.0f}s", end="", file=sys.stderr, flush=True)
   if progress:
-    print(file=sys.stderr)
+    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
+          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
+          file=sys.stderr, flush=True)
   return counter, sentences, tokens
 
 
