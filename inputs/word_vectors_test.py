@@ -6,11 +6,10 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.export import averaging_encoder
-from sentzoo.export import saved_model_writer
 from sentzoo.inputs import text_to_ids
 from sentzoo.inputs import vocabulary
 from sentzoo.inputs import word_vectors
+from sentzoo.tests import model_dir_fixtures
 
 
 class TextVectorsTest(tf.test.TestCase):
@@ -79,9 +78,8 @@ class ProjectVectorsTest(tf.test.TestCase):
     model.embedding = embedding
     tf.train.Checkpoint(model=model).save(
         os.path.join(self.model_dir, "checkpoints", "ckpt"))
-    self.export_dir = saved_model_writer.write(
-        averaging_encoder.AveragingSentenceEncoder(
-            text_to_ids.TextToIds(vocab), self.table, {}),
+    self.export_dir = model_dir_fixtures.write_averaging_export(
+        text_to_ids.TextToIds(vocab), self.table,
         os.path.join(self.model_dir, "export"))
 
   def test_model_dir(self):

@@ -7,6 +7,8 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.export import averaging_encoder
+from sentzoo.export import saved_model_writer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import siamese_cbow
@@ -50,3 +52,11 @@ def make_siamese_cbow_model_dir(model_dir, checkpoints=2):
         rng.normal(size=(len(WORDS) + 1, DIM)).astype(np.float32))
     manager.save()
   return model.embedding.embeddings.numpy()
+
+
+def write_averaging_export(text_to_ids, table, export_dir):
+  """Exports an averaging sentence encoder of `table` [vocab + 1, dim] to a
+  new version under `export_dir`; returns the version's path."""
+  return saved_model_writer.write(
+      averaging_encoder.AveragingSentenceEncoder(text_to_ids, table, {}),
+      export_dir)

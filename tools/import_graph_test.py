@@ -79,12 +79,7 @@ RANKS = {
 # Arrows against the order that are known and waiting for a fix, as (file,
 # imported folder) -> why; RealRepoTest fails on any other violation, and on
 # an entry here that no longer occurs (delete it then).
-KNOWN_VIOLATIONS = {
-    ("inputs/word_vectors_test.py", "export"):
-        "writes its fixture export with export.averaging_encoder and "
-        "export.saved_model_writer; a tests/ helper that writes it would "
-        "lift the arrow",
-}
+KNOWN_VIOLATIONS = {}
 
 # The folder of the shared test helpers; and the names of the test-only
 # helper modules that live beside the code they help to test.
