@@ -55,6 +55,7 @@ def build_module(model_dir, **input_caps):
   serving signature (default: export/input_limits.py's).
   """
   config = model_dir_lib.read_model_config(model_dir)
+  model_dir_lib.check_vocabulary(model_dir, config)
   return exporter_for(config["model_type"]).build_module(model_dir, config,
                                                          **input_caps)
 

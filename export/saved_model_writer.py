@@ -77,6 +77,27 @@ def _publish(tmp, export_dir, version):
       f"tried ({_MAX_PUBLISH_ATTEMPTS} attempts); rerun it")
 
 
+def remove_stale_temporaries(export_dir):
+  """Removes the `.tmp-<pid>-...` folders of exports whose process is gone
+  (killed mid-export; a live writer's folder is left alone); returns them."""
+  removed = []
+  for name in os.listdir(export_dir):
+    match = re.fullmatch(r"\.tmp-(\d+)-.*", name)
+    if not match:
+      continue
+    pid = int(match.group(1))
+    try:
+      os.kill(pid, 0)
+      continue  # Alive (or another user's): not ours to remove.
+    except ProcessLookupError:
+      pass
+    except PermissionError:
+      continue
+    shutil.rmtree(os.path.join(export_dir, name), ignore_errors=True)
+    removed.append(os.path.join(export_dir, name))
+  return removed
+
+
 def write(module, export_dir, version=None):
   """Saves `module` (with `serve` as `serving_default`) as a new version.
 
@@ -114,6 +135,7 @@ def write(module, export_dir, version=None):
   except (FileExistsError, NotADirectoryError, PermissionError) as e:
     raise errors.UserError(
         f"cannot use export dir {export_dir!r}: {e.strerror or e}") from e
+  remove_stale_temporaries(export_dir)
   if version is not None:
     final = os.path.join(export_dir, str(version))
     if _taken(final):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 import threading
 from unittest import mock
 
@@ -49,6 +50,18 @@ class SavedModelWriterTest(tf.test.TestCase):
     self.assertEqual(saved_model_writer.existing_versions(self.export_dir),
                      [1, 2])
     self.assertTrue(tf.saved_model.contains_saved_model(second))
+
+  def test_a_killed_export_temporary_is_removed_a_live_one_kept(self):
+    os.makedirs(self.export_dir)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = os.path.join(self.export_dir, f".tmp-{dead.pid}-1-abc")
+    live = os.path.join(self.export_dir, f".tmp-{os.getpid()}-1-abc")
+    os.makedirs(os.path.join(stale, "variables"))
+    os.makedirs(live)
+    saved_model_writer.write(_module(), self.export_dir)
+    self.assertFalse(os.path.exists(stale))
+    self.assertTrue(os.path.exists(live))
 
   def test_explicit_version_and_existing_version(self):
     module = _module()

@@ -256,6 +256,11 @@ class CharagramTrainer(trainer.ModelTrainer):
 
   spec = model_specs.CHARAGRAM
   flag_values = FLAGS
+  directory_flags = ("model", "embedding_dim", "ngram_sizes",
+                     "ngram_min_count", "ngram_buckets", "char_dim",
+                     "filter_widths", "filters_per_width", "word_vocab",
+                     "keep_punctuation", "train_files", "train_format",
+                     "min_score", "max_pairs")
 
   def check_flags(self, strategy):
     distribution.check_global_batch(FLAGS.batch_size, strategy)

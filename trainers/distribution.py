@@ -71,8 +71,9 @@ def prepare_worker_dir(model_dir, strategy, flag_values):
   """
   out_dir = training_loop.worker_dir(model_dir, strategy)
   os.makedirs(out_dir, exist_ok=True)
-  with open(os.path.join(out_dir, model_dir_lib.FLAGS_FILE), "w") as f:
-    f.write(flag_values.flags_into_string())
+  model_dir_lib.write_text_atomically(
+      os.path.join(out_dir, model_dir_lib.FLAGS_FILE),
+      flag_values.flags_into_string())
   return out_dir
 
 

@@ -181,8 +181,7 @@ def _predict_fn(model):
 
 def _read_json(path, default):
   if os.path.exists(path):
-    with open(path) as f:
-      return json.load(f)
+    return model_dir_lib.read_json(path, "the best epoch so far")
   return default
 
 
@@ -218,6 +217,11 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
 
   spec = model_specs.HYBRID_SIAMESE
   flag_values = FLAGS
+  directory_flags = ("task", "mode", "encoder", "embedding_dim",
+                     "encoder_units", "cnn_filters", "cnn_kernel_sizes",
+                     "bigru_layers", "mlp_units", "word_vectors",
+                     "word_vectors_vocab", "keep_punctuation", "train_file",
+                     "dev_file", "test_file")
 
   def needs_data_dir(self):
     return len(_split_files()) < 3
@@ -351,8 +355,8 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
         best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
         best.clear()
         best.update(record)
-        with open(best_path, "w") as f:
-          json.dump(best, f, indent=2)
+        model_dir_lib.write_text_atomically(best_path,
+                                            json.dumps(best, indent=2))
       metrics = {"dev_accuracy": dev["accuracy"],
                  "test_accuracy": test["accuracy"], "epoch": epoch,
                  "best_dev_accuracy": best["dev_accuracy"]}
@@ -366,8 +370,8 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
                  "test_accuracy": best.get("test_accuracy"),
                  "final_step": outcome["step"],
                  "seconds_this_run": round(time.time() - start_time, 1)}
-      with open(os.path.join(model_dir, RESULTS_FILE), "w") as f:
-        json.dump(results, f, indent=2)
+      model_dir_lib.write_text_atomically(
+          os.path.join(model_dir, RESULTS_FILE), json.dumps(results, indent=2))
       print(f"best dev epoch {results['best_epoch']}: dev accuracy "
             f"{100 * results['dev_accuracy']:.2f}, test accuracy "
             f"{100 * results['test_accuracy']:.2f}", flush=True)

@@ -148,8 +148,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   key = {"files": files, "tokenizer": tokenizer.get_config(),
          "min_count": FLAGS.min_count}
   if os.path.exists(vocab_path) and os.path.exists(stats_path):
-    with open(stats_path) as f:
-      stats = json.load(f)
+    stats = model_dir_lib.read_json(stats_path, "the cached corpus counts")
     if all(stats.get(k) == v for k, v in key.items()):
       return vocabulary_lib.Vocabulary.load(vocab_path), stats
   corpus_flags.verify_if_asked(FLAGS, data_dir, files)
@@ -165,8 +164,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   vocabulary.save(vocab_path)
   stats = dict(key, tokens=int(tokens), sentences=int(sentences),
                lines=sent2vec_data.count_lines(files))
-  with open(stats_path, "w") as f:
-    json.dump(stats, f, indent=2)
+  model_dir_lib.write_text_atomically(stats_path, json.dumps(stats, indent=2))
   return vocabulary, stats
 
 
@@ -183,8 +181,9 @@ def _steps_per_epoch(out_dir, files, stats, num_pipelines):
   key = f"lines_of_{num_pipelines}_pipelines"
   if key not in stats:
     stats[key] = [sent2vec_data.count_lines(shard) for shard in shards]
-    with open(os.path.join(out_dir, model_dir_lib.CORPUS_STATS_FILE), "w") as f:
-      json.dump(stats, f, indent=2)
+    model_dir_lib.write_text_atomically(
+        os.path.join(out_dir, model_dir_lib.CORPUS_STATS_FILE),
+        json.dumps(stats, indent=2))
   return min(sent2vec_data.batches_per_epoch(
       lines, FLAGS.block_lines // num_pipelines) for lines in stats[key])
 
@@ -235,6 +234,11 @@ class Sent2VecTrainer(trainer.ModelTrainer):
 
   spec = model_specs.SENT2VEC
   flag_values = FLAGS
+  directory_flags = ("embedding_dim", "word_ngrams", "num_buckets",
+                     "min_count", "keep_punctuation", "corpus_parts",
+                     "corpus_files")
+  runtime_flags = ("token_cache", "steps_per_call", "op_threads",
+                   "input_threads")
 
   def configure_runtime(self):
     # Thread pools can only be set before TensorFlow starts.

@@ -175,8 +175,7 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   if num_pipelines > 1:
     key["input_pipelines"] = num_pipelines
   if os.path.exists(path):
-    with open(path) as f:
-      stats = json.load(f)
+    stats = model_dir_lib.read_json(path, "the cached batch count")
     if stats.get("key") == key:
       return stats["batches_per_epoch"]
   print("counting training groups (one pass over the corpus)...", flush=True)
@@ -192,8 +191,8 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
       min_sentence_ids=FLAGS.min_sentence_length,
       line_limits=[line_limits[f] for f in shard])
                 for shard in shards)
-  with open(path, "w") as f:
-    json.dump({"key": key, "batches_per_epoch": batches}, f)
+  model_dir_lib.write_text_atomically(
+      path, json.dumps({"key": key, "batches_per_epoch": batches}))
   return batches
 
 
@@ -241,9 +240,8 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
   results = sts.evaluate_pair_sets(
       encoder_lib.FunctionEncoder(eval_encoder), pair_sets, missing=missing,
       model_name="Siamese CBOW (untrained)")
-  with open(path + ".tmp", "w") as f:
-    json.dump(sts.results_to_json(results), f)
-  os.replace(path + ".tmp", path)
+  model_dir_lib.write_text_atomically(
+      path, json.dumps(sts.results_to_json(results)))
 
 
 
@@ -281,6 +279,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
 
   spec = model_specs.SIAMESE_CBOW
   flag_values = FLAGS
+  directory_flags = ("embedding_dim", "min_count", "max_vocabulary",
+                     "keep_punctuation", "corpus_parts", "corpus_files")
+  runtime_flags = ("compare_untrained",)
 
   def data_subdir(self):
     return corpus_flags.data_subdir(FLAGS)

@@ -32,7 +32,7 @@ import dataclasses
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from absl import flags
 import keras
@@ -103,6 +103,10 @@ def define_common_flags(flag_values):
                        "The export keeps at most this many tokens of each "
                        "input sentence (recorded in its model card).",
                        lower_bound=1, upper_bound=2**31 - 1, flag_values=fv)
+  flags.DEFINE_bool("reexport", False, "When the model directory holds a "
+                    "run that finished with the same flags (rerunning it "
+                    "does nothing): export its last checkpoint again.",
+                    flag_values=fv)
   distribution.define_flags(fv)
   cli.define_verbose_flag(fv)
 
@@ -113,7 +117,17 @@ COMMON_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "seed",
                 "learning_rate", "num_epochs", "train_steps",
                 "max_steps_per_run", "checkpoint_every_steps",
                 "log_every_steps", "eval_every_steps", "jit_compile",
-                "max_bytes_per_sentence", "max_tokens_per_sentence")
+                "max_bytes_per_sentence", "max_tokens_per_sentence",
+                "reexport")
+
+# Flags that say how a run goes, not what it trains: changing them does not
+# make a finished run's rerun a new run (with the trainer's own
+# `ModelTrainer.runtime_flags`).
+RUNTIME_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "reexport",
+                 "max_steps_per_run", "checkpoint_every_steps",
+                 "log_every_steps", "eval_every_steps", "jit_compile",
+                 "max_bytes_per_sentence", "max_tokens_per_sentence",
+                 "strategy", "num_cpu_devices", "verbose", "verify_data")
 
 
 # The name of Twitter PIT 2015's test split among a spec's eval_sets (the
@@ -253,6 +267,12 @@ class ModelTrainer:
 
   spec: model_specs.ModelSpec
   flag_values: flags.FlagValues
+  # The flags that shape what the model directory holds (vocabulary, table
+  # sizes, architecture): a rerun with other values is refused before
+  # anything is written.
+  directory_flags: Tuple[str, ...] = ()
+  # The trainer's flags that, like RUNTIME_FLAGS, only say how a run goes.
+  runtime_flags: Tuple[str, ...] = ()
 
   def configure_runtime(self) -> None:
     """Runs before TensorFlow starts (e.g. thread pools); default: nothing."""
@@ -298,11 +318,55 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
                                              model_trainer.data_subdir())
   model_trainer.check_flags(strategy)
   model_dir = fv.model_dir
+  model_dir_lib.check_writable(model_dir)
+  # Before anything is written: a refused rerun leaves the directory as it
+  # was.
+  model_dir_lib.check_directory_flags(model_dir, fv,
+                                      model_trainer.directory_flags)
+  chief = training_loop.is_chief(strategy)
+  if chief:
+    for path in model_dir_lib.remove_stale_checkpoint_temporaries(model_dir):
+      print(f"removed {path}, left by a killed checkpoint save", flush=True)
   out_dir = distribution.prepare_worker_dir(model_dir, strategy, fv)
   keras.utils.set_random_seed(fv.seed)
   return RunContext(spec=model_trainer.spec, strategy=strategy,
                     data_dir=data_dir, model_dir=model_dir, out_dir=out_dir,
-                    chief=training_loop.is_chief(strategy))
+                    chief=chief)
+
+
+def _run_identity(model_trainer):
+  """{flag: its command-line form} of the flags that say what a run trains."""
+  fv = model_trainer.flag_values
+  skip = set(RUNTIME_FLAGS) | set(model_trainer.runtime_flags)
+  return {name: fv[name].serialize() for name in sorted(fv)
+          if name not in skip and fv[name].name == name}
+
+
+def _finished_run(model_trainer):
+  """finished.json of the run in --model_dir if it finished with the same
+  flags (`_run_identity`), else None."""
+  path = os.path.join(model_trainer.flag_values.model_dir,
+                      model_dir_lib.FINISHED_FILE)
+  if not os.path.exists(path):
+    return None
+  finished = model_dir_lib.read_json(path, "the record of a finished run")
+  if finished.get("flags") != _run_identity(model_trainer):
+    return None
+  return finished
+
+
+def _export_again(model_trainer, finished):
+  """--reexport of a finished run: its last checkpoint, exported anew."""
+  fv = model_trainer.flag_values
+  context = _open(model_trainer)
+  export_dir = fv.export_dir or os.path.join(context.model_dir,
+                                             model_dir_lib.EXPORT_SUBDIR)
+  path = export_model.export(context.model_dir, export_dir,
+                             data_dir=context.data_dir or None,
+                             **input_caps(fv))
+  print(f"exported to {path}\nexport: {os.path.abspath(path)}", flush=True)
+  return RunSummary(model_dir=context.model_dir, step=finished["step"],
+                    export_path=path, results={})
 
 
 def _loop_config(fv, plan: TrainingPlan,
@@ -334,12 +398,12 @@ def _evaluate_export(model_trainer, context, plan, path):
     columns.append(baseline[1])
   table = sts.format_table(columns)
   results_json = sts.results_to_json(results, include_predictions=False)
-  with open(os.path.join(context.model_dir, model_dir_lib.STS_RESULTS_FILE),
-            "w") as f:
-    json.dump(results_json, f, indent=2)
-  with open(os.path.join(context.model_dir, model_dir_lib.STS_TABLE_FILE),
-            "w") as f:
-    f.write(table + "\n")
+  model_dir_lib.write_text_atomically(
+      os.path.join(context.model_dir, model_dir_lib.STS_RESULTS_FILE),
+      json.dumps(results_json, indent=2))
+  model_dir_lib.write_text_atomically(
+      os.path.join(context.model_dir, model_dir_lib.STS_TABLE_FILE),
+      table + "\n")
   print(table, flush=True)
   if baseline:
     print(compare_headline_scores(results, *baseline), flush=True)
@@ -365,6 +429,22 @@ def compare_headline_scores(trained, label, other):
 def train(model_trainer: ModelTrainer) -> RunSummary:
   """One training run with the parsed flags: opening, plan, loop, ending."""
   fv = model_trainer.flag_values
+  cli.require_flags("model_dir", flag_values=fv)
+  finished = _finished_run(model_trainer)
+  if finished and fv.reexport:
+    return _export_again(model_trainer, finished)
+  if finished:
+    print(f"{fv.model_dir} already holds this run, finished at step "
+          f"{finished['step']:,} and exported to {finished['export_path']}: "
+          "nothing to do (--reexport exports it again)", flush=True)
+    return RunSummary(model_dir=fv.model_dir, step=finished["step"],
+                      export_path=finished["export_path"], results={})
+  config_path = os.path.join(fv.model_dir, model_dir_lib.MODEL_CONFIG_FILE)
+  if os.path.exists(config_path):
+    # A rerun: the vocabulary must still be the one the model was trained
+    # with.
+    model_dir_lib.check_vocabulary(
+        fv.model_dir, model_dir_lib.read_model_config(fv.model_dir))
   context = _open(model_trainer)
   plan = model_trainer.build_plan(context)
   steps = total_steps(fv, plan.steps_per_epoch)
@@ -406,6 +486,10 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
   if model_trainer.spec.sentence_encoder:
     summary.results.update(
         _evaluate_export(model_trainer, context, plan, path))
+  model_dir_lib.write_text_atomically(
+      os.path.join(context.model_dir, model_dir_lib.FINISHED_FILE),
+      json.dumps({"step": summary.step, "export_path": path,
+                  "flags": _run_identity(model_trainer)}, indent=2))
   print(f"export: {os.path.abspath(path)}", flush=True)
   return summary
 

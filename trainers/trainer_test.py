@@ -1,5 +1,7 @@
 """Tests of the shared trainer skeleton, through Siamese CBOW's trainer."""
 
+import contextlib
+import io
 import os
 
 from absl import flags
@@ -85,6 +87,98 @@ class TrainerTest(tf.test.TestCase):
     summary = siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
                                              "--noexport"])
     self.assertEqual(summary.step, 12)
+
+  def test_finished_run_rerun_does_nothing_unless_reexport(self):
+    model_dir = os.path.join(self.get_temp_dir(), "finished")
+    argv = self.flags + ["--model_dir=" + model_dir]
+    first = siamese_cbow.run(argv)
+    export_base = os.path.join(model_dir, "export")
+    self.assertEqual(os.listdir(export_base), ["1"])
+    again = siamese_cbow.run(argv + ["--log_every_steps=3"])  # How, not what.
+    self.assertEqual(again.export_path, first.export_path)
+    self.assertEqual(again.step, 12)
+    self.assertEqual(os.listdir(export_base), ["1"])
+    reexported = siamese_cbow.run(argv + ["--reexport"])
+    self.assertEqual(sorted(os.listdir(export_base)), ["1", "2"])
+    self.assertEqual(reexported.export_path, os.path.join(export_base, "2"))
+    # More epochs make it another run: it trains on from the checkpoint.
+    longer = siamese_cbow.run(argv[:-1] + ["--model_dir=" + model_dir,
+                                           "--train_steps=15", "--noexport"])
+    self.assertEqual(longer.step, 15)
+
+  def test_incompatible_rerun_is_refused_before_anything_is_written(self):
+    model_dir = os.path.join(self.get_temp_dir(), "incompatible")
+    with self.assertRaises(errors.Interrupted):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--max_steps_per_run=5", "--noexport"])
+    before = {name: open(os.path.join(model_dir, name), "rb").read()
+              for name in ("flags.txt", "model_config.json", "vocab.txt")}
+    with self.assertRaisesRegex(
+        errors.UserError, r"--embedding_dim=16 \(the directory has "
+        r"--embedding_dim=8\)"):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--embedding_dim=16"])
+    for name, content in before.items():
+      with open(os.path.join(model_dir, name), "rb") as f:
+        self.assertEqual(f.read(), content, name)
+
+  def test_changed_vocabulary_is_an_error_naming_both_fingerprints(self):
+    model_dir = os.path.join(self.get_temp_dir(), "vocabulary")
+    siamese_cbow.run(self.flags + ["--model_dir=" + model_dir, "--noexport"])
+    path = os.path.join(model_dir, "vocab.txt")
+    with open(path) as f:
+      lines = f.readlines()
+    with open(path, "w") as f:
+      f.writelines(lines[1:2] + lines[:1] + lines[2:])  # Two words swapped.
+    with self.assertRaisesRegex(errors.UserError,
+                                r"vocab.txt is not the vocabulary .*\(sha256"):
+      export_model.export(model_dir, os.path.join(model_dir, "export"))
+    with self.assertRaisesRegex(errors.UserError, "vocab.txt is not"):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--train_steps=20"])
+
+  def test_stale_checkpoint_temporaries_are_removed_at_start(self):
+    model_dir = os.path.join(self.get_temp_dir(), "stale")
+    with self.assertRaises(errors.Interrupted):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--max_steps_per_run=5", "--noexport"])
+    stale = os.path.join(model_dir, "checkpoints", "ckpt-9_temp")
+    os.makedirs(stale)
+    siamese_cbow.run(self.flags + ["--model_dir=" + model_dir, "--noexport"])
+    self.assertFalse(os.path.exists(stale))
+
+  def test_model_dir_that_is_a_file_and_corrupt_json_are_user_errors(self):
+    path = os.path.join(self.get_temp_dir(), "a_file")
+    with open(path, "w") as f:
+      f.write("x")
+    with self.assertRaisesRegex(errors.UserError, "is a file"):
+      siamese_cbow.run(self.flags + ["--model_dir=" + path])
+    model_dir = os.path.join(self.get_temp_dir(), "corrupt")
+    with self.assertRaises(errors.Interrupted):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--max_steps_per_run=2", "--noexport"])
+    with open(os.path.join(model_dir, "corpus_stats.json"), "w") as f:
+      f.write('{"key": ')
+    with self.assertRaisesRegex(errors.UserError,
+                                r"corpus_stats.json: not valid JSON"):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir])
+
+  def test_damaged_newest_checkpoint_falls_back_to_the_one_before(self):
+    model_dir = os.path.join(self.get_temp_dir(), "damaged")
+    siamese_cbow.run(self.flags + ["--model_dir=" + model_dir, "--noexport"])
+    newest = model_dir_lib.checkpoints_newest_first(model_dir)[0]
+    self.assertEndsWith(newest, "ckpt-12")
+    with open(newest + ".data-00000-of-00001", "r+b") as f:
+      f.truncate(10)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+      summary = siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                               "--train_steps=15"])
+    self.assertIn(f"warning: cannot restore {newest}", out.getvalue())
+    self.assertIn("resumed from", out.getvalue())
+    self.assertIn("ckpt-10 at step 10", out.getvalue())
+    self.assertEqual(summary.step, 15)
+    self.assertIsNotNone(summary.export_path)
 
   def test_set_defaults_only_for_common_flags(self):
     with self.assertRaisesRegex(ValueError, "not a common flag"):

@@ -28,7 +28,6 @@ to `model_dir`; other workers write to `model_dir/workertemp_<task id>`
 (`worker_dir`), which is scratch.
 """
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -39,6 +38,7 @@ from typing import Callable, Mapping, Optional
 
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 
 # Name of the checkpointed count of distributed batches consumed.
@@ -291,12 +291,25 @@ def run(model_dir: str,
         termination_config=tf.distribute.experimental.TerminationConfig(
             exit_fn=lambda: preempted.append(True),
             save_fn=lambda: manager.save(checkpoint_number=step)))
-  latest = tf.train.latest_checkpoint(read_checkpoints)
-  if latest:
-    status = checkpoint.restore(latest)
-    if not multi_worker:
-      status.assert_existing_objects_matched()
-    log(f"resumed from {latest} at step {int(step_counter.numpy())}")
+  latest = None  # The checkpoint restored.
+  for path in model_dir_lib.checkpoints_newest_first(model_dir):
+    try:
+      status = checkpoint.restore(path)
+      if not multi_worker:
+        status.assert_existing_objects_matched()
+    except Exception as e:  # pylint: disable=broad-except
+      # A damaged newest checkpoint: the one before it is as good a start.
+      log(f"warning: cannot restore {path} ({model_dir_lib.first_line(e)}); "
+          "trying the checkpoint before it")
+      continue
+    log(f"resumed from {path} at step {int(step_counter.numpy())}")
+    latest = path
+    break
+  else:
+    if model_dir_lib.checkpoints_newest_first(model_dir):
+      raise errors.UserError(
+          f"no checkpoint in {read_checkpoints!r} can be restored: move the "
+          "folder away to train from the start")
   if strategy is not None:
     skip = int(consumed.numpy())
     if skip:
