@@ -2,7 +2,6 @@
 
 import json
 import os
-import subprocess
 import threading
 from unittest import mock
 
@@ -53,9 +52,11 @@ class SavedModelWriterTest(tf.test.TestCase):
 
   def test_a_killed_export_temporary_is_removed_a_live_one_kept(self):
     os.makedirs(self.export_dir)
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    stale = os.path.join(self.export_dir, f".tmp-{dead.pid}-1-abc")
+    # pid_max is never a process id (ids stay below it): a writer that is
+    # gone. (A just-exited child's id can come back at once as a thread's.)
+    with open("/proc/sys/kernel/pid_max") as f:
+      dead_pid = int(f.read())
+    stale = os.path.join(self.export_dir, f".tmp-{dead_pid}-1-abc")
     live = os.path.join(self.export_dir, f".tmp-{os.getpid()}-1-abc")
     os.makedirs(os.path.join(stale, "variables"))
     os.makedirs(live)
