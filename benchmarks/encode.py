@@ -27,7 +27,7 @@ import tensorflow as tf
 
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
-from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts_data
 
@@ -58,7 +58,8 @@ def _numpy_encoder(export_path, vocab_path):
   """Python/numpy re-implementation over the export's own vectors."""
   if not vocab_path:
     # A trainer's layout: <model_dir>/export/<version>, <model_dir>/vocab.txt.
-    vocab_path = os.path.join(export_path, os.pardir, os.pardir, "vocab.txt")
+    vocab_path = os.path.join(export_path, os.pardir, os.pardir,
+                              model_dir_lib.VOCABULARY_FILE)
   if not os.path.exists(vocab_path):
     return None
   table = tf.saved_model.load(export_path).trainable_variables[0].numpy()

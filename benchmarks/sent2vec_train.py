@@ -78,6 +78,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import corpus
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
@@ -183,7 +184,8 @@ def _cpu_seconds():
 def _load_vocabulary(path):
   """(Vocabulary, corpus tokens) from a vocab.txt and its corpus_stats.json."""
   vocabulary = vocabulary_lib.Vocabulary.load(path)
-  stats_path = os.path.join(os.path.dirname(path), "corpus_stats.json")
+  stats_path = os.path.join(os.path.dirname(path),
+                            model_dir_lib.CORPUS_STATS_FILE)
   if not os.path.exists(stats_path):
     raise errors.UserError(f"no corpus_stats.json beside {path}")
   with open(stats_path) as f:
@@ -665,8 +667,9 @@ def side_by_side():
     words = tokens + lines
     vocab_dir = os.path.join(work_dir, "vocabulary")
     os.makedirs(vocab_dir, exist_ok=True)
-    vocabulary.save(os.path.join(vocab_dir, "vocab.txt"))
-    with open(os.path.join(vocab_dir, "corpus_stats.json"), "w") as f:
+    vocabulary.save(os.path.join(vocab_dir, model_dir_lib.VOCABULARY_FILE))
+    with open(os.path.join(vocab_dir, model_dir_lib.CORPUS_STATS_FILE),
+              "w") as f:
       json.dump({"tokens": tokens, "lines": lines, "known_tokens": known}, f)
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
         vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,

@@ -25,6 +25,7 @@ import numpy as np
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -191,7 +192,7 @@ FLAGS = flags.FLAGS
 
 
 def _training_line(name, model_dir):
-  path = os.path.join(model_dir, "model_config.json")
+  path = os.path.join(model_dir, model_dir_lib.MODEL_CONFIG_FILE)
   if not os.path.exists(path):
     return f"- {name}: `{model_dir}`"
   with open(path) as f:
@@ -223,7 +224,8 @@ def main(argv):
   pair_sets, missing = evaluation_sets(data_dir)
   columns = []
   for name, model_dir in runs:
-    encoder = encoder_lib.load_encoder(os.path.join(model_dir, "export"))
+    encoder = encoder_lib.load_encoder(
+        os.path.join(model_dir, model_dir_lib.EXPORT_SUBDIR))
     results = sts.evaluate_pair_sets(encoder, pair_sets, missing,
                                      model_name=name)
     columns.append((name, pearsons(results)))

@@ -23,6 +23,7 @@ from absl import flags
 
 from sentzoo.common import cli
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.reports import baselines
 
 # Flags that say where a run is, not what it is.
@@ -72,7 +73,7 @@ def load_run(runs_dir, name):
   """Reads one run folder; None if the run has not finished (no
   sts_results.json yet)."""
   folder = os.path.join(runs_dir, name)
-  results_path = os.path.join(folder, "sts_results.json")
+  results_path = os.path.join(folder, model_dir_lib.STS_RESULTS_FILE)
   if not os.path.exists(results_path):
     return None
   with open(results_path, encoding="utf-8") as f:
@@ -90,14 +91,15 @@ def load_run(runs_dir, name):
     with open(path, encoding="utf-8") as f:
       ablation_flags = f.read().strip()
   return Run(
-      name=name, flags=read_flags(os.path.join(folder, "flags.txt")),
+      name=name,
+      flags=read_flags(os.path.join(folder, model_dir_lib.FLAGS_FILE)),
       ablation_flags=ablation_flags,
       sts=sts,
-      dev_pearson=_last(os.path.join(folder, "eval_log.jsonl"),
+      dev_pearson=_last(os.path.join(folder, model_dir_lib.EVAL_LOG_FILE),
                         "stsb_dev_pearson"),
-      neighbour_ranking=_last(os.path.join(folder, "eval_log.jsonl"),
+      neighbour_ranking=_last(os.path.join(folder, model_dir_lib.EVAL_LOG_FILE),
                               "neighbour_ranking"),
-      steps=_last(os.path.join(folder, "train_log.jsonl"), "step"),
+      steps=_last(os.path.join(folder, model_dir_lib.TRAIN_LOG_FILE), "step"),
       minutes=minutes)
 
 

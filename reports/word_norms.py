@@ -19,8 +19,8 @@ import tensorflow as tf
 
 from sentzoo.common import cli
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 
-VOCABULARY_FILE = "vocab.txt"
 # Frequency bands: the 100 most frequent words, then up to each bound.
 BANDS = (100, 1000, 10000, 100000)
 
@@ -124,7 +124,8 @@ def report(flag_values):
     raise errors.UserError("--names needs one label per --model_dir")
   series, result = [], {}
   for name, model_dir, export in zip(names, model_dirs, exports):
-    words, counts = read_vocabulary(os.path.join(model_dir, VOCABULARY_FILE))
+    words, counts = read_vocabulary(
+        os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
     table = tf.saved_model.load(export).embeddings.numpy()
     if table.shape[0] != len(counts) + 1:
       raise errors.UserError(
