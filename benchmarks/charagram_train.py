@@ -17,15 +17,12 @@ CPU are not clean).
 
 import os
 import resource
-import shutil
-import tempfile
 import time
 
 from absl import flags
 import tensorflow as tf
 
 from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.trainers import charagram
 from sentzoo.trainers import trainer
 
@@ -47,20 +44,11 @@ def main(argv):
   del argv
   tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
   tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
-  model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="charagram_train_")
-  try:
-    _benchmark(model_dir)
-  finally:
-    if not FLAGS.model_dir:
-      shutil.rmtree(model_dir, ignore_errors=True)
+  with trainer.plan_to_measure(charagram.CharagramTrainer()) as plan:
+    _benchmark(plan)
 
 
-def _benchmark(model_dir):
-  model_trainer = charagram.CharagramTrainer()
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
-  plan = model_trainer.build_plan(trainer.RunContext(
-      spec=model_trainer.spec, strategy=None, data_dir=data_dir,
-      model_dir=model_dir, out_dir=model_dir, chief=False))
+def _benchmark(plan):
   model = plan.checkpoint_items["model"]
   iterator = iter(plan.dataset)
   for _ in range(FLAGS.warmup_steps):

@@ -18,8 +18,6 @@ batch count between runs.
 
 
 import resource
-import shutil
-import tempfile
 import time
 
 from absl import flags
@@ -27,7 +25,6 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.trainers import siamese_cbow
 from sentzoo.trainers import trainer
 
@@ -61,22 +58,12 @@ def _measure(batches, warmup, steps, per_batch):
 
 def main(argv):
   del argv
-  model_dir = FLAGS.model_dir or tempfile.mkdtemp(prefix="train_throughput_")
-  try:
-    _benchmark(model_dir)
-  finally:
-    if not FLAGS.model_dir:
-      shutil.rmtree(model_dir, ignore_errors=True)
-
-
-def _benchmark(model_dir):
-  model_trainer = siamese_cbow.SiameseCBOWTrainer()
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir,
-                                           model_trainer.data_subdir())
   start = time.perf_counter()
-  plan = model_trainer.build_plan(trainer.RunContext(
-      spec=model_trainer.spec, strategy=None, data_dir=data_dir,
-      model_dir=model_dir, out_dir=model_dir, chief=False))
+  with trainer.plan_to_measure(siamese_cbow.SiameseCBOWTrainer()) as plan:
+    _benchmark(plan, start)
+
+
+def _benchmark(plan, start):
   print(f"plan built in {time.perf_counter() - start:.1f}s")
   members = 3 + FLAGS.num_negatives
   rows = []

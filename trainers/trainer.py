@@ -28,10 +28,13 @@ changes only their defaults (`set_defaults`). Two entry points:
 `errors.Interrupted` where the command line would exit 2 / 75.
 """
 
+import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import sys
+import tempfile
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from absl import flags
@@ -492,6 +495,27 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
                   "flags": _run_identity(model_trainer)}, indent=2))
   print(f"export: {os.path.abspath(path)}", flush=True)
   return summary
+
+
+@contextlib.contextmanager
+def plan_to_measure(model_trainer: ModelTrainer):
+  """Yields the plan a run with the parsed flags would train, for benchmarks.
+
+  Built on one device, as a worker that neither evaluates nor exports, in
+  --model_dir (its vocabulary and counts are cached there) or, without one,
+  in a temporary folder removed afterwards.
+  """
+  fv = model_trainer.flag_values
+  model_dir = fv.model_dir or tempfile.mkdtemp(prefix="sentzoo_plan_")
+  try:
+    data_dir = data_dir_lib.resolve_data_dir(fv.data_dir,
+                                             model_trainer.data_subdir())
+    yield model_trainer.build_plan(RunContext(
+        spec=model_trainer.spec, strategy=None, data_dir=data_dir,
+        model_dir=model_dir, out_dir=model_dir, chief=False))
+  finally:
+    if not fv.model_dir:
+      shutil.rmtree(model_dir, ignore_errors=True)
 
 
 def main(model_trainer: ModelTrainer) -> None:
