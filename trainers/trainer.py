@@ -6,9 +6,13 @@ parsed flags into a `TrainingPlan` (data pipeline, model, train step,
 evaluation, model_config.json). This module runs the rest, the same for
 every model:
 
+  0. a rerun of a finished run (same flags; finished.json) does nothing
+     unless --reexport; a rerun must find the vocabulary it trained with;
   1. the opening: --model_dir required, the distribution strategy (first:
      logical CPU devices can only be set before TensorFlow starts), the data
-     directory, this worker's output folder and flags.txt, the seed;
+     directory, a rerun with other `directory_flags` refused before anything
+     is written, stale checkpoint temporaries removed, this worker's output
+     folder and flags.txt, the seed;
   2. the plan, and model_config.json;
   3. `training_loop.run`: resume, checkpoints, logs, periodic evaluation;
   4. the interrupted ending (exit code 75: rerun the command to resume);
@@ -16,7 +20,7 @@ every model:
      (`export_model.export`, given the trained module in memory where the
      plan builds one, so that a large table is not restored a second time),
      then the final evaluation of a sentence encoder on its spec's sets:
-     sts_results.{json,md} and the table on the console.
+     sts_results.{json,md} and the table on the console; finished.json.
 
 Every trainer takes the flags defined here with the same meaning; a trainer
 changes only their defaults (`set_defaults`). Two entry points:
@@ -54,6 +58,7 @@ from sentzoo.inputs import twitter_pit
 from sentzoo.models import model_specs
 from sentzoo.trainers import distribution
 from sentzoo.trainers import training_loop
+
 
 def define_common_flags(flag_values):
   """Defines the flags every trainer takes in `flag_values` (a trainer's own
