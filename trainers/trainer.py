@@ -428,7 +428,10 @@ def compare_headline_scores(trained, label, other):
     if key not in mine or key not in theirs:
       continue
     now, before = mine[key].pearson, theirs[key].pearson
-    verdict = "above" if now > before else "NOT above"
+    # Compared as printed: a difference that rounds to +0.00 is no gain.
+    gain = round(now - before, 2)
+    verdict = ("above" if gain > 0 else
+               "level with" if gain == 0 else "NOT above")
     lines.append(f"{name}: trained {now:.2f}, {label} {before:.2f} "
                  f"({verdict} the {label} model, {now - before:+.2f})")
   return "\n".join(lines)

@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import sts
 from sentzoo.export import export_model
 from sentzoo.tests import corpus_fixtures
 from sentzoo.trainers import sent2vec
@@ -183,6 +184,25 @@ class TrainerTest(tf.test.TestCase):
   def test_set_defaults_only_for_common_flags(self):
     with self.assertRaisesRegex(ValueError, "not a common flag"):
       trainer.set_defaults(FLAGS, embedding_dim=3)
+
+  def test_headline_comparison_says_level_when_the_printed_gain_is_zero(self):
+    def results(mean, dev):
+      aggregate = sts.Aggregate("STS.mean", "mean", [], mean, mean)
+      dev_set = sts.SetResult("STSB.dev", dev, dev, np.zeros(2), np.zeros(2))
+      return sts.EvalResults(sets={"STSB.dev": dev_set}, missing=[],
+                             aggregates={"STS.mean": aggregate})
+
+    lines = trainer.compare_headline_scores(
+        results(49.091, 54.80), "untrained", results(49.088, 54.83))
+    self.assertEqual(lines.splitlines(), [
+        "mean of the STS 2012-2015 sets: trained 49.09, untrained 49.09 "
+        "(level with the untrained model, +0.00)",
+        "STS-B dev: trained 54.80, untrained 54.83 "
+        "(NOT above the untrained model, -0.03)"])
+    self.assertIn("(above the untrained model, +1.00)",
+                  trainer.compare_headline_scores(
+                      results(50.09, 55.0), "untrained",
+                      results(49.09, 54.0)))
 
   def test_total_steps(self):
     flag_values = flags.FlagValues()
