@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # Regenerates docs/siamese_cbow.md (and docs/siamese_cbow_word_norms.png) from
-# the runs that `bash docs/run_siamese_cbow_ablation.sh` trains into
-# runs/siamese_cbow_ablation/: the ablation table, the run selected on STS-B
-# dev, the word-norm analysis, and the per-set table of the selected run
-# beside the paper flagfile, the untrained model and word2vec.
+# the runs that `bash docs/run_siamese_cbow_ablation.sh` trains: the ablation
+# table (from the committed records, docs/records/siamese_cbow_ablation/), the
+# run selected on STS-B dev, and, from the exports in
+# runs/siamese_cbow_ablation/ of the untrained, paper and selected runs, the
+# word-norm analysis and the per-set table beside word2vec.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
 data_dir="${SENTZOO_DATA_DIR:-../shared/data}"
 runs_dir=runs/siamese_cbow_ablation
+records_dir=docs/records/siamese_cbow_ablation
 reference=word2vec=../shared/baselines/word2vec_books_sts.md
 out=docs/siamese_cbow.md
 names=$(bash docs/run_siamese_cbow_ablation.sh --list | paste -sd, -)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ablation=(python -m reports.siamese_cbow_ablation --runs_dir=$runs_dir
+ablation=(python -m reports.siamese_cbow_ablation --runs_dir=$records_dir
           --runs="$names" --reference=$reference
           --output_json=$tmp/ablation.json)
 .venv/bin/"${ablation[@]}" > $tmp/ablation.md
 best=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['selected'])" \
        $tmp/ablation.json)
+for name in untrained paper "$best"; do
+  if [ ! -f "$runs_dir/$name/export/1/saved_model.pb" ]; then
+    echo "error: $runs_dir/$name/export/1 is missing (the word norms and the" \
+         "per-set table need it): bash docs/run_siamese_cbow_ablation.sh" \
+         "untrained paper $best" >&2
+    exit 1
+  fi
+done
 
 norms=(python -m reports.word_norms
        --model_dir=$runs_dir/untrained --export=$runs_dir/untrained/export/1
@@ -43,7 +53,9 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   echo "Produced by \`bash docs/make_siamese_cbow_results.sh\` from the runs of"
   echo "\`bash docs/run_siamese_cbow_ablation.sh\` (each: \`python -m trainers.siamese_cbow"
   echo "--flagfile=configs/siamese_cbow_paper.flags\` plus the flags in its row, on all 7 parts"
-  echo "of the corpus less the 20 held-out books)."
+  echo "of the corpus less the 20 held-out books). The table reads each run's record in"
+  echo "\`docs/records/siamese_cbow_ablation/<run>/\` (its flags, STS results, logs and wall time,"
+  echo "copied there by the runner when the run finished)."
   echo
   echo "## Ablations"
   echo

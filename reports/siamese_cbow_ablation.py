@@ -1,14 +1,16 @@
 r"""The Siamese CBOW ablation table of docs/siamese_cbow.md, from trained runs.
 
-Reads each run folder written by `docs/run_siamese_cbow_ablation.sh`
-(flags.txt, sts_results.json, eval_log.jsonl, train_log.jsonl, wall_seconds)
+Reads each run folder written by `docs/run_siamese_cbow_ablation.sh`, or its
+committed record in docs/records/siamese_cbow_ablation/ (flags.txt,
+sts_results.json, eval_log.jsonl, train_log.jsonl, wall_seconds)
 and prints a Markdown table: the flags that differ from the first run given
 with flags, STS test scores, STS-B dev, the held-out neighbour ranking, the
 number of STS sets where the run beats the better word2vec column, and time.
 The run with the highest final STS-B dev Pearson is named as the selection:
 settings are chosen on dev, never on the STS test sets.
 
-  python -m reports.siamese_cbow_ablation --runs_dir=runs/siamese_cbow_ablation \
+  python -m reports.siamese_cbow_ablation \
+      --runs_dir=docs/records/siamese_cbow_ablation \
       --runs=untrained,paper,lr1e-3 \
       --reference=word2vec=../shared/baselines/word2vec_books_sts.md
 """
@@ -161,14 +163,16 @@ def format_table(runs, base, references, unfinished=()):
         f"{run.steps if run.steps is not None else '–'} | "
         f"{_number(run.minutes, 1)} |")
   for name in unfinished:
-    lines.append(f"| {name} | not finished: rerun "
-                 "`bash docs/run_siamese_cbow_ablation.sh` | | | | | | | | |")
+    lines.append(f"| {name} | no finished run recorded yet: "
+                 f"`bash docs/run_siamese_cbow_ablation.sh {name}` "
+                 "| | | | | | | | |")
   return "\n".join(lines)
 
 
 def define_flags(flag_values):
-  flags.DEFINE_string("runs_dir", "runs/siamese_cbow_ablation", "Folder of "
-                      "the run folders.", flag_values=flag_values)
+  flags.DEFINE_string("runs_dir", "docs/records/siamese_cbow_ablation",
+                      "Folder of the run folders (or of their records).",
+                      flag_values=flag_values)
   flags.DEFINE_list("runs", [], "Run names in table order.",
                     flag_values=flag_values)
   flags.DEFINE_string("base", "paper", "The run whose flags the others are "

@@ -103,7 +103,7 @@ class SiameseCbowAblationTest(tf.test.TestCase):
     paper = siamese_cbow_ablation.load_run(self.runs_dir, "paper")
     table = siamese_cbow_ablation.format_table([paper], paper, {},
                                                ["running"])
-    self.assertIn("| running | not finished", table)
+    self.assertIn("| running | no finished run recorded yet", table)
 
   def test_base_run_must_have_finished(self):
     with self.assertRaisesRegex(errors.UserError, "--base=paper"):
