@@ -1,0 +1,128 @@
+r"""Which of the zoo's trained word vectors the other models start from.
+
+The hybrid siamese matcher (in place of GloVe) and PARAGRAM-PHRASE (in place
+of PARAGRAM-SL999) start from pretrained word vectors. The zoo trains two
+kinds whose sentence embedding is the plain average of its word vectors:
+Siamese CBOW and Sent2Vec with unigrams only (its source vectors). This
+command picks, among such trained model directories, the one whose averaged
+vectors score the highest STS-B dev Pearson (the dev split: never a test
+set), read from each run's final evaluation (sts_results.json), and writes
+the choice as JSON for the table scripts:
+
+  python -m reports.word_vector_choice \
+      --candidate="Siamese CBOW (configs/siamese_cbow_best.flags)=runs/siamese_cbow_best" \
+      --candidate="Sent2Vec uni (configs/sent2vec_books_uni.flags)=runs/sent2vec_books_uni" \
+      --output_json=runs/zoo_word_vectors.json
+
+A Sent2Vec run with bigrams is refused: its dev score is not that of its
+word vectors alone.
+"""
+
+import dataclasses
+import json
+import os
+
+from absl import flags
+
+from sentzoo.common import cli
+from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
+
+STSB_DEV = "STSB.dev"
+# Model types whose sentence embedding is the average of their word vectors
+# (Sent2Vec only with --word_ngrams=1).
+AVERAGING_MODEL_TYPES = ("siamese_cbow", "sent2vec")
+
+
+@dataclasses.dataclass
+class Candidate:
+  """One trained model directory offered as the zoo's word vectors."""
+  name: str
+  model_dir: str
+  model_type: str
+  dev_pearson: float
+
+
+def read_candidate(name, model_dir):
+  """Reads a finished run's type and STS-B dev Pearson (x 100).
+
+  Raises:
+    errors.UserError: not a finished run of an averaging model, a Sent2Vec
+      run with n-grams, or no STS-B dev result.
+  """
+  config = model_dir_lib.read_model_config(model_dir)
+  model_type = config.get("model_type")
+  if model_type not in AVERAGING_MODEL_TYPES:
+    raise errors.UserError(
+        f"{model_dir!r} is a {model_type} model; word vectors come from "
+        f"{' or '.join(AVERAGING_MODEL_TYPES)} runs")
+  word_ngrams = config.get("featurizer", {}).get("word_ngrams", 1)
+  if word_ngrams != 1:
+    raise errors.UserError(
+        f"{model_dir!r} averages word {word_ngrams}-grams, so its STS-B dev "
+        "score is not that of its word vectors: use a unigram run")
+  path = os.path.join(model_dir, model_dir_lib.STS_RESULTS_FILE)
+  if not os.path.exists(path):
+    raise errors.UserError(
+        f"{model_dir!r} has no {model_dir_lib.STS_RESULTS_FILE}: train it to "
+        "its end first (the trainer evaluates it last)")
+  results = model_dir_lib.read_json(path, "the run's final evaluation")
+  dev = results.get("sets", {}).get(STSB_DEV)
+  if dev is None:
+    raise errors.UserError(f"{path} has no {STSB_DEV} result")
+  return Candidate(name=name, model_dir=model_dir, model_type=model_type,
+                   dev_pearson=float(dev["pearson"]))
+
+
+def choose(candidates):
+  """The candidate with the highest STS-B dev Pearson."""
+  return max(candidates, key=lambda c: c.dev_pearson)
+
+
+def define_flags(flag_values):
+  flags.DEFINE_multi_string(
+      "candidate", [], "NAME=MODEL_DIR of a finished Siamese CBOW or "
+      "unigram Sent2Vec run; give two or more.", flag_values=flag_values)
+  flags.DEFINE_string("output_json", None, "Where to write the choice "
+                      "(selected name and model_dir, every candidate's dev "
+                      "Pearson).", flag_values=flag_values)
+
+
+def report(flag_values):
+  """Prints one line per candidate and the choice; returns the choice."""
+  if not flag_values.candidate:
+    raise errors.UserError("--candidate names no model directory")
+  candidates = []
+  for entry in flag_values.candidate:
+    name, sep, model_dir = entry.partition("=")
+    if not sep or not name or not model_dir:
+      raise errors.UserError(f"--candidate={entry!r} is not NAME=MODEL_DIR")
+    candidates.append(read_candidate(name, model_dir))
+  selected = choose(candidates)
+  for c in candidates:
+    mark = " (selected)" if c is selected else ""
+    print(f"- {c.name}: STS-B dev Pearson {c.dev_pearson:.2f} "
+          f"(`{c.model_dir}`){mark}")
+  if flag_values.output_json:
+    model_dir_lib.write_text_atomically(flag_values.output_json, json.dumps({
+        "selected": selected.name,
+        "model_dir": selected.model_dir,
+        "criterion": "highest STS-B dev Pearson of the averaged vectors",
+        "candidates": [dataclasses.asdict(c) for c in candidates]},
+        indent=2))
+  return selected
+
+
+def run(argv):
+  """Runs the command in-process (argv[0] is the program)."""
+  return report(cli.parse_own_flags(define_flags, argv))
+
+
+def main(argv):
+  cli.reject_arguments(argv)
+  report(flags.FLAGS)
+
+
+if __name__ == "__main__":
+  define_flags(flags.FLAGS)
+  cli.run(main)
