@@ -92,3 +92,186 @@ def wilcoxon_per_set(results_a, results_b, zero_method: str = "wilcox"
     out[name] = wilcoxon(set_a.predicted, sets_b[name].predicted, name=name,
                          zero_method=zero_method)
   return out
+
+
+# Tests for the results pages' paper claims (reports.hybrid_table,
+# reports.charagram_results): across seeds and per example, at CLAIM_ALPHA.
+
+CLAIM_ALPHA = 0.05
+HOLDS = "holds"
+DOES_NOT_HOLD = "does not hold"
+NOT_DISTINGUISHABLE = "not distinguishable at p<0.05"
+
+
+def mean_std(values):
+  """(mean, sample standard deviation (ddof 1; 0.0 for one value), n).
+
+  NaN values are left out; (nan, nan, 0) when none is left.
+  """
+  v = np.asarray([x for x in values if x is not None and not math.isnan(x)],
+                 np.float64)
+  if not v.size:
+    return math.nan, math.nan, 0
+  return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, int(
+      v.size)
+
+
+@dataclasses.dataclass
+class PairedTestResult:
+  """One comparison of A with B.
+
+  Attributes:
+    difference: the observed mean difference A - B.
+    pvalue: two-sided p-value (nan when the test cannot be computed).
+    num: what was paired: seeds (t-test), examples (McNemar, bootstrap).
+    detail: test-specific numbers, e.g. McNemar's discordant counts.
+  """
+  difference: float
+  pvalue: float
+  num: int
+  detail: dict = dataclasses.field(default_factory=dict)
+
+
+def paired_t_test(values_a, values_b) -> PairedTestResult:
+  """Paired t-test of A vs B over seeds (value k of A and of B: seed k).
+
+  With fewer than 2 pairs p is nan. When every difference is the same
+  (zero variance) scipy's t is undefined: p = 1.0 if that difference is 0,
+  else 0.0 (every seed moved the same way by the same amount).
+  """
+  a = np.asarray(values_a, np.float64).reshape([-1])
+  b = np.asarray(values_b, np.float64).reshape([-1])
+  if a.shape != b.shape:
+    raise ValueError(f"{a.size} vs {b.size} paired values")
+  n = int(a.size)
+  if n == 0:
+    return PairedTestResult(math.nan, math.nan, 0)
+  d = a - b
+  diff = float(d.mean())
+  if n < 2:
+    return PairedTestResult(diff, math.nan, n)
+  if np.all(d == d[0]):
+    return PairedTestResult(diff, 1.0 if d[0] == 0 else 0.0, n)
+  return PairedTestResult(diff, float(stats.ttest_rel(a, b).pvalue), n)
+
+
+def mcnemar_exact(correct_a, correct_b) -> PairedTestResult:
+  """McNemar's exact test on paired right/wrong decisions.
+
+  Args:
+    correct_a: bool [n] or [seeds, n]: whether model A got example i right
+      (row k: seed k). Several rows are pooled: the discordant counts are
+      summed over the seed-matched rows (seed k of A with seed k of B).
+    correct_b: the same for model B, same shape.
+
+  Returns:
+    difference = accuracy(A) - accuracy(B) over all rows; pvalue = the exact
+    two-sided binomial test of b (A right, B wrong) among b + c discordant
+    decisions with p = 1/2 (1.0 when there is no discordant decision);
+    detail {"a_only": b, "b_only": c}.
+  """
+  a = np.asarray(correct_a, bool)
+  b = np.asarray(correct_b, bool)
+  if a.shape != b.shape:
+    raise ValueError(f"shapes {a.shape} vs {b.shape}")
+  if not a.size:
+    return PairedTestResult(math.nan, math.nan, 0)
+  a_only = int(np.sum(a & ~b))
+  b_only = int(np.sum(~a & b))
+  diff = (a_only - b_only) / a.size
+  if a_only + b_only == 0:
+    p = 1.0
+  else:
+    p = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
+  return PairedTestResult(float(diff), p, int(a.shape[-1]),
+                          {"a_only": a_only, "b_only": b_only})
+
+
+def _pearson_rows(predicted, gold):
+  """Pearson r of each row of predicted [..., n] with gold [..., n]."""
+  p = predicted - predicted.mean(axis=-1, keepdims=True)
+  g = gold - gold.mean(axis=-1, keepdims=True)
+  num = np.sum(p * g, axis=-1)
+  den = np.sqrt(np.sum(p * p, axis=-1) * np.sum(g * g, axis=-1))
+  with np.errstate(invalid="ignore", divide="ignore"):
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def bootstrap_pearson_difference(sets, num_samples=1000, seed=0
+                                 ) -> PairedTestResult:
+  """Paired bootstrap of the mean-over-sets Pearson difference of A and B.
+
+  The statistic is the average over sets of (mean over A's seeds of r(A) -
+  mean over B's seeds of r(B)), x 100 — the difference of the two models'
+  "Average" rows. Each bootstrap sample redraws the pairs of every set with
+  replacement (the same draw for A, B and all their seeds); the two-sided
+  p-value is 2 x the share of samples on the far side of 0, with the usual
+  +1 correction: min(1, 2 (1 + #{d* <= 0 or >= 0}) / (1 + num_samples)).
+
+  Args:
+    sets: list of (gold [n], predicted_a [seeds_a, n], predicted_b
+      [seeds_b, n]) per evaluation set.
+    num_samples: bootstrap samples.
+    seed: the resampling's seed.
+
+  Returns:
+    PairedTestResult(difference, pvalue, num = pairs over all sets,
+    detail {"ci95": (low, high)}).
+  """
+  rng = np.random.default_rng(seed)
+  observed = []
+  boot = np.zeros([num_samples])
+  total = 0
+  for gold, pa, pb in sets:
+    gold = np.asarray(gold, np.float64)
+    pa = np.atleast_2d(np.asarray(pa, np.float64))
+    pb = np.atleast_2d(np.asarray(pb, np.float64))
+    n = gold.size
+    if pa.shape[1] != n or pb.shape[1] != n:
+      raise ValueError(f"{n} gold scores, predictions {pa.shape} {pb.shape}")
+    total += n
+    observed.append(100 * (np.nanmean(_pearson_rows(pa, gold))
+                           - np.nanmean(_pearson_rows(pb, gold))))
+    # Chunks of samples keep memory at ~ chunk x seeds x n.
+    for start in range(0, num_samples, 100):
+      stop = min(num_samples, start + 100)
+      idx = rng.integers(0, n, size=[stop - start, n])
+      g = gold[idx]  # [k, n]
+      ra = _pearson_rows(pa[:, idx], g[None])  # [seeds_a, k]
+      rb = _pearson_rows(pb[:, idx], g[None])
+      boot[start:stop] += 100 * (np.nanmean(ra, axis=0)
+                                 - np.nanmean(rb, axis=0))
+  if not observed:
+    return PairedTestResult(math.nan, math.nan, 0)
+  boot /= len(observed)
+  diff = float(np.mean(observed))
+  far = min(np.sum(boot <= 0), np.sum(boot >= 0))
+  p = min(1.0, 2 * (1 + far) / (1 + num_samples))
+  low, high = np.percentile(boot, [2.5, 97.5])
+  return PairedTestResult(diff, float(p), total,
+                          {"ci95": (float(low), float(high))})
+
+
+def direction(tests, alpha=CLAIM_ALPHA) -> int:
+  """+1 / -1 when every test in `tests` (PairedTestResults of the same
+  comparison A vs B) has p < alpha and a difference of that sign; else 0."""
+  if not tests:
+    return 0
+  signs = set()
+  for t in tests:
+    if math.isnan(t.pvalue) or not t.pvalue < alpha or t.difference == 0:
+      return 0
+    signs.add(1 if t.difference > 0 else -1)
+  return signs.pop() if len(signs) == 1 else 0
+
+
+def claim_verdict(directions) -> str:
+  """The verdict on a claim made of comparisons "A > B" (one direction each,
+  +1 for A significantly above B): HOLDS when all are +1, DOES_NOT_HOLD when
+  any is -1, NOT_DISTINGUISHABLE otherwise (or with no comparison)."""
+  directions = list(directions)
+  if any(d < 0 for d in directions):
+    return DOES_NOT_HOLD
+  if directions and all(d > 0 for d in directions):
+    return HOLDS
+  return NOT_DISTINGUISHABLE
