@@ -4,16 +4,36 @@ r"""Trains and tests the hybrid siamese matcher: encoders x losses, one table.
       --word_vectors=runs/siamese_cbow_paper/export/1 \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-For each task (MSRP, SICK binary entailment), encoder (LSTM, GRU, CNN,
-stacked BiGRU) and loss (contrastive, logistic, joint) it trains, in this
-process, `trainers.hybrid_siamese.run(["--flagfile=configs/hybrid_<task>_
-<encoder>.flags", "--mode=<loss>", ...])` into
-<runs_dir>/<task>_<encoder>_<loss>/ (its console output goes to train.log
-there) — a run that already has results.json is not trained again, one that
-was interrupted resumes — then writes the test accuracies at the best dev
-epoch in the layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2, whether
-"joint >= each single loss" holds per encoder, and the paper's own numbers.
---table_only rebuilds the page from the runs present.
+For each seed of --seeds (default 0,1,2), task (MSRP, SICK binary
+entailment), encoder (LSTM, GRU, CNN, stacked BiGRU) and loss (contrastive,
+logistic, joint) it trains, in this process, `trainers.hybrid_siamese.run(
+["--flagfile=configs/hybrid_<task>_<encoder>.flags", "--mode=<loss>",
+"--seed=<k>", ...])` into <runs_dir>/<task>_<encoder>_<loss>/seed<k>/ (its
+console output goes to train.log there) — a run that already has
+results.json is not trained again, one that was interrupted resumes, so the
+table can be built over several sittings; seed 0 of every cell is trained
+before seed 1 of any — then writes the test accuracies at the best dev epoch
+in the layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2 as mean ±
+standard deviation over the seeds present (their count in each cell), and
+the paper's own numbers. --table_only rebuilds the page from the runs
+present.
+
+Contrastive-only runs are reported under two decision rules: the paper's
+fixed distance threshold (--threshold of the flagfiles, 0.5) and the
+threshold that maximises dev accuracy (`evaluation.decision_threshold`,
+tuned anew after every epoch; its own best dev epoch). The MLP's
+probability > 0.5 is kept for logistic and joint runs.
+
+The claim "joint >= each single loss" is decided per encoder by two paired
+tests of joint against contrastive (fixed threshold) and against logistic:
+a paired t-test over seeds (seed k against seed k: training variance) and
+McNemar's exact test on the test decisions at the best dev epoch, pooled
+over the seed-matched runs (the discordant counts summed: test-set
+sampling). A comparison counts only when both give p < 0.05 with the same
+sign; the claim "holds" when joint is significantly better than both single
+losses, "does not hold" when it is significantly worse than either, and is
+"not distinguishable at p<0.05" otherwise (`evaluation.significance.
+claim_verdict`).
 
 The command's flags are its own (`define_flags`, parsed by `run`): absl's
 process-wide flags are the trainer's, which `hybrid_siamese.run` parses
@@ -28,9 +48,11 @@ import time
 from typing import Sequence
 
 from absl import flags
+import numpy as np
 
 from sentzoo.common import cli
 from sentzoo.common import errors
+from sentzoo.evaluation import significance
 from sentzoo.trainers import hybrid_siamese
 
 TASKS = {"msrp": "MSRP (paraphrase, test 1,725 pairs)",
@@ -40,6 +62,13 @@ ENCODERS = {"lstm": "LSTM", "gru": "GRU", "cnn": "CNN",
             "bigru": "Stacked BiGRU"}
 MODES = {"contrastive": "Contrastive", "logistic": "Logistic",
          "joint": "Joint loss"}
+# The page's columns: (mode, decision rule); "tuned" is the contrastive
+# mode's dev-tuned distance threshold.
+TUNED = "tuned"
+COLUMN_NAMES = {("contrastive", None): "Contrastive (d < 0.5)",
+                ("contrastive", TUNED): "Contrastive (dev-tuned threshold)",
+                ("logistic", None): "Logistic",
+                ("joint", None): "Joint loss"}
 
 OPTIMIZERS = {"lazy": "lazy Adam", "dense": "Keras Adam (dense)"}
 
@@ -76,6 +105,9 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_list("encoders", list(ENCODERS), "Encoders.",
                     flag_values=flag_values)
   flags.DEFINE_list("modes", list(MODES), "Losses.", flag_values=flag_values)
+  flags.DEFINE_list("seeds", ["0", "1", "2"], "Training seeds (--seed of "
+                    "the trainer): one run per seed and cell.",
+                    flag_values=flag_values)
   flags.DEFINE_integer("num_epochs", 0, "Override the flagfiles' epochs "
                        "(0: keep them, 20).", flag_values=flag_values)
   flags.DEFINE_list("extra_flags", [], "More trainer flags for every run.",
@@ -87,14 +119,29 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                     flag_values=flag_values)
 
 
-def run_dir(fv, task, encoder, mode):
+def seeds_of(fv):
+  try:
+    seeds = [int(k) for k in fv.seeds]
+  except ValueError:
+    raise errors.UserError(f"--seeds must be integers, got {fv.seeds}")
+  if not seeds:
+    raise errors.UserError("--seeds is empty")
+  return seeds
+
+
+def cell_dir(fv, task, encoder, mode):
   return os.path.join(fv.runs_dir, f"{task}_{encoder}_{mode}")
 
 
-def train_argv(fv, task, encoder, mode):
+def run_dir(fv, task, encoder, mode, seed):
+  return os.path.join(cell_dir(fv, task, encoder, mode), f"seed{seed}")
+
+
+def train_argv(fv, task, encoder, mode, seed):
   """The flags of one run for `hybrid_siamese.run` (no program name)."""
   argv = [f"--flagfile=configs/hybrid_{task}_{encoder}.flags",
-          f"--mode={mode}", f"--model_dir={run_dir(fv, task, encoder, mode)}",
+          f"--mode={mode}", f"--seed={seed}",
+          f"--model_dir={run_dir(fv, task, encoder, mode, seed)}",
           "--noexport"]
   if fv.data_dir:
     argv.append(f"--data_dir={fv.data_dir}")
@@ -107,12 +154,23 @@ def train_argv(fv, task, encoder, mode):
   return argv + list(fv.extra_flags)
 
 
-def read_results(fv, task, encoder, mode):
-  path = os.path.join(run_dir(fv, task, encoder, mode), "results.json")
+def read_results(fv, task, encoder, mode, seed):
+  path = os.path.join(run_dir(fv, task, encoder, mode, seed), "results.json")
   if not os.path.exists(path):
     return None
   with open(path) as f:
     return json.load(f)
+
+
+def read_test_decisions(fv, task, encoder, mode, seed, rule=None):
+  """bool [n]: test pairs classified right at the best dev epoch, or None."""
+  path = os.path.join(run_dir(fv, task, encoder, mode, seed),
+                      hybrid_siamese.TEST_PREDICTIONS_FILE)
+  if not os.path.exists(path):
+    return None
+  key = "correct_tuned" if rule == TUNED else "correct"
+  with np.load(path) as saved:
+    return saved[key] if key in saved else None
 
 
 @contextlib.contextmanager
@@ -143,49 +201,104 @@ def _output_to(path):
 
 
 def train_all(fv):
-  """Trains every run of the table that has no results.json yet."""
-  for task in fv.tasks:
-    for encoder in fv.encoders:
-      for mode in fv.modes:
-        if read_results(fv, task, encoder, mode) is not None:
-          continue
-        folder = run_dir(fv, task, encoder, mode)
-        os.makedirs(folder, exist_ok=True)
-        log = os.path.join(folder, "train.log")
-        print(f"{time.strftime('%H:%M:%S')} training {task} {encoder} "
-              f"{mode}: log {log}", flush=True)
-        try:
-          with _output_to(log):
-            hybrid_siamese.run(train_argv(fv, task, encoder, mode))
-        except errors.UserError as e:
-          raise errors.UserError(f"{task} {encoder} {mode}: {e} (log: "
-                                 f"{log})") from e
-        result = read_results(fv, task, encoder, mode)
-        print(f"  test accuracy {100 * result['test_accuracy']:.2f} at best "
-              f"dev epoch {result['best_epoch']}", flush=True)
+  """Trains every run of the table that has no results.json yet.
+
+  Seeds are the outer loop: every cell gets its seed 0 run before any gets
+  seed 1, so that an interrupted build still covers the whole table.
+  """
+  for seed in seeds_of(fv):
+    for task in fv.tasks:
+      for encoder in fv.encoders:
+        for mode in fv.modes:
+          if read_results(fv, task, encoder, mode, seed) is not None:
+            continue
+          folder = run_dir(fv, task, encoder, mode, seed)
+          os.makedirs(folder, exist_ok=True)
+          log = os.path.join(folder, "train.log")
+          print(f"{time.strftime('%H:%M:%S')} training {task} {encoder} "
+                f"{mode} seed {seed}: log {log}", flush=True)
+          try:
+            with _output_to(log):
+              hybrid_siamese.run(train_argv(fv, task, encoder, mode, seed))
+          except errors.UserError as e:
+            raise errors.UserError(f"{task} {encoder} {mode} seed {seed}: "
+                                   f"{e} (log: {log})") from e
+          result = read_results(fv, task, encoder, mode, seed)
+          print(f"  test accuracy {100 * result['test_accuracy']:.2f} at "
+                f"best dev epoch {result['best_epoch']}", flush=True)
 
 
-def _cell(result):
+def test_accuracy(result, rule=None):
+  """Test accuracy (%) of one run under a decision rule, or None."""
   if result is None:
+    return None
+  if rule == TUNED:
+    tuned = result.get("tuned_threshold")
+    return None if not tuned else 100 * tuned["test_accuracy"]
+  return 100 * result["test_accuracy"]
+
+
+def _cell(values):
+  """'mean ± sd (n=k)' of the seeds' accuracies present; 'not run'."""
+  mean, std, n = significance.mean_std([v for v in values if v is not None])
+  if not n:
     return "not run"
-  return f"{100 * result['test_accuracy']:.2f}"
+  return f"{mean:.2f} ± {std:.2f} (n={n})"
 
 
-def joint_holds(results):
-  """'yes'/'no' (with the margins) whether joint >= contrastive and logistic."""
-  joint = results.get("joint")
-  singles = [results.get("contrastive"), results.get("logistic")]
-  if joint is None or any(r is None for r in singles):
-    return "incomplete"
-  deltas = [100 * (joint["test_accuracy"] - r["test_accuracy"])
-            for r in singles]
-  holds = all(d >= -1e-9 for d in deltas)
-  return (f"{'yes' if holds else 'no'} ({deltas[0]:+.2f} vs contrastive, "
-          f"{deltas[1]:+.2f} vs logistic)")
+def compare(fv, task, encoder, seeds, a, b):
+  """Paired tests of column a = (mode, rule) against column b.
+
+  Returns (t-test over the seeds both have, McNemar pooled over those
+  seeds' test decisions); None for a test without data.
+  """
+  acc_a, acc_b, dec_a, dec_b = [], [], [], []
+  for seed in seeds:
+    ra = test_accuracy(read_results(fv, task, encoder, a[0], seed), a[1])
+    rb = test_accuracy(read_results(fv, task, encoder, b[0], seed), b[1])
+    if ra is None or rb is None:
+      continue
+    acc_a.append(ra)
+    acc_b.append(rb)
+    da = read_test_decisions(fv, task, encoder, a[0], seed, a[1])
+    db = read_test_decisions(fv, task, encoder, b[0], seed, b[1])
+    if da is not None and db is not None and da.shape == db.shape:
+      dec_a.append(da)
+      dec_b.append(db)
+  t_test = significance.paired_t_test(acc_a, acc_b) if acc_a else None
+  mcnemar = (significance.mcnemar_exact(np.stack(dec_a), np.stack(dec_b))
+             if dec_a else None)
+  return t_test, mcnemar
+
+
+def _p(value):
+  if value is None or np.isnan(value):
+    return "–"
+  return f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
+def joint_claim(fv, task, encoder, seeds):
+  """(verdict, detail) on "joint >= each single loss" for one encoder."""
+  joint = ("joint", None)
+  singles = [("contrastive", None), ("logistic", None)]
+  if any(m not in fv.modes for m, _ in [joint] + singles):
+    return "not run", ""
+  directions, details = [], []
+  for single in singles:
+    t_test, mcnemar = compare(fv, task, encoder, seeds, joint, single)
+    if t_test is None:
+      return "not run", ""
+    tests = [t for t in (t_test, mcnemar) if t is not None]
+    directions.append(significance.direction(tests) if mcnemar else 0)
+    details.append(f"{t_test.difference:+.2f} vs {single[0]}, p "
+                   f"{_p(t_test.pvalue)} / {_p(mcnemar and mcnemar.pvalue)}")
+  return significance.claim_verdict(directions), "; ".join(details)
 
 
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
+  seeds = seeds_of(fv)
+  columns = [(m, r) for (m, r) in COLUMN_NAMES if m in fv.modes]
   lines = [
       "# Hybrid siamese + MLP sentence matcher: results",
       "",
@@ -194,36 +307,81 @@ def format_page(fv):
       "",
       "Nicosia and Moschitti, *Accurate Sentence Matching with Hybrid "
       "Siamese Networks*, CIKM 2017. Test accuracy (%) at the best dev "
-      "epoch; each cell is one training run (seed 0).",
+      "epoch, mean ± standard deviation over the training seeds "
+      f"{', '.join(str(k) for k in seeds)} (n = the seeds present in a "
+      "cell). Contrastive-only runs are shown under the paper's fixed "
+      "distance threshold (match if d < 0.5) and under the threshold "
+      "tuned for dev accuracy (each epoch; the best dev epoch of that "
+      "rule); logistic and joint runs predict a match when the MLP's "
+      "probability is above 0.5.",
+      "",
+      "**Paired tests.** \"joint ≥ each single loss\" is judged against "
+      "Contrastive (d < 0.5) and Logistic, each by a paired t-test over "
+      "seeds (seed k vs seed k) and McNemar's exact test on the test "
+      "decisions pooled over the seed-matched runs (discordant counts "
+      "summed). A difference counts when both give p < 0.05 with the same "
+      "sign: the claim holds when joint is significantly better than both, "
+      "does not hold when it is significantly worse than either, and is "
+      "otherwise not distinguishable at p<0.05. The cell after the verdict "
+      "gives the mean difference and the two p-values (t-test / McNemar).",
       "",
   ]
   any_result = None
   for task in fv.tasks:
     lines += [f"## {TASKS.get(task, task)}", "",
               "| Siamese encoder | " + " | ".join(
-                  MODES[m] for m in fv.modes) + " | joint ≥ each single "
-              "loss? |",
-              "|---|" + "---:|" * len(fv.modes) + "---|"]
-    details = []
+                  COLUMN_NAMES[c] for c in columns) + " | joint ≥ each "
+              "single loss? | differences, p (t-test / McNemar) |",
+              "|---|" + "---:|" * len(columns) + "---|---|"]
+    details, tests = [], []
     for encoder in fv.encoders:
-      results = {m: read_results(fv, task, encoder, m) for m in fv.modes}
-      for mode, result in results.items():
-        if result is not None:
+      cells = []
+      for mode, rule in columns:
+        cells.append(_cell(test_accuracy(
+            read_results(fv, task, encoder, mode, seed), rule)
+                           for seed in seeds))
+      for mode in fv.modes:
+        for seed in seeds:
+          result = read_results(fv, task, encoder, mode, seed)
+          if result is None:
+            continue
           any_result = any_result or result
+          tuned = result.get("tuned_threshold") or {}
           details.append(
-              f"| {ENCODERS[encoder]} | {MODES[mode]} | "
+              f"| {ENCODERS[encoder]} | {MODES[mode]} | {seed} | "
               f"{result['best_epoch']} | {100 * result['dev_accuracy']:.2f} | "
               f"{100 * result['test_accuracy']:.2f} | "
-              f"{result['parameters_without_embeddings']:,} | "
+              + (f"{tuned['threshold']:.3f} (epoch {tuned['epoch']}) | "
+                 f"{100 * tuned['dev_accuracy']:.2f} | "
+                 f"{100 * tuned['test_accuracy']:.2f} | " if tuned else
+                 "| | | ")
+              + f"{result['parameters_without_embeddings']:,} | "
               f"{result['seconds_this_run']:.0f} |")
-      lines.append(f"| {ENCODERS[encoder]} | " + " | ".join(
-          _cell(results[m]) for m in fv.modes) + f" | "
-          f"{joint_holds(results)} |")
-    lines += ["", "Per run: best dev epoch, dev and test accuracy, parameters "
-              "without the embedding table, wall-clock seconds of the last "
-              "invocation (2 shared CPU cores).", "",
-              "| encoder | loss | best epoch | dev | test | parameters | "
-              "seconds |", "|---|---|---:|---:|---:|---:|---:|"] + details
+      verdict, detail = joint_claim(fv, task, encoder, seeds)
+      lines.append(f"| {ENCODERS[encoder]} | " + " | ".join(cells) +
+                   f" | {verdict} | {detail} |")
+      if ("contrastive" in fv.modes and "joint" in fv.modes):
+        t_test, mcnemar = compare(fv, task, encoder, seeds, ("joint", None),
+                                  ("contrastive", TUNED))
+        if t_test is not None:
+          tests.append(
+              f"| {ENCODERS[encoder]} | {t_test.difference:+.2f} | "
+              f"{_p(t_test.pvalue)} | {_p(mcnemar and mcnemar.pvalue)} | "
+              f"{t_test.num} |")
+    if tests:
+      lines += ["", "Joint loss against Contrastive (dev-tuned threshold), "
+                "the same two tests:", "",
+                "| encoder | joint − contrastive (tuned) | t-test p | "
+                "McNemar p | seeds |", "|---|---:|---:|---:|---:|"] + tests
+    lines += ["", "Per run: seed, best dev epoch, dev and test accuracy "
+              "(fixed rule), for contrastive runs the dev-tuned threshold "
+              "(its best dev epoch) with its dev and test accuracy, "
+              "parameters without the embedding table, wall-clock seconds "
+              "of the last invocation (2 shared CPU cores).", "",
+              "| encoder | loss | seed | best epoch | dev | test | tuned "
+              "threshold | dev (tuned) | test (tuned) | parameters | "
+              "seconds |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+              "---:|---:|"] + details
     lines.append("")
   if any_result is not None:
     lines += [
@@ -238,7 +396,8 @@ def format_page(fv):
         f"{any_result['lazy_adam']}), learning rate "
         f"{any_result['learning_rate']}, batch {any_result['batch_size']}, "
         f"{any_result['num_epochs']} epochs, sentences truncated to 50 ids, "
-        "margin 1, contrastive threshold 0.5; λc = 1.0 (MSRP) and 0.01 "
+        "margin 1, contrastive threshold 0.5 (and dev-tuned); λc = 1.0 "
+        "(MSRP) and 0.01 "
         "(SICK-E), as the paper's paraphrase and entailment settings.",
         "- Flagfiles: `configs/hybrid_<task>_<encoder>.flags`; the loss is "
         "`--mode`.", ""]
@@ -291,6 +450,7 @@ def run(argv: Sequence[str]) -> str:
   for mode in fv.modes:
     if mode not in MODES:
       raise errors.UserError(f"unknown mode {mode!r}")
+  seeds_of(fv)
   if not fv.table_only:
     train_all(fv)
   page = format_page(fv)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from unittest import mock
 
+import numpy as np
 import tensorflow as tf
 
 from sentzoo.reports import hybrid_table
@@ -13,16 +14,26 @@ from sentzoo.reports import hybrid_table
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _write_result(runs_dir, task, encoder, mode, test, dev=0.8):
-  folder = os.path.join(runs_dir, f"{task}_{encoder}_{mode}")
+def _write_result(runs_dir, task, encoder, mode, test, dev=0.8, seed=0,
+                  correct=None, tuned=None):
+  folder = os.path.join(runs_dir, f"{task}_{encoder}_{mode}", f"seed{seed}")
   os.makedirs(folder, exist_ok=True)
   with open(os.path.join(folder, "results.json"), "w") as f:
     json.dump({"test_accuracy": test, "dev_accuracy": dev, "best_epoch": 3,
                "parameters_without_embeddings": 1234,
                "seconds_this_run": 5.0, "word_vectors": "vectors/1",
                "word_vectors_scale_to_std": 0.1443, "lazy_adam": True,
-               "learning_rate": 0.001, "batch_size": 128, "num_epochs": 20},
-              f)
+               "learning_rate": 0.001, "batch_size": 128, "num_epochs": 20,
+               "tuned_threshold": tuned}, f)
+  if correct is not None:
+    np.savez(os.path.join(folder, "test_predictions.npz"), **correct)
+
+
+def _decisions(accuracy, n=200, offset=0):
+  """bool [n] with round(accuracy * n) right, starting at `offset`."""
+  right = np.zeros([n], bool)
+  right[(np.arange(int(round(accuracy * n))) + offset) % n] = True
+  return right
 
 
 class HybridTableTest(tf.test.TestCase):
@@ -30,12 +41,26 @@ class HybridTableTest(tf.test.TestCase):
   def test_table_only_page(self):
     root = self.get_temp_dir()
     runs = os.path.join(root, "runs")
-    for mode, test in (("contrastive", 0.70), ("logistic", 0.75),
-                       ("joint", 0.76)):
-      _write_result(runs, "msrp", "gru", mode, test)
-    for mode, test in (("contrastive", 0.80), ("logistic", 0.9),
-                       ("joint", 0.85)):
-      _write_result(runs, "msrp", "cnn", mode, test)
+    # GRU: joint is better than both single losses on every seed and on
+    # the pooled test decisions: the claim holds.
+    for seed in range(3):
+      for mode, test in (("contrastive", 0.70), ("logistic", 0.75),
+                         ("joint", 0.80)):
+        test += 0.01 * seed
+        correct = {"correct": _decisions(test)}
+        tuned = None
+        if mode == "contrastive":
+          tuned = {"threshold": 1.25, "epoch": 4, "dev_accuracy": 0.9,
+                   "test_accuracy": test + 0.02}
+          correct["correct_tuned"] = _decisions(test + 0.02)
+        _write_result(runs, "msrp", "gru", mode, test, seed=seed,
+                      correct=correct, tuned=tuned)
+    # CNN, two seeds: joint is above contrastive and below logistic by
+    # amounts the tests cannot separate from noise.
+    for seed, values in enumerate(((0.80, 0.86, 0.84), (0.82, 0.84, 0.83))):
+      for mode, test in zip(("contrastive", "logistic", "joint"), values):
+        _write_result(runs, "msrp", "cnn", mode, test, seed=seed,
+                      correct={"correct": _decisions(test, offset=7 * seed)})
     speed = os.path.join(root, "speed.json")
     with open(speed, "w") as f:
       json.dump({"batch_size": 128, "length": 50, "threads": 2,
@@ -54,15 +79,41 @@ class HybridTableTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
     with open(output) as f:
       page = f.read()
-    self.assertIn("| GRU | 70.00 | 75.00 | 76.00 | yes (+6.00 vs "
-                  "contrastive, +1.00 vs logistic) |", page)
-    self.assertIn("| CNN | 80.00 | 90.00 | 85.00 | no (+5.00 vs "
-                  "contrastive, -5.00 vs logistic) |", page)
-    self.assertIn("| LSTM | not run | not run | not run | incomplete |", page)
+    # Joint - contrastive is 10.00 on every seed (t-test p = 0: no
+    # variance); McNemar on 3 x 20 discordant decisions, all for joint.
+    self.assertIn("| GRU | 71.00 ± 1.00 (n=3) | 73.00 ± 1.00 (n=3) | "
+                  "76.00 ± 1.00 (n=3) | 81.00 ± 1.00 (n=3) | holds | "
+                  "+10.00 vs contrastive, p <0.001 / <0.001; +5.00 vs "
+                  "logistic, p <0.001 / <0.001 |", page)
+    self.assertIn("| CNN | 81.00 ± 1.41 (n=2) | not run | 85.00 ± 1.41 "
+                  "(n=2) | 83.50 ± 0.71 (n=2) | not distinguishable at "
+                  "p<0.05 |", page)
+    self.assertIn("| LSTM | not run | not run | not run | not run | not run",
+                  page)
+    # Per-run rows: the tuned threshold of contrastive runs.
+    self.assertIn("| GRU | Contrastive | 1 | 3 | 80.00 | 71.00 | 1.250 "
+                  "(epoch 4) | 90.00 | 73.00 | 1,234 | 5 |", page)
+    self.assertIn("| GRU | +8.00 | 0.000 |", page.replace("<0.001", "0.000"))
     self.assertIn("`vectors/1`", page)
     self.assertIn("| GRU | lazy Adam | 422,001 | 12.5 |", page)
     self.assertIn("| Quora (paper, Table 1) | GRU | 86.72 | 83.00 | 86.82 |",
                   page)
+
+  def test_significant_loss_is_does_not_hold(self):
+    root = self.get_temp_dir()
+    runs = os.path.join(root, "worse")
+    for seed in range(3):
+      for mode, test in (("contrastive", 0.90), ("logistic", 0.70),
+                         ("joint", 0.75)):
+        test += 0.01 * seed * (mode == "joint")
+        _write_result(runs, "sick", "lstm", mode, test, seed=seed,
+                      correct={"correct": _decisions(test)})
+    fv = hybrid_table.cli.parse_own_flags(
+        hybrid_table.define_flags,
+        ["x", f"--runs_dir={runs}", "--tasks=sick", "--encoders=lstm"])
+    verdict, detail = hybrid_table.joint_claim(fv, "sick", "lstm", [0, 1, 2])
+    self.assertEqual(verdict, "does not hold")
+    self.assertIn("-14.00 vs contrastive", detail)
 
   def test_unknown_encoder_is_a_user_error(self):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
@@ -85,28 +136,45 @@ class HybridTableTest(tf.test.TestCase):
       model_dir = next(a.split("=", 1)[1] for a in argv
                        if a.startswith("--model_dir="))
       print(f"training into {model_dir}", flush=True)
-      mode = model_dir.rsplit("_", 1)[1]
-      _write_result(os.path.dirname(model_dir), "msrp", "gru", mode,
-                    {"logistic": 0.75, "joint": 0.8}[mode])
+      seed = int(model_dir.rsplit("seed", 1)[1])
+      mode = os.path.dirname(model_dir).rsplit("_", 1)[1]
+      _write_result(runs, "msrp", "gru", mode,
+                    {"contrastive": 0.7, "logistic": 0.75,
+                     "joint": 0.8}[mode] + 0.01 * seed, seed=seed)
 
     output = os.path.join(root, "in_process.md")
     with mock.patch.object(hybrid_table.hybrid_siamese, "run", fake_run):
       page = hybrid_table.run(
           ["hybrid_table", f"--runs_dir={runs}", f"--output={output}",
            "--tasks=msrp", "--encoders=gru", "--data_dir=/data",
-           "--num_epochs=2", "--extra_flags=--seed=3"])
+           "--num_epochs=2", "--extra_flags=--max_steps_per_run=9",
+           "--seeds=0,1"])
+    expected = [(0, "logistic"), (0, "joint"), (1, "contrastive"),
+                (1, "logistic"), (1, "joint")]
     self.assertEqual(calls, [
         ["--flagfile=configs/hybrid_msrp_gru.flags", f"--mode={mode}",
-         f"--model_dir={runs}/msrp_gru_{mode}", "--noexport",
-         "--data_dir=/data", "--num_epochs=2", "--seed=3"]
-        for mode in ("logistic", "joint")])
-    with open(os.path.join(runs, "msrp_gru_joint", "train.log")) as f:
-      self.assertEqual(f.read(), f"training into {runs}/msrp_gru_joint\n")
+         f"--seed={seed}", f"--model_dir={runs}/msrp_gru_{mode}/seed{seed}",
+         "--noexport", "--data_dir=/data", "--num_epochs=2",
+         "--max_steps_per_run=9"]
+        for seed, mode in expected])
+    with open(os.path.join(runs, "msrp_gru_joint", "seed1",
+                           "train.log")) as f:
+      self.assertEqual(f.read(),
+                       f"training into {runs}/msrp_gru_joint/seed1\n")
     self.assertFalse(os.path.exists(
-        os.path.join(runs, "msrp_gru_contrastive", "train.log")))
-    self.assertIn("| GRU | 70.00 | 75.00 | 80.00 | yes", page)
+        os.path.join(runs, "msrp_gru_contrastive", "seed0", "train.log")))
+    # No test decisions saved by the fake: the t-test alone cannot decide.
+    self.assertIn("| GRU | 70.50 ± 0.71 (n=2) | not run | 75.50 ± 0.71 "
+                  "(n=2) | 80.50 ± 0.71 (n=2) | not distinguishable at "
+                  "p<0.05 | +10.00 vs contrastive, p 0.000", page.replace(
+                      "<0.001", "0.000"))
     with open(output) as f:
       self.assertEqual(f.read(), page)
+
+  def test_bad_seeds_are_a_user_error(self):
+    with self.assertRaisesRegex(hybrid_table.errors.UserError, "--seeds"):
+      hybrid_table.run(["hybrid_table", "--table_only", "--seeds=a",
+                        f"--output={self.get_temp_dir()}/y.md"])
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import decision_threshold
 from sentzoo.inputs import pair_datasets
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -121,6 +122,16 @@ flags.register_validator("mlp_activation", _known_activation,
 
 BEST_DIR = "best"
 BEST_FILE = "best.json"
+# The contrastive mode's second decision rule: the distance threshold tuned
+# on each epoch's dev distances (`decision_threshold.tune_threshold`); its
+# best dev epoch, and that epoch's test decisions.
+BEST_TUNED_FILE = "best_tuned_threshold.json"
+# Whether each test pair was classified right at the best dev epoch (bool
+# [n], test file order): "correct" under the run's rule (--threshold for
+# contrastive, the MLP's 0.5 otherwise), "correct_tuned" under the tuned
+# threshold (contrastive only). For paired tests between runs
+# (reports.hybrid_table).
+TEST_PREDICTIONS_FILE = "test_predictions.npz"
 EPOCHS_FILE = "epochs.jsonl"
 RESULTS_FILE = "results.json"
 
@@ -151,7 +162,9 @@ def build_vocabulary(sets, tokenizer, pretrained_words):
 def evaluate_set(model, text_to_ids, pairs, mode, threshold, batch_size=256):
   """Accuracy of `model` on a PairSet (and its outputs)."""
   if not len(pairs):
-    return {"accuracy": float("nan"), "pairs": 0}
+    return {"accuracy": float("nan"), "pairs": 0, "mean_distance":
+            float("nan"), "correct": np.zeros([0], bool),
+            "distances": np.zeros([0], np.float32)}
   predict = _predict_fn(model)
   matches, distances, probabilities = [], [], []
   for start in range(0, len(pairs), batch_size):
@@ -164,9 +177,12 @@ def evaluate_set(model, text_to_ids, pairs, mode, threshold, batch_size=256):
     distances.append(outputs["distance"].numpy())
     probabilities.append(outputs["probability"].numpy())
   matches = np.concatenate(matches)
-  return {"accuracy": float(np.mean(matches == (pairs.labels == 1))),
+  distances = np.concatenate(distances)
+  correct = matches == (pairs.labels == 1)
+  return {"accuracy": float(np.mean(correct)),
           "pairs": len(pairs),
-          "mean_distance": float(np.mean(np.concatenate(distances)))}
+          "mean_distance": float(np.mean(distances)),
+          "correct": correct, "distances": distances}
 
 
 _PREDICT_FNS = {}
@@ -333,6 +349,13 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
 
     best_path = os.path.join(model_dir, BEST_FILE)
     best = _read_json(best_path, {"dev_accuracy": -1.0})
+    tuned_path = os.path.join(model_dir, BEST_TUNED_FILE)
+    best_tuned = _read_json(tuned_path, {"dev_accuracy": -1.0})
+    predictions_path = os.path.join(model_dir, TEST_PREDICTIONS_FILE)
+    predictions = {}
+    if os.path.exists(predictions_path):
+      with np.load(predictions_path) as saved:
+        predictions.update(saved)
     best_checkpoint = tf.train.Checkpoint(model=model)
     last_eval = {}
 
@@ -349,14 +372,39 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
                 "dev_accuracy": dev["accuracy"],
                 "test_accuracy": test["accuracy"],
                 "dev_mean_distance": dev["mean_distance"]}
+      tuned = None
+      if FLAGS.mode == "contrastive":
+        threshold, dev_tuned = decision_threshold.tune_threshold(
+            dev["distances"], sets["dev"].labels, prefer=FLAGS.threshold)
+        tuned = {"epoch": epoch, "step": step, "threshold": threshold,
+                 "dev_accuracy": dev_tuned,
+                 "test_accuracy": decision_threshold.accuracy_at(
+                     test["distances"], sets["test"].labels, threshold)}
+        record["tuned_threshold"] = tuned
       with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
         f.write(json.dumps(record) + "\n")
+      new_predictions = {}
       if step % spe == 0 and dev["accuracy"] > best["dev_accuracy"]:
         best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
         best.clear()
         best.update(record)
         model_dir_lib.write_text_atomically(best_path,
                                             json.dumps(best, indent=2))
+        new_predictions["correct"] = test["correct"]
+      if (tuned is not None and step % spe == 0
+          and tuned["dev_accuracy"] > best_tuned["dev_accuracy"]):
+        best_tuned.clear()
+        best_tuned.update(tuned)
+        model_dir_lib.write_text_atomically(tuned_path,
+                                            json.dumps(best_tuned, indent=2))
+        new_predictions["correct_tuned"] = (
+            (test["distances"] < tuned["threshold"])
+            == (sets["test"].labels == 1))
+      if new_predictions:
+        predictions.update(new_predictions)
+        temporary = predictions_path + ".tmp.npz"
+        np.savez(temporary, **predictions)
+        os.replace(temporary, predictions_path)
       metrics = {"dev_accuracy": dev["accuracy"],
                  "test_accuracy": test["accuracy"], "epoch": epoch,
                  "best_dev_accuracy": best["dev_accuracy"]}
@@ -369,6 +417,8 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
                  "dev_accuracy": best.get("dev_accuracy"),
                  "test_accuracy": best.get("test_accuracy"),
                  "final_step": outcome["step"],
+                 "tuned_threshold": (dict(best_tuned) if "epoch" in best_tuned
+                                     else None),
                  "seconds_this_run": round(time.time() - start_time, 1)}
       model_dir_lib.write_text_atomically(
           os.path.join(model_dir, RESULTS_FILE), json.dumps(results, indent=2))

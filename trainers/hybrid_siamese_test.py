@@ -96,6 +96,14 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
                      per_epoch[results["best_epoch"]]["test_accuracy"])
     self.assertTrue(os.path.exists(os.path.join(model_dir, "best",
                                                 "ckpt.index")))
+    # The best epoch's test decisions survive the resume; joint mode has no
+    # tuned threshold.
+    with np.load(os.path.join(model_dir, "test_predictions.npz")) as saved:
+      self.assertEqual(sorted(saved), ["correct"])
+      self.assertLen(saved["correct"], 12)
+      self.assertAlmostEqual(float(np.mean(saved["correct"])),
+                             results["test_accuracy"])
+    self.assertIsNone(results["tuned_threshold"])
     self.assertTrue(os.path.exists(os.path.join(model_dir, "export", "1",
                                                 "saved_model.pb")))
     with open(os.path.join(model_dir, "model_config.json")) as f:
@@ -111,6 +119,29 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
         tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints")))
               if n.startswith(("model/", "optimizer/_trainable_variables/"))]
     self.assertLen(latest, 13, latest)
+
+  def test_contrastive_mode_reports_a_dev_tuned_threshold(self):
+    model_dir = os.path.join(self.root, "contrastive")
+    result = _train(self.common + [f"--model_dir={model_dir}",
+                                   "--mode=contrastive", "--num_epochs=2",
+                                   "--noexport"])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    with open(os.path.join(model_dir, "results.json")) as f:
+      results = json.load(f)
+    with open(os.path.join(model_dir, "epochs.jsonl")) as f:
+      epochs = [json.loads(line) for line in f]
+    tuned = results["tuned_threshold"]
+    best = max(epochs, key=lambda e: e["tuned_threshold"]["dev_accuracy"])
+    self.assertEqual(tuned, best["tuned_threshold"])
+    # Tuned on dev, so at least as good on dev as the fixed 0.5 that epoch.
+    self.assertGreaterEqual(tuned["dev_accuracy"],
+                            next(e["dev_accuracy"] for e in epochs
+                                 if e["epoch"] == tuned["epoch"]))
+    with np.load(os.path.join(model_dir, "test_predictions.npz")) as saved:
+      self.assertAlmostEqual(float(np.mean(saved["correct"])),
+                             results["test_accuracy"])
+      self.assertAlmostEqual(float(np.mean(saved["correct_tuned"])),
+                             tuned["test_accuracy"])
 
   def test_user_errors_have_no_traceback(self):
     result = _train(self.common[:1] + [
