@@ -38,6 +38,7 @@ from sentzoo.evaluation import sts
 from sentzoo.export import charagram_export
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import ppdb
+from sentzoo.inputs import task_paraphrases
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
@@ -63,6 +64,11 @@ flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
                    "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).", flag_values=FLAGS)
 flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
                      "many pairs (0: all).", lower_bound=0, flag_values=FLAGS)
+flags.DEFINE_list("task_paraphrases", [], "Also train on the paraphrase "
+                  "pairs of these TRAINING splits (inputs/task_paraphrases.py:"
+                  f" any of {', '.join(task_paraphrases.SOURCES)}); a pair "
+                  "that occurs in any test split under --data_dir is "
+                  "dropped.", flag_values=FLAGS)
 flags.DEFINE_integer("embedding_dim", 300, "d.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_list("ngram_sizes", ["2", "3", "4"], "Character n-gram sizes "
                   "(charagram; the paper: 2,3,4 for phrases, 2-6 for words).", flag_values=FLAGS)
@@ -124,6 +130,16 @@ def load_pairs(data_dir):
   for path in FLAGS.train_files:
     pairs.extend(ppdb.load(_resolve(data_dir, path), FLAGS.train_format,
                            min_score=FLAGS.min_score))
+  if FLAGS.task_paraphrases:
+    if data_dir is None:
+      raise errors.UserError("--task_paraphrases needs --data_dir")
+    extra, counts = task_paraphrases.load_training_paraphrases(
+        data_dir, FLAGS.task_paraphrases)
+    print("task paraphrases (training splits; pairs also in a test split "
+          "dropped): " + ", ".join(
+              f"{s} {c['kept']:,} (dropped {c['dropped_as_test_pairs']:,})"
+              for s, c in counts.items()), flush=True)
+    pairs.extend(extra)
   pairs = ppdb.subsample(ppdb.deduplicate(pairs), FLAGS.max_pairs,
                          FLAGS.seed)
   if len(pairs) < FLAGS.batch_size:
@@ -267,6 +283,11 @@ class CharagramTrainer(trainer.ModelTrainer):
     if FLAGS.jit_compile:
       raise errors.UserError("--jit_compile: the CHARAGRAM steps take ragged "
                              "ids, which XLA does not compile")
+    unknown = [s for s in FLAGS.task_paraphrases
+               if s not in task_paraphrases.SOURCES]
+    if unknown:
+      raise errors.UserError(f"--task_paraphrases: unknown {unknown}; known: "
+                             f"{', '.join(task_paraphrases.SOURCES)}")
 
   def model_name(self):
     return FLAGS.model
@@ -304,6 +325,8 @@ class CharagramTrainer(trainer.ModelTrainer):
                                      for p in FLAGS.train_files],
                      "train_format": FLAGS.train_format,
                      "min_score": FLAGS.min_score,
+                     "max_pairs": FLAGS.max_pairs,
+                     "task_paraphrases": list(FLAGS.task_paraphrases),
                      "num_pairs": len(pairs), "total_steps": total_steps,
                      "batch_size": FLAGS.batch_size,
                      "sampling": FLAGS.sampling,
