@@ -39,6 +39,7 @@ lr1e-3_nearby            | --learning_rate=1e-3 --negatives=nearby
 lr1e-3_nearby10          | --learning_rate=1e-3 --negatives=nearby --nearby_window=10
 lr1e-3_nearby200         | --learning_rate=1e-3 --negatives=nearby --nearby_window=200
 lr3e-3_nearby            | --learning_rate=3e-3 --negatives=nearby
+lr1e-2_nearby            | --learning_rate=1e-2 --negatives=nearby
 lr1e-3_nearby_epochs3    | --learning_rate=1e-3 --negatives=nearby --num_epochs=3
 lr1e-3_document_minlen5  | --learning_rate=1e-3 --negatives=document --min_sentence_length=5
 lr1e-3_document_punct    | --learning_rate=1e-3 --negatives=document --keep_punctuation
