@@ -192,6 +192,26 @@ def _weights(npz_path):
     return [arrays[f"arr_{i}"] for i in range(len(arrays.files))]
 
 
+class WordModelDataTest(tf.test.TestCase):
+
+  def test_word_model_trains_on_the_whole_lexicon_by_default(self):
+    from sentzoo.trainers import charagram as charagram_trainer
+    fv = charagram_trainer.FLAGS
+    fv.unparse_flags()
+    fv(["charagram", "--flagfile=" + os.path.join(
+        REPO_ROOT, "configs", "charagram_word.flags")])
+    try:
+      self.assertEqual(fv.max_pairs, 0)  # 0: all pairs; --max_pairs=N caps.
+      data_dir = os.environ.get("SENTZOO_DATA_DIR")
+      if data_dir and os.path.isdir(os.path.join(data_dir, "ppdb")):
+        pairs = charagram_trainer.load_pairs(data_dir)
+        # The lexicon lists each pair in both directions (~374k lines of
+        # word -> paraphrase): 187,276 distinct pairs, every one kept.
+        self.assertEqual(len(pairs), 187_276)
+    finally:
+      fv.unparse_flags()
+
+
 class DistributedTrainingTest(tf.test.TestCase):
   """--strategy gives the one-device run: MIX negatives from the whole
   global batch (all-gathered embeddings), L2 split over replicas."""
