@@ -27,6 +27,7 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import twitter_pit
@@ -121,6 +122,13 @@ def _fmt(value):
   return "–" if value is None or math.isnan(value) else f"{value:.1f}"
 
 
+def _fmt_spread(mean_std_n):
+  mean, std, n = mean_std_n
+  if not n:
+    return "–"
+  return f"{mean:.1f} ± {std:.1f}"
+
+
 def format_markdown(columns, set_names, missing=()):
   """Markdown: the runs' Table 1 rows beside the paper's.
 
@@ -130,15 +138,25 @@ def format_markdown(columns, set_names, missing=()):
     missing: sets absent from the data.
   """
   rows = table_rows(set_names)
-  values = [(name, row_values(scores, rows)) for name, scores in columns]
+  seeded = []  # (name, [per-seed row values])
+  for name, scores in columns:
+    per_seed = scores if isinstance(scores, (list, tuple)) else [scores]
+    seeded.append((name, [row_values(x, rows) for x in per_seed]))
+  values = [(name, {key: _mean([v[key] for v in per_seed])
+                    for key, _, _ in rows}) for name, per_seed in seeded]
+  spreads = {name: {key: significance.mean_std([v[key] for v in per_seed])
+                    for key, _, _ in rows} for name, per_seed in seeded}
+  counts = {name: len(per_seed) for name, per_seed in seeded}
   paper = [(f"paper {p}", {**{k: v[i] for k, v in PAPER_SETS.items()}})
            for i, p in enumerate(PAPER_COLUMNS)]
   paper_values = [(name, row_values(scores, rows)) for name, scores in paper]
-  header = ["set"] + [n for n, _ in values] + [n for n, _ in paper_values]
+  header = (["set"] + [n if counts[n] == 1 else f"{n} (n={counts[n]})"
+                        for n, _ in values] + [n for n, _ in paper_values])
   lines = ["| " + " | ".join(header) + " |",
            "|" + "---|" * len(header)]
   for key, label, _ in rows:
-    cells = [label] + [_fmt(v[key]) for _, v in values]
+    cells = [label] + [_fmt(v[key]) if counts[n] == 1 else
+                       _fmt_spread(spreads[n][key]) for n, v in values]
     cells += [_fmt(v[key]) for _, v in paper_values]
     lines.append("| " + " | ".join(cells) + " |")
   printed = [_fmt(PAPER_MEANS[ALL_MEAN][i]) for i in range(len(PAPER_COLUMNS))]
@@ -146,7 +164,10 @@ def format_markdown(columns, set_names, missing=()):
                + " | ".join("" for _ in values) + " | "
                + " | ".join(printed) + " |")
   text = "\n".join(lines) + "\n"
-  text += ("\nPearson's r x 100 of cosine similarity. The paper columns are "
+  text += ("\nPearson's r x 100 of cosine similarity; a column over several "
+           "training seeds (n=...) shows mean ± standard deviation over them "
+           "(each seed's yearly means and Average first, then their mean and "
+           "spread). The paper columns are "
            "copied from the supplement's Table 1; their yearly means and "
            "Average here are recomputed over the same sets as the runs "
            "(the paper's own means include 2013 SMT).\n")
@@ -180,12 +201,118 @@ def ordering_lines(averages, groups):
   lines.append("- Ordering of the paper's four models by the better of "
                "MAX/MIX: " + " > ".join(
                    f"{m} ({best[m]:.1f})" for m in order) + ".")
-  holds = order == present
-  lines.append("- The paper's ordering CHARAGRAM-PHRASE > PARAGRAM-PHRASE > "
-               f"charCNN > charLSTM {'holds' if holds else 'does not hold'} "
-               "here" + ("" if len(present) == 4 else
-                         f" (among {', '.join(present)})") + ".")
+  same = order == present
+  lines.append("- Do the means rank them in the paper's order CHARAGRAM-"
+               f"PHRASE > PARAGRAM-PHRASE > charCNN > charLSTM? "
+               f"{'yes' if same else 'no'}" + ("" if len(present) == 4 else
+                         f" (among {', '.join(present)})") +
+               " (whether the differences are real: the paired tests below).")
   return lines
+
+
+PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
+EVAL_CACHE = "charagram_eval.json"
+
+
+def seed_dirs(model_dir, seeds):
+  """{seed: folder}: model_dir/seed<k> for the seeds present, or, when
+  model_dir has no seed folder at all, {None: model_dir} (one run)."""
+  found = {k: os.path.join(model_dir, f"seed{k}") for k in seeds}
+  found = {k: d for k, d in found.items()
+           if os.path.isdir(os.path.join(d, model_dir_lib.EXPORT_SUBDIR))}
+  if found:
+    return found
+  if any(n.startswith("seed") for n in (os.listdir(model_dir)
+                                         if os.path.isdir(model_dir) else [])):
+    return {}
+  return {None: model_dir}
+
+
+def compare(run_a, run_b, gold, num_samples=1000):
+  """(t-test over the seeds both have of the Average, bootstrap of the mean
+  Pearson over all sets with every seed of each). run_*: {seed: {"average":
+  float, "predicted": {set: array}}}; gold: {set: array}."""
+  common = [k for k in run_a if k in run_b]
+  t_test = significance.paired_t_test(
+      [run_a[k]["average"] for k in common],
+      [run_b[k]["average"] for k in common])
+  sets = []
+  for name, g in gold.items():
+    pa = [r["predicted"][name] for r in run_a.values() if name in
+          r["predicted"]]
+    pb = [r["predicted"][name] for r in run_b.values() if name in
+          r["predicted"]]
+    if pa and pb:
+      sets.append((g, np.stack(pa), np.stack(pb)))
+  bootstrap = significance.bootstrap_pearson_difference(
+      sets, num_samples=num_samples)
+  return t_test, bootstrap
+
+
+def _p(value):
+  if value is None or math.isnan(value):
+    return "–"
+  return f"{value:.3f}" if value >= 0.001 else "<0.001"
+
+
+def claim_lines(runs, best, gold, num_samples=1000):
+  """Verdicts on CHARAGRAM-PHRASE > each baseline and on the paper's order.
+
+  Args:
+    runs: {column name: {seed: {"average", "predicted"}}}.
+    best: {model: column name} (the better of its MAX/MIX by mean Average).
+    gold: {set name: gold scores}.
+  """
+  lines = []
+  def test(a, b):
+    t_test, boot = compare(runs[best[a]], runs[best[b]], gold, num_samples)
+    direction = significance.direction([t_test, boot])
+    detail = (f"{boot.difference:+.1f} ({best[a]} vs {best[b]}; t-test over "
+              f"{t_test.num} seeds p {_p(t_test.pvalue)}, bootstrap p "
+              f"{_p(boot.pvalue)}, 95% interval {boot.detail['ci95'][0]:+.1f}"
+              f" to {boot.detail['ci95'][1]:+.1f})" if boot.num else
+              "(no common sets)")
+    return direction, detail
+  first = PAPER_ORDER[0]
+  for baseline in PAPER_ORDER[1:]:
+    if first in best and baseline in best:
+      d, detail = test(first, baseline)
+      lines.append(f"- {first} > {baseline}: "
+                   f"{significance.claim_verdict([d])} {detail}.")
+  present = [m for m in PAPER_ORDER if m in best]
+  if len(present) == len(PAPER_ORDER):
+    directions = [test(a, b)[0] for a, b in zip(PAPER_ORDER, PAPER_ORDER[1:])]
+    lines.append("- The paper's ordering CHARAGRAM-PHRASE > PARAGRAM-PHRASE "
+                 "> charCNN > charLSTM (each step tested as above): "
+                 f"{significance.claim_verdict(directions)}.")
+  return lines
+
+
+def _evaluate_cached(folder, pair_sets, missing, name):
+  """{"scores": {set: Pearson x 100}, "predicted": {set: array}} of the
+  export in folder, cached in folder/EVAL_CACHE (keyed by export path)."""
+  export = encoder_lib.resolve_export_dir(
+      os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
+  cache = os.path.join(folder, EVAL_CACHE)
+  wanted = [p.name for p in pair_sets]
+  if os.path.exists(cache):
+    with open(cache) as f:
+      cached = json.load(f)
+    if cached.get("export") == export and all(n in cached["sets"]
+                                              for n in wanted):
+      return {"scores": {n: cached["sets"][n]["pearson"] for n in wanted},
+              "predicted": {n: np.asarray(cached["sets"][n]["predicted"])
+                            for n in wanted}}
+  results = sts.evaluate_pair_sets(encoder_lib.load_encoder(export),
+                                   pair_sets, missing, model_name=name)
+  sets = {n: {"pearson": r.pearson,
+              "predicted": [float(x) for x in np.asarray(r.predicted)]}
+          for n, r in results.sets.items()}
+  model_dir_lib.write_text_atomically(
+      cache, json.dumps({"export": export, "sets": sets}))
+  return {"scores": {n: v["pearson"] for n, v in sets.items()},
+          "predicted": {n: np.asarray(v["predicted"])
+                        for n, v in sets.items()}}
 
 
 FLAGS = flags.FLAGS
@@ -220,24 +347,54 @@ def main(argv):
     if not sep or not name or not model_dir:
       raise errors.UserError(f"--run={spec!r}: expected NAME=MODEL_DIR")
     runs.append((name, model_dir))
+  try:
+    seeds = [int(k) for k in FLAGS.seeds]
+  except ValueError:
+    raise errors.UserError(f"--seeds must be integers, got {FLAGS.seeds}")
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
-  columns = []
+  gold = {p.name: p.scores for p in pair_sets}
+  rows = table_rows([p.name for p in pair_sets])
+  columns, per_run, present = [], {}, []
   for name, model_dir in runs:
-    encoder = encoder_lib.load_encoder(
-        os.path.join(model_dir, model_dir_lib.EXPORT_SUBDIR))
-    results = sts.evaluate_pair_sets(encoder, pair_sets, missing,
-                                     model_name=name)
-    columns.append((name, pearsons(results)))
+    folders = seed_dirs(model_dir, seeds)
+    if not folders:
+      print(f"{name}: no seed of {seeds} under {model_dir}; left out")
+      continue
+    evaluated = {k: _evaluate_cached(d, pair_sets, missing, name)
+                 for k, d in folders.items()}
+    columns.append((name, [e["scores"] for e in evaluated.values()]))
+    per_run[name] = {k: {"average": row_values(e["scores"], rows)[ALL_MEAN],
+                         "predicted": e["predicted"]}
+                     for k, e in evaluated.items()}
+    present.append((name, next(iter(folders.values())), sorted(
+        k for k in folders if k is not None)))
   set_names = [p.name for p in pair_sets]
   table, values = format_markdown(columns, set_names, missing)
   averages = {name: v[ALL_MEAN] for name, v in values.items()}
   groups = {}
-  for name, _ in runs:
+  for name, _, _ in present:
     model, _, sampling = name.rpartition(" ")
     if sampling.lower() in ("max", "mix"):
       groups.setdefault(model, {})[sampling.lower()] = name
+  best = {}
+  for model, by_sampling in groups.items():
+    scored = [c for c in by_sampling.values() if not math.isnan(averages[c])]
+    if scored:
+      best[model] = max(scored, key=lambda c: averages[c])
   text = table + "\n" + "\n".join(ordering_lines(averages, groups)) + "\n"
+  text += ("\nPaired tests (each model at the better of its MAX / MIX by "
+           "mean Average): a paired t-test over seeds of the Average (seed k "
+           "vs seed k) and a paired bootstrap (1,000 samples) of the "
+           "difference of the mean-over-sets Pearson, redrawing the pairs of "
+           "every set, with all seeds of each model. A claim \"A > B\" "
+           "holds when both give p < 0.05 with A above, does not hold when "
+           "both give p < 0.05 with A below, and is otherwise not "
+           "distinguishable at p<0.05.\n\n")
+  text += "\n".join(claim_lines(per_run, best, gold,
+                                FLAGS.bootstrap_samples)) + "\n"
+  runs = [(f"{n} (seeds {', '.join(map(str, ks))})" if ks else n, d)
+          for n, d, ks in present]
   text += "\nRuns:\n" + "\n".join(_training_line(n, d) for n, d in runs)
   text += "\n"
   print(text)
@@ -257,6 +414,11 @@ if __name__ == "__main__":
   flags.DEFINE_string("data_dir", "", "Data directory (default: "
                       f"${data_dir_lib.ENV_VAR}).")
   flags.DEFINE_string("output_markdown", "", "Also write the page here.")
+  flags.DEFINE_list("seeds", ["0", "1", "2"], "A --run folder with seed<k> "
+                    "subfolders contributes these seeds (those present); "
+                    "one without is a single run.")
+  flags.DEFINE_integer("bootstrap_samples", 1000, "Paired bootstrap "
+                       "samples.")
   flags.DEFINE_string("command_note", "", "First line 'Produced by: ...'.")
   flags.DEFINE_string("preamble", "", "A markdown file written above the "
                       "table (prose that states no measured numbers).")

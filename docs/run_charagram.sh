@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Trains the CHARAGRAM runs of docs/charagram.md, one seed at a time, into
+# runs/charagram/<name>/seed<k>/ (flagfile configs/charagram_<variant>.flags
+# plus the flags on the run's line plus --seed=<k>). A finished run (export/
+# present) is skipped and an interrupted one resumes, so the table can be
+# built over several sittings; seed 0 of every run comes before seed 1 of
+# any. wall_seconds in each folder adds up the time spent on it. Then:
+#   bash docs/make_charagram_results.sh
+#
+#   bash docs/run_charagram.sh                    # every run, seeds 0,1,2
+#   SEEDS=0,1 bash docs/run_charagram.sh NAME ... # only these runs / seeds
+#   bash docs/run_charagram.sh --list             # the run names
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA_DIR="${SENTZOO_DATA_DIR:-../shared/data}"
+RUNS=runs/charagram
+PY=.venv/bin/python
+SEEDS="${SEEDS:-0,1,2}"
+WORD_VECTORS="${WORD_VECTORS:-runs/siamese_cbow_paper/export/1}"
+WORD_VOCAB="${WORD_VOCAB:-runs/siamese_cbow_paper/vocab.txt}"
+PARAGRAM_INIT="--word_vectors=$WORD_VECTORS --word_vocab=$WORD_VOCAB"
+
+# name | flagfile | extra flags
+CHARAGRAM_RUNS="
+charagram_phrase_max        | charagram_phrase          |
+charagram_phrase_mix        | charagram_phrase          | --sampling=mix
+charagram_phrase_tasks_max  | charagram_phrase          | --task_paraphrases=msrp,sick,sts2012,twitter
+paragram_phrase_max         | charagram_paragram_phrase | $PARAGRAM_INIT
+paragram_phrase_mix         | charagram_paragram_phrase | $PARAGRAM_INIT --sampling=mix
+char_cnn_max                | charagram_char_cnn        |
+char_cnn_mix                | charagram_char_cnn        | --sampling=mix
+char_lstm_max               | charagram_char_lstm       |
+char_lstm_mix               | charagram_char_lstm       | --sampling=mix
+paragram_phrase_random_max  | charagram_paragram_phrase |
+paragram_phrase_max_l2      | charagram_paragram_phrase | $PARAGRAM_INIT --l2=1e-6
+charagram_word_max          | charagram_word            |
+"
+
+failed=0
+run_one() {
+  local name=$1 config=$2 extra=$3 seed=$4 dir=$RUNS/$1/seed$4
+  if [ -d "$dir/export" ]; then
+    echo "$name seed $seed: done"
+    return
+  fi
+  mkdir -p "$dir"
+  echo "$name seed $seed: training (log: $dir/train.log)"
+  local start=$SECONDS status=0
+  # shellcheck disable=SC2086
+  $PY -m trainers.charagram --flagfile="configs/$config.flags" $extra \
+      --seed="$seed" --data_dir="$DATA_DIR" --model_dir="$dir" \
+      >> "$dir/train.log" 2>&1 || status=$?
+  echo $(( $(cat "$dir/wall_seconds" 2>/dev/null || echo 0) + SECONDS - start )) \
+      > "$dir/wall_seconds"
+  if [ $status -ne 0 ]; then
+    echo "$name seed $seed: exit status $status (see $dir/train.log)"
+    failed=1
+  fi
+}
+
+for seed in ${SEEDS//,/ }; do
+  while IFS='|' read -r name config extra; do
+    name=$(echo "$name" | xargs)
+    [ -z "$name" ] && continue
+    if [ "${1:-}" == --list ]; then
+      [ "$seed" == "${SEEDS%%,*}" ] && echo "$name"
+      continue
+    fi
+    if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+      continue
+    fi
+    run_one "$name" "$(echo "$config" | xargs)" "$(echo "$extra" | xargs)" "$seed"
+  done <<< "$CHARAGRAM_RUNS"
+done
+exit $failed
