@@ -18,6 +18,13 @@ only sentences of the centre's own document (book identity no longer tells
 a neighbour from a negative); "nearby", sentences of the centre's document
 at most `nearby_window` usable sentences away (same book and same part of
 the story: only what the sentence itself says is left to go on).
+
+Subsampling (`keep_probability=`, not in the Siamese CBOW paper): every word
+occurrence of a training sentence is kept with its word's probability (e.g.
+word2vec's and Sent2Vec's min(1, sqrt(t/f) + t/f)), after the groups are
+chosen, so the groups and the batch count do not change; a sentence may lose
+all its words (its average is then zero). Held-out groups are never
+subsampled.
 """
 
 import tensorflow as tf
@@ -102,9 +109,25 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed,
   return tf.gather(candidates, first[:, None] + offsets)
 
 
+def subsample(ids, keep_probability, seed):
+  """Keeps each id with probability `keep_probability[id]`.
+
+  Args:
+    ids: int32 RaggedTensor [lines, (ids)].
+    keep_probability: float32 [vocabulary size with padding].
+    seed: int [2] stateless seed.
+
+  Returns:
+    int32 RaggedTensor [lines, (kept ids)], the kept ids in order.
+  """
+  draws = tf.random.stateless_uniform(tf.shape(ids.flat_values), seed)
+  keep = draws < tf.gather(keep_probability, ids.flat_values)
+  return tf.ragged.boolean_mask(ids, ids.with_flat_values(keep))
+
+
 def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
                 negatives="mix", min_sentence_ids=1,
-                nearby_window=NEARBY_WINDOW):
+                nearby_window=NEARBY_WINDOW, keep_probability=None):
   """Turns one block of lines into groups of padded id rows.
 
   Args:
@@ -119,6 +142,8 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
       neighbours nor negatives (1: only empty ones are left out).
     nearby_window: with negatives="nearby", how many usable sentences before
       or after the centre a negative may be.
+    keep_probability: optional float32 [vocabulary size with padding]: the
+      ids are subsampled with it (`subsample`) once the groups are chosen.
 
   Returns:
     int32 [groups, 3 + n, L]: center, previous, next, negatives; 0 = padding.
@@ -134,6 +159,10 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
       [centers[:, None], centers[:, None] - 1, centers[:, None] + 1, negatives],
       axis=1)
   members = tf.random.experimental.stateless_shuffle(members, seed_order)
+  if keep_probability is not None:
+    # Its own stream: the groups stay those of the run without subsampling.
+    ids = subsample(ids, keep_probability,
+                    tf.random.experimental.stateless_fold_in(seed, 1))
   dense = ids.to_tensor(shape=[None, max_length])
   return tf.gather(dense, members)
 
@@ -167,7 +196,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   max_length=50, num_epochs=1, block_lines=2048,
                   blocks_per_mix=8, length_multiple=8, shuffle_batches=64,
                   seed=0, negatives="mix", min_sentence_ids=1,
-                  line_limits=None, nearby_window=NEARBY_WINDOW):
+                  line_limits=None, nearby_window=NEARBY_WINDOW,
+                  keep_probability=None):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
   Args:
@@ -189,6 +219,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     min_sentence_ids: see `make_groups`.
     line_limits: optional lines read per file (-1: all).
     nearby_window: see `make_groups`.
+    keep_probability: see `make_groups` (None: no subsampling).
 
   Returns:
     tf.data.Dataset of int32 [batch_size, 3 + num_negatives, length] with
@@ -207,7 +238,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     groups = make_groups(_flatten_mix(block), text_to_ids, num_negatives,
                          max_length, seed_groups, negatives=negatives,
                          min_sentence_ids=min_sentence_ids,
-                         nearby_window=nearby_window)
+                         nearby_window=nearby_window,
+                         keep_probability=keep_probability)
     return _bucket_by_length(groups, batch_size, length_multiple,
                              seed_buckets)
 

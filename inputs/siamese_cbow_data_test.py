@@ -164,6 +164,57 @@ class SiameseCbowDataTest(tf.test.TestCase):
                  for i in groups.numpy()[:, 3:, 0].ravel()}
     self.assertGreater(len(negatives), 3)
 
+  def test_subsampling_drops_words_but_keeps_the_groups(self):
+    lines = tf.constant(self.corpus.lines[0])
+    seed = tf.constant([3, 4], tf.int64)
+    size = self.corpus.vocabulary.size_with_padding
+
+    def groups(keep_probability=None):
+      return siamese_cbow_data.make_groups(
+          lines, self.to_ids, num_negatives=4, max_length=MAX_LENGTH,
+          seed=seed, keep_probability=keep_probability).numpy()
+
+    plain = groups()
+    self.assertAllEqual(groups(np.ones([size], np.float32)), plain)
+    # A word that is never kept leaves all-padding rows where it was; every
+    # other row, and so the choice of groups, is unchanged.
+    dropped = int(plain[0, 0, 0])
+    keep = np.ones([size], np.float32)
+    keep[dropped] = 0.0
+    subsampled = groups(keep)
+    self.assertEqual(subsampled.shape, plain.shape)
+    was_dropped = plain[:, :, 0] == dropped
+    self.assertTrue(was_dropped.any())
+    self.assertFalse(subsampled[was_dropped].any())
+    self.assertAllEqual(subsampled[~was_dropped], plain[~was_dropped])
+
+  def test_subsample_keeps_each_id_with_its_probability(self):
+    ids = tf.RaggedTensor.from_row_lengths(
+        tf.tile(tf.constant([1, 2, 3], tf.int32), [4000]), [6000, 0, 6000])
+    keep = tf.constant([0.0, 1.0, 0.5, 0.0])
+    seed = tf.constant([5, 6], tf.int64)
+    kept = siamese_cbow_data.subsample(ids, keep, seed)
+    self.assertAllEqual(kept.row_lengths()[1], 0)
+    values = kept.flat_values.numpy()
+    self.assertEqual((values == 1).sum(), 4000)
+    self.assertEqual((values == 3).sum(), 0)
+    self.assertAllClose((values == 2).sum() / 4000, 0.5, atol=0.04)
+    # In order, and the same for the same seed.
+    first_row = kept[0].numpy()
+    self.assertAllEqual(first_row[first_row == 1],
+                        np.ones([int((first_row == 1).sum())]))
+    self.assertAllEqual(siamese_cbow_data.subsample(ids, keep, seed).flat_values,
+                        values)
+
+  def test_subsampling_does_not_change_the_batch_count(self):
+    keep = np.full([self.corpus.vocabulary.size_with_padding], 0.3,
+                   np.float32)
+    kwargs = dict(batch_size=2, max_length=MAX_LENGTH, block_lines=7,
+                  blocks_per_mix=3)
+    self.assertLen(self._batches(keep_probability=keep, **kwargs),
+                   siamese_cbow_data.count_batches(
+                       self.corpus.files, self.to_ids, **kwargs))
+
   def test_document_negatives_come_from_the_centres_book(self):
     lines = self.corpus.lines[1]  # Four books.
     groups = siamese_cbow_data.make_groups(

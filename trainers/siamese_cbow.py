@@ -31,6 +31,7 @@ from sentzoo.evaluation import sts_data
 from sentzoo.export import siamese_cbow_export
 from sentzoo.inputs import corpus
 from sentzoo.inputs import data_integrity
+from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import siamese_cbow_data
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -88,6 +89,13 @@ flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
                      "without --keep_punctuation, punctuation) are not "
                      "used as centres, neighbours or negatives.",
                      lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_float("subsample", 0.0, "t: each word occurrence of a "
+                   "training sentence is kept with probability min(1, "
+                   "sqrt(t/f) + t/f), f = the word's share of the "
+                   "vocabulary's corpus tokens (word2vec's and Sent2Vec's "
+                   "subsampling of frequent words; not in the Siamese CBOW "
+                   "paper). Training only: the encoder averages every word. "
+                   "0: off.", lower_bound=0.0, flag_values=FLAGS)
 flags.DEFINE_integer("heldout_books", 20, "The last N books of the last "
                      "corpus part are kept out of training; the share of "
                      "their neighbours ranked above random sentences is "
@@ -196,7 +204,17 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   return batches
 
 
-def _group_dataset(files, text_to_ids, line_limits, batch_size):
+def _keep_probability(vocabulary):
+  """float32 [vocabulary size with padding] for --subsample, or None."""
+  if not FLAGS.subsample:
+    return None
+  return sent2vec_data.keep_probabilities(
+      vocabulary.counts, int(vocabulary.counts.sum()), FLAGS.subsample,
+      min_count_label=0)
+
+
+def _group_dataset(files, text_to_ids, line_limits, batch_size,
+                   keep_probability):
   return siamese_cbow_data.group_dataset(
       files, text_to_ids, batch_size=batch_size,
       num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
@@ -204,10 +222,12 @@ def _group_dataset(files, text_to_ids, line_limits, batch_size):
       seed=FLAGS.seed, negatives=FLAGS.negatives,
       min_sentence_ids=FLAGS.min_sentence_length,
       nearby_window=FLAGS.nearby_window,
-      line_limits=[line_limits[f] for f in files])
+      line_limits=[line_limits[f] for f in files],
+      keep_probability=keep_probability)
 
 
-def _distributed_dataset_fn(files, text_to_ids, line_limits):
+def _distributed_dataset_fn(files, text_to_ids, line_limits,
+                            keep_probability):
   """input_context -> this pipeline's per-replica batches (see
   `distribution`): its own files in batches of batch_size / pipelines, or
   its slice of the global batches when there are fewer files than
@@ -218,7 +238,8 @@ def _distributed_dataset_fn(files, text_to_ids, line_limits):
     pipelines = input_context.num_input_pipelines
     batch_size = FLAGS.batch_size if data_shard else (
         FLAGS.batch_size // pipelines)
-    dataset = _group_dataset(own_files, text_to_ids, line_limits, batch_size)
+    dataset = _group_dataset(own_files, text_to_ids, line_limits, batch_size,
+                             keep_probability)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
     return distribution.split_batches(
@@ -327,6 +348,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                      "negatives": FLAGS.negatives,
                      "nearby_window": FLAGS.nearby_window,
                      "min_sentence_length": FLAGS.min_sentence_length,
+                     "subsample": FLAGS.subsample,
                      "heldout_books": FLAGS.heldout_books if heldout else 0,
                      "strategy": FLAGS.strategy,
                      "replicas": context.replicas}}
@@ -345,12 +367,13 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile,
           apply_in_xla=apply_in_xla)
       dataset = _group_dataset(files, text_to_ids, line_limits,
-                               FLAGS.batch_size)
+                               FLAGS.batch_size, _keep_probability(vocabulary))
     else:
       train_step = siamese_cbow_step.make_replica_step(
           model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
           FLAGS.jit_compile)
-      dataset = _distributed_dataset_fn(files, text_to_ids, line_limits)
+      dataset = _distributed_dataset_fn(files, text_to_ids, line_limits,
+                                        _keep_probability(vocabulary))
 
     eval_fn = before_training = None
     if context.chief:

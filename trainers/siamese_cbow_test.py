@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.tests import corpus_fixtures
+from sentzoo.trainers import siamese_cbow
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -158,6 +159,47 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 2)
     self.assertIn("does not exist", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
+
+
+class SiameseCbowSubsampleTest(tf.test.TestCase):
+  """--subsample, in-process (`siamese_cbow.run`)."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.data_dir = os.path.join(
+        tf.compat.v1.test.get_temp_dir(), "subsample_test_data")
+    corpus_fixtures.write_book_corpus(cls.data_dir, parts=(1,))
+    cls.flags = ["--data_dir=" + cls.data_dir, "--embedding_dim=8",
+                 "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
+                 "--train_steps=6", "--log_every_steps=6",
+                 "--eval_every_steps=0", "--heldout_books=1",
+                 "--nocompare_untrained"]
+
+  def tearDown(self):
+    siamese_cbow.FLAGS.unparse_flags()
+    super().tearDown()
+
+  def _moved(self, name, extra):
+    model_dir = os.path.join(self.get_temp_dir(), name)
+    siamese_cbow.run(self.flags + extra
+                     + ["--train_steps=1", "--model_dir=" + model_dir])
+    before = _final_embeddings(model_dir)
+    siamese_cbow.FLAGS.unparse_flags()
+    siamese_cbow.run(self.flags + extra + ["--model_dir=" + model_dir])
+    with open(os.path.join(model_dir, "model_config.json")) as f:
+      config = json.load(f)
+    return np.abs(_final_embeddings(model_dir) - before).max(), config
+
+  def test_subsampling_every_word_away_leaves_nothing_to_learn(self):
+    moved, config = self._moved("plain", [])
+    self.assertGreater(moved, 1e-3)
+    self.assertEqual(config["training"]["subsample"], 0.0)
+    # keep probability ~ sqrt(t/f) + t/f ~ 1e-5 for every fixture word: the
+    # sentences are (almost surely) empty, their averages zero, no gradient.
+    moved, config = self._moved("subsampled", ["--subsample=1e-12"])
+    self.assertLess(moved, 1e-7)
+    self.assertEqual(config["training"]["subsample"], 1e-12)
 
 
 if __name__ == "__main__":
