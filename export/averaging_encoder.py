@@ -7,6 +7,7 @@ SavedModel, so what is measured in training is what is served.
 import tensorflow as tf
 
 from sentzoo.export import input_limits
+from sentzoo.export import table_quantization
 
 
 def ragged_average(table, ids):
@@ -24,7 +25,16 @@ def ragged_average(table, ids):
   Returns:
     float [batch, dim].
   """
-  rows = tf.gather(table, ids.flat_values)
+  return ragged_mean_of_rows(tf.gather(table, ids.flat_values), ids)
+
+
+def ragged_mean_of_rows(rows, ids):
+  """Mean of `rows` [n, dim] per row of `ids` (n = its number of values).
+
+  `rows[i]` belongs to the ragged row of `ids.flat_values[i]`: rows already
+  gathered (and dequantised) for `ids`. Empty rows give zeros, never NaN.
+  Returns float [batch, dim].
+  """
   sums = tf.math.unsorted_segment_sum(rows, ids.value_rowids(),
                                       num_segments=ids.nrows())
   counts = tf.cast(ids.row_lengths(), sums.dtype)[:, None]
@@ -32,11 +42,25 @@ def ragged_average(table, ids):
 
 
 class AveragingSentenceEncoder(tf.Module):
-  """A sentence encoder that averages trainable word vectors.
+  """A sentence encoder that averages word vectors.
 
   Follows the Reusable SavedModel API: callable, with `variables` and
   `trainable_variables`, so `hub.load`, `hub.KerasLayer(trainable=True)` and
   `keras.layers.TFSMLayer` all work on the export.
+
+  The table is stored as `quantize` says (`export.table_quantization`):
+  * "none": `embeddings`, float32 [vocabulary_size, dim], trainable: the
+    only entry of `trainable_variables`.
+  * "float16": `embeddings_float16`, float16 [vocabulary_size, dim].
+  * "int8": `embeddings_int8`, int8 [vocabulary_size, dim], and
+    `embedding_row_scales`, float32 [vocabulary_size]; row r is
+    `embeddings_int8[r] * embedding_row_scales[r]`.
+  A quantised encoder is for inference only: its `trainable_variables` is
+  empty (an int8 or float16 table cannot be fine-tuned; fine-tune the
+  float32 export), and it has no `embeddings` attribute, so code that reads
+  an export's float table (`--word_vectors`) refuses it instead of reading
+  int8 values as vectors. Only the rows a call gathers are cast to float32
+  (and scaled); the output is float32 [batch, dim] in every mode.
 
   Every sentence is cut to `max_bytes_per_sentence` bytes before it is
   tokenised and to `max_tokens_per_sentence` tokens after
@@ -53,6 +77,8 @@ class AveragingSentenceEncoder(tf.Module):
     metadata: JSON-able dict stored with the export (model card); the caps
       are added to it as "input_limits".
     max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
+    quantize: one of `table_quantization.MODES`; recorded in the metadata
+      as "quantization".
   """
 
   # tf.Module computes `variables` and `trainable_variables` as properties,
@@ -65,30 +91,60 @@ class AveragingSentenceEncoder(tf.Module):
                max_bytes_per_sentence=(
                    input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                max_tokens_per_sentence=(
-                   input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                   input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+               quantize="none"):
     super().__init__(name=name)
     self.max_bytes_per_sentence, self.max_tokens_per_sentence = (
         input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
+    self.quantization_mode = table_quantization.check_mode(quantize)
     self.text_to_ids = text_to_ids
-    self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
-                                  trainable=True, name="embeddings")
-    self.variables = [self.embeddings]
-    self.trainable_variables = [self.embeddings]
+    if quantize == "none":
+      self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
+                                    trainable=True, name="embeddings")
+      self.variables = [self.embeddings]
+      self.trainable_variables = [self.embeddings]
+    elif quantize == "float16":
+      self.embeddings_float16 = tf.Variable(
+          table_quantization.quantize_float16(embeddings), trainable=False,
+          name="embeddings_float16")
+      self.variables = [self.embeddings_float16]
+      self.trainable_variables = []
+    else:
+      values, scales = table_quantization.quantize_int8_rows(embeddings)
+      self.embeddings_int8 = tf.Variable(values, trainable=False,
+                                         name="embeddings_int8")
+      self.embedding_row_scales = tf.Variable(scales, trainable=False,
+                                              name="embedding_row_scales")
+      self.variables = [self.embeddings_int8, self.embedding_row_scales]
+      self.trainable_variables = []
     self.regularization_losses = []
+    num_rows, dim = (int(d) for d in self.variables[0].shape)
     self.metadata = dict(metadata or {})
     self.metadata["input_limits"] = input_limits.model_card_entry(
         self.max_bytes_per_sentence, self.max_tokens_per_sentence)
+    self.metadata["quantization"] = table_quantization.model_card_entry(
+        quantize, num_rows, dim)
 
   @property
   def dim(self):
-    return int(self.embeddings.shape[1])
+    return int(self.variables[0].shape[1])
+
+  def gather_rows(self, ids):
+    """float32 [n, dim] table rows of int ids [n], dequantised if stored so."""
+    if self.quantization_mode == "float16":
+      return table_quantization.gather_float16_rows(self.embeddings_float16,
+                                                    ids)
+    if self.quantization_mode == "int8":
+      return table_quantization.gather_int8_rows(
+          self.embeddings_int8, self.embedding_row_scales, ids)
+    return tf.gather(self.embeddings, ids)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def __call__(self, sentences):
     """float32 [batch, dim] embeddings of tf.string [batch] sentences."""
     ids = self.text_to_ids(sentences, max_bytes=self.max_bytes_per_sentence,
                            max_tokens=self.max_tokens_per_sentence)
-    return ragged_average(self.embeddings, ids)
+    return ragged_mean_of_rows(self.gather_rows(ids.flat_values), ids)
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
                                               name="sentences")])

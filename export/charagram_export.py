@@ -6,13 +6,23 @@ config, and the featuriser config; the vocabulary is `ngrams.txt` (n-gram or
 character variants) or `vocab.txt` (PARAGRAM-PHRASE words). The export is a
 `FeaturizedEncoder`: raw `tf.string` sentences -> float32 [batch, dim], core
 ops only.
+
+`quantize` ("float16" or "int8"; `export.table_quantization`) applies to
+PARAGRAM-PHRASE only, the one variant that averages the rows of a table: its
+quantised export is an `AveragingSentenceEncoder` over the word table (the
+same function: mean of the known words' vectors, linear, no bias), for
+inference only. CHARAGRAM sums its n-gram rows and applies h(b + sum), and
+charCNN / charLSTM run a network over small character tables; their exports
+are not quantised (a UserError says so).
 """
 
 import os
 
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.export import averaging_encoder
 from sentzoo.export import featurized_encoder
 from sentzoo.export import input_limits
 from sentzoo.export import model_card
@@ -87,14 +97,22 @@ def build_module(model_dir, config, *,
                  max_bytes_per_sentence=(
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                 quantize="none"):
   """Restores the latest checkpoint of a CHARAGRAM-family model directory.
 
   `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
   each input sentence (`export.input_limits`; character n-grams come from
-  the kept tokens), recorded in the model card.
+  the kept tokens), recorded in the model card. `quantize`: "none", or for
+  paragram_phrase also "float16" / "int8" (inference only; see the module
+  docstring).
   """
   variant = config["variant"]
+  if quantize != "none" and variant != "paragram_phrase":
+    raise errors.UserError(
+        f"--quantize={quantize}: a {variant} export cannot be quantised "
+        "(of the CHARAGRAM family only paragram_phrase averages the rows "
+        "of a table)")
   featurizer = load_featurizer(model_dir, config["featurizer"])
   model = build_model(variant, config["model"])
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
@@ -112,6 +130,11 @@ def build_module(model_dir, config, *,
                                      getattr(featurizer, "vocabulary_size",
                                              0))),
   })
+  if quantize != "none":
+    return averaging_encoder.AveragingSentenceEncoder(
+        featurizer, model.word_embedding.embeddings.numpy(), card,
+        max_bytes_per_sentence=max_bytes_per_sentence,
+        max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
   return make_encoder(featurizer, model, card,
                       max_bytes_per_sentence=max_bytes_per_sentence,
                       max_tokens_per_sentence=max_tokens_per_sentence)

@@ -7,6 +7,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import charagram_export
 from sentzoo.export import export_model
@@ -113,6 +114,42 @@ class CharagramExportTest(export_test_case.ExportTestCase):
   def test_char_lstm(self):
     _, expected = self._check("char_lstm")
     self.assertAllEqual(expected[2], np.zeros(6))
+
+  def test_paragram_phrase_quantized(self):
+    # Glorot-uniform rows of a 5 x 6 table (|value| < 0.75): float16 errs by
+    # <= 2^-11 x 0.75 ~ 4e-4 per value, int8 by <= max|row| / 254 < 3e-3.
+    keras.utils.set_random_seed(0)
+    model_dir = os.path.join(self.get_temp_dir(), "paragram_quantized")
+    in_memory = _write_model_dir(model_dir, "paragram_phrase")
+    texts = tf.constant(TEXTS)
+    expected = in_memory(texts).numpy()
+    for mode, tolerance in (("float16", 1e-3), ("int8", 5e-3)):
+      with self.subTest(mode):
+        path = export_model.export(model_dir,
+                                   os.path.join(model_dir, mode),
+                                   evaluate=False, quantize=mode)
+        loaded = tf.saved_model.load(path)
+        got = loaded(texts).numpy()
+        self.assertAllClose(got, expected, atol=tolerance, rtol=0)
+        self.assertAllEqual(got[2], np.zeros(6))  # No known word.
+        self.assertEmpty(loaded.trainable_variables)
+        with open(os.path.join(path, "assets.extra", "model_card.json")) as f:
+          card = json.load(f)
+        self.assertEqual(card["variant"], "paragram_phrase")
+        self.assertEqual(card["quantization"]["mode"], mode)
+        if mode == "int8":
+          quantized = export_model.build_module(model_dir, quantize=mode)
+          self.run_export_test(
+              path, lambda sentences: {"embeddings": quantized(sentences)},
+              {"sentences": TEXTS}, inference_only=True)
+
+  def test_other_variants_refuse_quantization(self):
+    keras.utils.set_random_seed(0)
+    model_dir = os.path.join(self.get_temp_dir(), "charagram_quantized")
+    _write_model_dir(model_dir, "charagram")
+    with self.assertRaisesRegex(errors.UserError,
+                                "a charagram export cannot be quantised"):
+      export_model.build_module(model_dir, quantize="int8")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ Every export's `serving_default` takes raw `tf.string` sentences: sentence
 encoders take `sentences` [batch] and return `embeddings` float32
 [batch, dim]; pair models take two string inputs and return their match
 probability and distance.
+
+`--quantize=float16|int8` (default none) stores the table of an averaging
+model (Sent2Vec, Siamese CBOW, PARAGRAM-PHRASE) compactly, for inference
+only (`export.table_quantization`); the other models refuse it.
 """
 
 import importlib
@@ -30,6 +34,7 @@ from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
+from sentzoo.export import table_quantization
 from sentzoo.models import model_specs
 
 # Model type X (as its trainer writes it, registered in models/model_specs.py)
@@ -48,16 +53,19 @@ def exporter_for(model_type):
   return importlib.import_module(f"sentzoo.{spec.export_module}")
 
 
-def build_module(model_dir, **input_caps):
+def build_module(model_dir, quantize="none", **input_caps):
   """The in-memory tf.Module that `export` saves for `model_dir`.
 
-  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence of the
-  serving signature (default: export/input_limits.py's).
+  `quantize`: how an averaging model's table is stored
+  (`export.table_quantization.MODES`). `input_caps`: max_bytes_per_sentence
+  and max_tokens_per_sentence of the serving signature (default:
+  export/input_limits.py's).
   """
+  table_quantization.check_mode(quantize)
   config = model_dir_lib.read_model_config(model_dir)
   model_dir_lib.check_vocabulary(model_dir, config)
-  return exporter_for(config["model_type"]).build_module(model_dir, config,
-                                                         **input_caps)
+  return exporter_for(config["model_type"]).build_module(
+      model_dir, config, quantize=quantize, **input_caps)
 
 
 def is_sentence_encoder(module):
@@ -96,7 +104,8 @@ def export(model_dir, export_dir, version=None, data_dir=None,
            evaluate=True, module=None,
            max_bytes_per_sentence=input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
            max_tokens_per_sentence=(
-               input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+               input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+           quantize="none"):
   """Exports the latest checkpoint of `model_dir`; returns the version path.
 
   Args:
@@ -115,11 +124,20 @@ def export(model_dir, export_dir, version=None, data_dir=None,
     max_bytes_per_sentence, max_tokens_per_sentence: the serving
       signature's caps on one input sentence (export/input_limits.py),
       recorded in the model card.
+    quantize: "none", "float16" or "int8": how an averaging model's table
+      is stored (`export.table_quantization`; not "none": an
+      inference-only export, recorded in the model card). A given `module`
+      must have been built with the same mode.
   """
+  table_quantization.check_mode(quantize)
   if module is None:
-    module = build_module(model_dir,
+    module = build_module(model_dir, quantize=quantize,
                           max_bytes_per_sentence=max_bytes_per_sentence,
                           max_tokens_per_sentence=max_tokens_per_sentence)
+  elif getattr(module, "quantization_mode", "none") != quantize:
+    raise ValueError(
+        f"export(quantize={quantize!r}) was given a module built with "
+        f"quantization {getattr(module, 'quantization_mode', 'none')!r}")
   if evaluate and is_sentence_encoder(module) and (
       "evaluation" not in module.metadata):
     module.metadata["evaluation"] = export_time_scores(module, data_dir)
@@ -134,7 +152,8 @@ def main(argv):
   path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
                 data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
                 max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
-                max_tokens_per_sentence=FLAGS.max_tokens_per_sentence)
+                max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
+                quantize=FLAGS.quantize)
   print(f"exported to {path}")
 
 
@@ -159,4 +178,9 @@ if __name__ == "__main__":
                        "At most this many tokens of each input sentence are "
                        "kept (recorded in the model card).", lower_bound=1,
                        upper_bound=2**31 - 1)
+  flags.DEFINE_enum("quantize", "none", table_quantization.MODES,
+                    "Store the table of an averaging model (sent2vec, "
+                    "siamese_cbow, paragram_phrase) as float16 or row-wise "
+                    "int8: a smaller, inference-only export (recorded in "
+                    "the model card; export/table_quantization.py).")
   cli.run(main)

@@ -130,6 +130,19 @@ class ExportModelTest(tf.test.TestCase):
       evaluation = json.load(f)["evaluation"]
     self.assertIn("not measured", evaluation["note"])
 
+  def test_quantize_mode_is_checked_and_recorded(self):
+    with self.assertRaisesRegex(errors.UserError, "quantize must be one of"):
+      export_model.build_module(self.model_dir, quantize="int4")
+    path = export_model.export(self.model_dir, self.export_dir,
+                               evaluate=False, quantize="float16")
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
+      card = json.load(f)
+    self.assertEqual(card["quantization"]["mode"], "float16")
+    self.assertEqual(card["quantization"]["table_shape"],
+                     [len(WORDS) + 1, DIM])
+    self.assertAllClose(tf.saved_model.load(path)(tf.constant(SENTENCES)),
+                        self.expected, atol=2e-3, rtol=0)
+
   def test_missing_model_config_raises(self):
     os.remove(os.path.join(self.model_dir, model_dir_lib.MODEL_CONFIG_FILE))
     with self.assertRaisesRegex(errors.UserError, "model_config.json"):

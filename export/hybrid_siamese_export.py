@@ -145,12 +145,20 @@ def build_module(model_dir, config, encoder_only=False, *,
                  max_bytes_per_sentence=(
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                 quantize="none"):
   """The pair classifier (or, with `encoder_only`, the encoder) module.
 
   `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
   each input sentence (`export.input_limits`), recorded in the model card.
+  `quantize`: only "none" (an RNN/CNN encoder does not average the rows of
+  one table; `export.table_quantization` covers the averaging models).
   """
+  if quantize != "none":
+    raise errors.UserError(
+        f"--quantize={quantize}: a hybrid_siamese export cannot be "
+        "quantised (only the averaging models can: sent2vec, siamese_cbow, "
+        "charagram's paragram_phrase)")
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
   tokenizer = tokenizer_lib.Tokenizer.from_config(config["tokenizer"])

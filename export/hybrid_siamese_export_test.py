@@ -6,6 +6,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import export_model
 from sentzoo.export import hybrid_siamese_export
@@ -112,6 +113,14 @@ class HybridSiameseExportTest(export_test_case.ExportTestCase):
         path, lambda sentences: {"embeddings": module(sentences)},
         {"sentences": SENTENCES_A})
     self.run_finetune_test(path, SENTENCES_A)
+
+  def test_quantize_is_refused_with_one_error(self):
+    model_dir = os.path.join(self.root, "model")
+    make_model_dir(model_dir, "cnn")
+    with self.assertRaisesRegex(
+        errors.UserError,
+        "--quantize=int8: a hybrid_siamese export cannot be quantised"):
+      export_model.build_module(model_dir, quantize="int8")
 
   def test_contrastive_mode_decides_by_distance(self):
     model_dir = os.path.join(self.root, "model")

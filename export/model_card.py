@@ -1,4 +1,12 @@
-"""The fields every export's model card (assets.extra/model_card.json) has."""
+"""The fields every export's model card (assets.extra/model_card.json) has.
+
+Exporters add their own fields; the averaging encoders
+(`export.averaging_encoder`: Sent2Vec, Siamese CBOW, a quantised
+PARAGRAM-PHRASE) add "quantization" (`export.table_quantization.
+model_card_entry`): the table's storage mode ("none", "float16", "int8"),
+its shape and bytes, and "inference_only": true for a quantised table,
+which has no trainable variables and cannot be fine-tuned.
+"""
 
 import os
 import platform

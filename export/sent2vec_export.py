@@ -3,6 +3,11 @@
 The exported graph runs `inputs.sent2vec_featurizer.Sent2VecFeaturizer` (the
 tokeniser, vocabulary lookup and n-gram hash of training; core ops only) and
 `export.averaging_encoder.ragged_average` over the source table.
+
+`quantize` ("none", "float16" or "int8"; `export.table_quantization`)
+stores the source table compactly: a quantised export is for inference
+only (no trainable variables) and records the mode in its model card under
+"quantization".
 """
 
 import os
@@ -33,14 +38,16 @@ def build_module(model_dir, config, *,
                  max_bytes_per_sentence=(
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                 quantize="none"):
   """Restores the latest checkpoint of a Sent2Vec model directory.
 
   Only the source table is read (straight from the checkpoint), so a
   5.9 GB uni+bi table is held twice at most while the module is built.
   `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
   each input sentence (`export.input_limits`; n-grams are formed from the
-  kept tokens), recorded in the model card.
+  kept tokens), recorded in the model card. `quantize`: how the table is
+  stored (`export.table_quantization.MODES`; not "none": inference only).
   """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -57,23 +64,24 @@ def build_module(model_dir, config, *,
   table = reader.get_tensor(names[0])
   featurizer = make_featurizer(vocabulary, config)
   return _module(config, featurizer, table, checkpoint, len(vocabulary),
-                 max_bytes_per_sentence, max_tokens_per_sentence)
+                 max_bytes_per_sentence, max_tokens_per_sentence, quantize)
 
 
 def module_from_model(model_dir, config, model, featurizer, step, *,
                       max_bytes_per_sentence=(
                           input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                       max_tokens_per_sentence=(
-                          input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                          input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                      quantize="none"):
   """The same module from a trained model in memory (the trainer's export)."""
   del model_dir
   return _module(config, featurizer, model.source_embeddings.value,
                  f"ckpt-{step}", featurizer.vocabulary_size - 1,
-                 max_bytes_per_sentence, max_tokens_per_sentence)
+                 max_bytes_per_sentence, max_tokens_per_sentence, quantize)
 
 
 def _module(config, featurizer, table, checkpoint, vocabulary_size,
-            max_bytes_per_sentence, max_tokens_per_sentence):
+            max_bytes_per_sentence, max_tokens_per_sentence, quantize):
   dim = int(table.shape[1])
   card = model_card.base_model_card(
       model_specs.SENT2VEC, config, checkpoint,
@@ -95,4 +103,4 @@ def _module(config, featurizer, table, checkpoint, vocabulary_size,
   })
   return averaging_encoder.AveragingSentenceEncoder(
       featurizer, table, card, max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence)
+      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)

@@ -96,6 +96,56 @@ class Sent2VecExportTest(export_test_case.ExportTestCase):
         self.run_finetune_test(path, ["the cat sat", "on the mat", "cat",
                                       "the mat ."])
 
+  def test_quantized_exports_match_float32_in_every_consumer(self):
+    # N(0, 1) rows of dim 5: float16 errs by <= 2^-11 x |value| (~2e-3 at
+    # most here), int8 by <= max|row| / 254 (~1.5e-2) per value, and a mean
+    # of rows by no more.
+    tolerances = {"float16": 2e-3, "int8": 1.5e-2}
+    root = self.get_temp_dir()
+    model_dir = os.path.join(root, "quantized", "model")
+    _, table = _make_model_dir(model_dir, word_ngrams=2)
+    sentences = tf.constant(_SENTENCES)
+    float32_path = export_model.export(
+        model_dir, os.path.join(root, "quantized", "none"), evaluate=False)
+    float32 = tf.saved_model.load(float32_path)(sentences).numpy()
+    for mode, tolerance in tolerances.items():
+      with self.subTest(mode):
+        encoder = export_model.build_module(model_dir, quantize=mode)
+        self.assertEqual(encoder.quantization_mode, mode)
+        in_memory = encoder(sentences).numpy()
+        self.assertEqual(in_memory.shape, (len(_SENTENCES), _DIM))
+        self.assertAllClose(in_memory, float32, atol=tolerance, rtol=0)
+        # Empty and all-unknown sentences: zeros, not NaN.
+        self.assertAllEqual(in_memory[1:3], np.zeros((2, _DIM)))
+        path = export_model.export(
+            model_dir, os.path.join(root, "quantized", mode),
+            evaluate=False, quantize=mode)
+        loaded = tf.saved_model.load(path)
+        self.assertAllClose(loaded(sentences), in_memory, atol=1e-7)
+        self.assertAllClose(loaded(sentences), float32, atol=tolerance,
+                            rtol=0)
+        self.assertEmpty(loaded.trainable_variables)
+        with open(os.path.join(path, "assets.extra", "model_card.json")) as f:
+          card = json.load(f)
+        self.assertEqual(card["quantization"]["mode"], mode)
+        self.assertTrue(card["quantization"]["inference_only"])
+        self.assertEqual(card["quantization"]["table_shape"],
+                         list(table.shape))
+        # hub.load, PredictRequest, bad input, core ops only (fresh
+        # process), the C API loader.
+        self.run_export_test(
+            path, lambda sentences: {"embeddings": encoder(sentences)},
+            {"sentences": _SENTENCES}, inference_only=True)
+
+  def test_export_refuses_a_module_of_another_mode(self):
+    model_dir = os.path.join(self.get_temp_dir(), "mismatch", "model")
+    _make_model_dir(model_dir, word_ngrams=1)
+    module = export_model.build_module(model_dir)
+    with self.assertRaisesRegex(ValueError, "built with quantization 'none'"):
+      export_model.export(model_dir, os.path.join(self.get_temp_dir(),
+                                                  "mismatch", "export"),
+                          module=module, quantize="int8", evaluate=False)
+
 
 if __name__ == "__main__":
   tf.test.main()

@@ -1,4 +1,10 @@
-"""Exporter for Siamese CBOW: word-vector averaging over the trained table."""
+"""Exporter for Siamese CBOW: word-vector averaging over the trained table.
+
+`quantize` ("none", "float16" or "int8"; `export.table_quantization`)
+stores the word table compactly: a quantised export is for inference only
+(no trainable variables) and records the mode in its model card under
+"quantization".
+"""
 
 import os
 
@@ -20,29 +26,34 @@ def make_encoder(vocabulary, tokenizer, model, metadata, *,
                  max_bytes_per_sentence=(
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                 quantize="none"):
   """An `AveragingSentenceEncoder` with the model's current word vectors.
 
   No training truncation (`max_length`): an exported encoder averages every
   known word of a sentence's first `max_tokens_per_sentence` tokens (of its
-  first `max_bytes_per_sentence` bytes; `export.input_limits`).
+  first `max_bytes_per_sentence` bytes; `export.input_limits`). `quantize`:
+  how the table is stored (`export.table_quantization.MODES`).
   """
   return averaging_encoder.AveragingSentenceEncoder(
       text_to_ids_lib.TextToIds(vocabulary, tokenizer),
       model.embedding.embeddings.numpy(), metadata,
       max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence)
+      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
 
 
 def build_module(model_dir, config, *,
                  max_bytes_per_sentence=(
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
+                 quantize="none"):
   """Restores the latest checkpoint of a Siamese CBOW model directory.
 
   `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
   each input sentence (`export.input_limits`), recorded in the model card.
+  `quantize`: how the table is stored (`export.table_quantization.MODES`;
+  not "none": inference only).
   """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -66,4 +77,5 @@ def build_module(model_dir, config, *,
   })
   return make_encoder(vocabulary, tokenizer, model, card,
                       max_bytes_per_sentence=max_bytes_per_sentence,
-                      max_tokens_per_sentence=max_tokens_per_sentence)
+                      max_tokens_per_sentence=max_tokens_per_sentence,
+                      quantize=quantize)

@@ -41,6 +41,26 @@ class SiameseCbowExportTest(export_test_case.ExportTestCase):
     self.run_finetune_test(self.path, ["the cat sat", "on the mat", "café 猫",
                                        "the mat"])
 
+  def test_int8_export_serves_within_tolerance_and_is_inference_only(self):
+    # The fixture's rows are N(0, 1) of dim 4: int8 errs by at most
+    # max|row| / 254 (< 1.5e-2) per value.
+    path = export_model.export(
+        self.model_dir, os.path.join(self.get_temp_dir(), "int8"),
+        evaluate=False, quantize="int8")
+    in_memory = export_model.build_module(self.model_dir, quantize="int8")
+    self.run_export_test(
+        path, lambda sentences: {"embeddings": in_memory(sentences)},
+        {"sentences": model_dir_fixtures.SENTENCES}, inference_only=True)
+    served = tf.saved_model.load(path)(
+        tf.constant(model_dir_fixtures.SENTENCES))
+    float32 = tf.saved_model.load(self.path)(
+        tf.constant(model_dir_fixtures.SENTENCES))
+    self.assertAllClose(served, float32, atol=1.5e-2, rtol=0)
+    loaded = tf.saved_model.load(path)
+    self.assertFalse(hasattr(loaded, "embeddings"))
+    self.assertEqual(loaded.embeddings_int8.dtype, tf.int8)
+    self.assertEmpty(loaded.trainable_variables)
+
 
 if __name__ == "__main__":
   tf.test.main()
