@@ -54,6 +54,7 @@ from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
 from sentzoo.export import input_limits
+from sentzoo.export import table_quantization
 from sentzoo.inputs import twitter_pit
 from sentzoo.models import model_specs
 from sentzoo.trainers import distribution
@@ -111,6 +112,12 @@ def define_common_flags(flag_values):
                        "The export keeps at most this many tokens of each "
                        "input sentence (recorded in its model card).",
                        lower_bound=1, upper_bound=2**31 - 1, flag_values=fv)
+  flags.DEFINE_enum("quantize", "none", table_quantization.MODES,
+                    "Store the export's table as float16 or row-wise int8: "
+                    "a smaller, inference-only export of an averaging model "
+                    "(sent2vec, siamese_cbow, paragram_phrase; recorded in "
+                    "its model card; export/table_quantization.py).",
+                    flag_values=fv)
   flags.DEFINE_bool("reexport", False, "When the model directory holds a "
                     "run that finished with the same flags (rerunning it "
                     "does nothing): export its last checkpoint again.",
@@ -126,7 +133,7 @@ COMMON_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "seed",
                 "max_steps_per_run", "checkpoint_every_steps",
                 "log_every_steps", "eval_every_steps", "jit_compile",
                 "max_bytes_per_sentence", "max_tokens_per_sentence",
-                "reexport")
+                "quantize", "reexport")
 
 # Flags that say how a run goes, not what it trains: changing them does not
 # make a finished run's rerun a new run (with the trainer's own
@@ -135,7 +142,8 @@ RUNTIME_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "reexport",
                  "max_steps_per_run", "checkpoint_every_steps",
                  "log_every_steps", "eval_every_steps", "jit_compile",
                  "max_bytes_per_sentence", "max_tokens_per_sentence",
-                 "strategy", "num_cpu_devices", "verbose", "verify_data")
+                 "quantize", "strategy", "num_cpu_devices", "verbose",
+                 "verify_data")
 
 
 # The name of Twitter PIT 2015's test split among a spec's eval_sets (the
@@ -371,7 +379,7 @@ def _export_again(model_trainer, finished):
                                              model_dir_lib.EXPORT_SUBDIR)
   path = export_model.export(context.model_dir, export_dir,
                              data_dir=context.data_dir or None,
-                             **input_caps(fv))
+                             quantize=fv.quantize, **input_caps(fv))
   print(f"exported to {path}\nexport: {os.path.abspath(path)}", flush=True)
   return RunSummary(model_dir=context.model_dir, step=finished["step"],
                     export_path=path, results={})
@@ -484,14 +492,16 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
   export_dir = fv.export_dir or os.path.join(context.model_dir,
                                                 model_dir_lib.EXPORT_SUBDIR)
   module = None
-  if plan.export_module:
+  # A quantised export is built from the checkpoint by the exporter (the
+  # in-memory module is float32).
+  if plan.export_module and fv.quantize == "none":
     # Built from the trained model in memory: the module the exporter would
     # build from the checkpoint, without restoring a large table again.
     plan.train_step = plan.dataset = None
     module = plan.export_module(outcome["step"])
   path = export_model.export(
       context.model_dir, export_dir, data_dir=context.data_dir or None,
-      module=module, **input_caps(fv))
+      module=module, quantize=fv.quantize, **input_caps(fv))
   summary.export_path = path
   print(f"exported to {path}", flush=True)
   if model_trainer.spec.sentence_encoder:

@@ -107,6 +107,23 @@ class TrainerTest(tf.test.TestCase):
                                            "--train_steps=15", "--noexport"])
     self.assertEqual(longer.step, 15)
 
+  def test_quantize_reaches_the_export_and_a_reexport(self):
+    model_dir = os.path.join(self.get_temp_dir(), "quantized")
+    argv = self.flags + ["--model_dir=" + model_dir]
+    first = siamese_cbow.run(argv + ["--quantize=int8"])
+    loaded = tf.saved_model.load(first.export_path)
+    self.assertEqual(loaded.embeddings_int8.dtype, tf.int8)
+    self.assertEmpty(loaded.trainable_variables)
+    # How the export is stored is not what is trained: a --reexport of the
+    # finished run, now as float16.
+    again = siamese_cbow.run(argv + ["--reexport", "--quantize=float16"])
+    self.assertEqual(again.step, 12)
+    self.assertEqual(
+        tf.saved_model.load(again.export_path).embeddings_float16.dtype,
+        tf.float16)
+    with self.assertRaisesRegex(errors.UserError, "--quantize"):
+      siamese_cbow.run(argv + ["--reexport", "--quantize=int4"])
+
   def test_incompatible_rerun_is_refused_before_anything_is_written(self):
     model_dir = os.path.join(self.get_temp_dir(), "incompatible")
     with self.assertRaises(errors.Interrupted):
