@@ -62,7 +62,10 @@ def _numpy_encoder(export_path, vocab_path):
                               model_dir_lib.VOCABULARY_FILE)
   if not os.path.exists(vocab_path):
     return None
-  table = tf.saved_model.load(export_path).trainable_variables[0].numpy()
+  trainable = tf.saved_model.load(export_path).trainable_variables
+  if not trainable:  # A quantised export (export/table_quantization.py).
+    return None
+  table = trainable[0].numpy()
   with open(vocab_path, encoding="utf-8") as f:
     index = {line.split("\t")[0]: i + 1 for i, line in enumerate(f)}
   token = re.compile(r"\w+|[^\w\s]")

@@ -1,0 +1,231 @@
+r"""Compact exports side by side: float32, float16 and int8 tables of one model.
+
+  python -m benchmarks.quantized_export --model_dir=runs/sent2vec_demo \
+      --data_dir=../shared/data
+
+Exports the latest checkpoint of --model_dir (an averaging model: Sent2Vec,
+Siamese CBOW, PARAGRAM-PHRASE) once per --modes entry through the one export
+path (`export.export_model.export(quantize=...)`; `export.table_quantization`)
+into --output_dir (default: a temporary folder, removed at the end), then
+measures each export and prints a markdown table:
+- size on disk: every file of the export's version folder (MB = 10^6 bytes);
+- load time: `tf.saved_model.load` of the folder, the median of --repeats
+  loads in this process, the modes alternating (later loads of the same
+  files come from the page cache);
+- encode throughput: sentences/s through `serving_default` on the distinct
+  sentences of the STS 2012-2015 sets and STS-B dev, in batches of
+  --batch_size, the median of --repeats passes after one warm-up pass, the
+  modes alternating;
+- the mean Pearson x 100 of the STS 2012-2015 sets present (19 with the
+  shared data) and STS-B dev Pearson x 100 (`evaluation.sts` through the
+  `evaluation.encoder` interface);
+- against float32 ("none"): size, load time and throughput as ratios, the
+  scores as differences in points.
+--output_json / --output_markdown also write the numbers and the table.
+"""
+
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+from absl import flags
+import tensorflow as tf
+
+from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import errors
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.export import export_model
+from sentzoo.export import saved_model_writer
+from sentzoo.export import table_quantization
+
+FLAGS = flags.FLAGS
+STSB_DEV = "STSB.dev"
+MODE_LABELS = {"none": "float32", "float16": "float16", "int8": "int8"}
+
+
+def folder_bytes(path):
+  """Bytes of every file under `path`."""
+  return sum(os.path.getsize(os.path.join(folder, name))
+             for folder, _, names in os.walk(path) for name in names)
+
+
+def distinct_sentences(pair_sets):
+  """The distinct sentences of `pair_sets`, in first-seen order."""
+  seen = {}
+  for pair_set in pair_sets:
+    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
+      seen.setdefault(sentence, None)
+  return list(seen)
+
+
+def _card_quantization(path):
+  """The "quantization" entry of an export's model card (None if absent)."""
+  with open(os.path.join(path, saved_model_writer.MODEL_CARD),
+            encoding="utf-8") as f:
+    return json.load(f).get("quantization")
+
+
+def measure(paths, pair_sets, batch_size, repeats):
+  """Measures the exports `paths` (mode -> version folder).
+
+  Returns:
+    mode -> dict with bytes, quantization (the model card's entry),
+    load_seconds, sentences_per_second,
+    sts_mean_pearson (None without STS sets), sts_sets (how many),
+    stsb_dev_pearson (None without STS-B dev).
+  """
+  results = {mode: {"path": path, "bytes": folder_bytes(path),
+                    "quantization": _card_quantization(path),
+                    "load_seconds_each": []}
+             for mode, path in paths.items()}
+  for _ in range(repeats):  # Alternating, so that caches favour none.
+    for mode, path in paths.items():
+      start = time.perf_counter()
+      tf.saved_model.load(path)
+      results[mode]["load_seconds_each"].append(time.perf_counter() - start)
+  sentences = distinct_sentences(pair_sets)
+  encoders = {mode: encoder_lib.load_encoder(path)
+              for mode, path in paths.items()}
+  for mode, encoder in encoders.items():
+    results[mode]["load_seconds"] = statistics.median(
+        results[mode]["load_seconds_each"])
+    results[mode]["sentences"] = len(sentences)
+    results[mode]["encode_seconds_each"] = []
+    encoder.encode(sentences, batch_size=batch_size)  # Warm-up pass.
+  for _ in range(repeats):  # Alternating too: load on the machine is shared.
+    for mode, encoder in encoders.items():
+      start = time.perf_counter()
+      encoder.encode(sentences, batch_size=batch_size)
+      results[mode]["encode_seconds_each"].append(
+          time.perf_counter() - start)
+  for mode, encoder in encoders.items():
+    result = results[mode]
+    result["sentences_per_second"] = len(sentences) / statistics.median(
+        result["encode_seconds_each"])
+    scores = sts.evaluate_pair_sets(encoder, pair_sets, batch_size=batch_size)
+    mean = scores.aggregates.get(sts.STS_MEAN_KEY)
+    result["sts_mean_pearson"] = mean.pearson if mean else None
+    result["sts_sets"] = len(mean.members) if mean else 0
+    stsb = scores.sets.get(STSB_DEV)
+    result["stsb_dev_pearson"] = stsb.pearson if stsb else None
+  return results
+
+
+def _number(value, digits):
+  return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _ratio(value, base):
+  return "n/a" if not base else f"{value / base:.2f}x"
+
+
+def _difference(value, base):
+  if value is None or base is None:
+    return "n/a"
+  # Three decimals: quantisation moves the scores by hundredths of a point
+  # or less; + 0.0 turns a rounded -0.0 into 0.0.
+  return f"{round(value - base, 3) + 0.0:+.3f}"
+
+
+def markdown_table(results):
+  """The markdown table of `measure`'s results (float32 first if present)."""
+  base = results.get("none")
+  sets = max((r["sts_sets"] for r in results.values()), default=0)
+  lines = [
+      f"| export | size (MB) | size vs float32 | load (s) | load vs float32 "
+      f"| sentences/s | throughput vs float32 | STS {sets}-set mean "
+      f"| Δ vs float32 | STS-B dev | Δ vs float32 |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+  for mode, r in results.items():
+    lines.append(
+        f"| {MODE_LABELS[mode]} | {r['bytes'] / 1e6:.2f} "
+        f"| {_ratio(r['bytes'], base and base['bytes'])} "
+        f"| {r['load_seconds']:.3f} "
+        f"| {_ratio(r['load_seconds'], base and base['load_seconds'])} "
+        f"| {r['sentences_per_second']:,.0f} "
+        f"| {_ratio(r['sentences_per_second'], base and base['sentences_per_second'])} "
+        f"| {_number(r['sts_mean_pearson'], 2)} "
+        f"| {_difference(r['sts_mean_pearson'], base and base['sts_mean_pearson'])} "
+        f"| {_number(r['stsb_dev_pearson'], 2)} "
+        f"| {_difference(r['stsb_dev_pearson'], base and base['stsb_dev_pearson'])} |")
+  return "\n".join(lines)
+
+
+def _modes(values):
+  modes = list(dict.fromkeys(values))
+  for mode in modes:
+    table_quantization.check_mode(mode)
+  if not modes:
+    raise errors.UserError("--modes needs at least one of "
+                           f"{', '.join(table_quantization.MODES)}")
+  return modes
+
+
+def run(model_dir, data_dir, output_dir, modes, batch_size, repeats):
+  """Exports `model_dir` once per mode into `output_dir` and measures.
+
+  Returns (results, markdown table).
+  """
+  pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "stsb"))
+  if not pair_sets:
+    raise errors.DataDirError(f"no STS sets or STS-B dev under {data_dir!r}")
+  paths = {}
+  for mode in modes:
+    paths[mode] = export_model.export(
+        model_dir, os.path.join(output_dir, MODE_LABELS[mode]), version=1,
+        evaluate=False, quantize=mode)
+    print(f"exported {MODE_LABELS[mode]} to {paths[mode]}", flush=True)
+  results = measure(paths, pair_sets, batch_size, repeats)
+  return results, markdown_table(results)
+
+
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  modes = _modes(FLAGS.modes)
+  output_dir = FLAGS.output_dir or tempfile.mkdtemp(prefix="quantized_export_")
+  if FLAGS.output_dir and os.path.exists(output_dir) and os.listdir(
+      output_dir):
+    raise errors.UserError(f"--output_dir={output_dir} is not empty")
+  try:
+    print(f"model: {FLAGS.model_dir}; {os.cpu_count()} CPUs; load average "
+          f"{os.getloadavg()[0]:.2f}", flush=True)
+    results, table = run(FLAGS.model_dir, data_dir, output_dir, modes,
+                         FLAGS.batch_size, FLAGS.repeats)
+  finally:
+    if not FLAGS.output_dir:
+      shutil.rmtree(output_dir, ignore_errors=True)
+  print(table)
+  if FLAGS.output_markdown:
+    with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:
+      f.write(table + "\n")
+  if FLAGS.output_json:
+    with open(FLAGS.output_json, "w", encoding="utf-8") as f:
+      json.dump({"model_dir": FLAGS.model_dir, "batch_size": FLAGS.batch_size,
+                 "repeats": FLAGS.repeats, "cpus": os.cpu_count(),
+                 "load_average_after": list(os.getloadavg()),
+                 "results": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+  flags.DEFINE_string("model_dir", None, "A trained model directory of an "
+                      "averaging model.", required=True)
+  flags.DEFINE_string("data_dir", None,
+                      f"Data directory (default ${data_dir_lib.ENV_VAR}).")
+  flags.DEFINE_string("output_dir", None, "Empty or new folder for the "
+                      "exports, kept (default: a temporary folder, removed).")
+  flags.DEFINE_list("modes", list(table_quantization.MODES),
+                    "Table storage modes to export (none = float32).")
+  flags.DEFINE_integer("batch_size", 1024, "Sentences per call.",
+                       lower_bound=1)
+  flags.DEFINE_integer("repeats", 5, "Timed loads and encode passes per "
+                       "export (median reported).", lower_bound=1)
+  flags.DEFINE_string("output_json", None, "Also write the numbers here.")
+  flags.DEFINE_string("output_markdown", None, "Also write the table here.")
+  cli.run(main)
