@@ -43,6 +43,8 @@ lr1e-2_nearby            | --learning_rate=1e-2 --negatives=nearby
 lr1e-3_nearby_epochs3    | --learning_rate=1e-3 --negatives=nearby --num_epochs=3
 lr1e-3_nearby_sub1e-5    | --learning_rate=1e-3 --negatives=nearby --subsample=1e-5
 lr1e-3_nearby_sub1e-4    | --learning_rate=1e-3 --negatives=nearby --subsample=1e-4
+lr3e-3_nearby_sub1e-5    | --learning_rate=3e-3 --negatives=nearby --subsample=1e-5
+lr1e-2_nearby_sub1e-5    | --learning_rate=1e-2 --negatives=nearby --subsample=1e-5
 lr1e-3_document_minlen5  | --learning_rate=1e-3 --negatives=document --min_sentence_length=5
 lr1e-3_document_punct    | --learning_rate=1e-3 --negatives=document --keep_punctuation
 lr1e-3_document_neg5     | --learning_rate=1e-3 --negatives=document --num_negatives=5
