@@ -4,10 +4,14 @@
 # default, the seeds present are used and counted in each column). Runs that
 # are absent are left out of the table; each seed's evaluation is cached in
 # its folder (charagram_eval.json), so a rebuild after more seeds only
-# evaluates the new ones.
+# evaluates the new ones. A seed whose run folder is not on this machine is
+# read from its committed record, docs/records/charagram/<run>/seed<k>/
+# (written when the run finished), so the page can be built over several
+# sittings on different machines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 R=runs/charagram
+RECORDS=docs/records/charagram
 SEEDS="${SEEDS:-0,1,2}"
 runs=(
   "CHARAGRAM-PHRASE MAX=$R/charagram_phrase_max"
@@ -26,7 +30,10 @@ runs=(
 )
 args=()
 for run in "${runs[@]}"; do
-  if [ -d "${run#*=}/export" ] || compgen -G "${run#*=}/seed*/export" > /dev/null; then
+  dir=${run#*=}
+  if [ -d "$dir/export" ] || compgen -G "$dir/seed*/export" > /dev/null \
+     || compgen -G "$RECORDS/$(basename "$dir")/seed*/pearson.json" > /dev/null \
+     || [ -f "$RECORDS/$(basename "$dir")/pearson.json" ]; then
     args+=("--run=$run")
   fi
 done
@@ -86,5 +93,6 @@ test and the SemEval-2015 PIT Twitter test set (graded expert score 0-5, all 972
 TEXT
 cmd=(python -m reports.charagram_results "${args[@]}"
      --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" --seeds="$SEEDS"
+     --records_dir="$RECORDS"
      --preamble="$preamble" --output_markdown=docs/charagram.md)
 .venv/bin/"${cmd[@]}" --command_note="bash docs/make_charagram_results.sh"

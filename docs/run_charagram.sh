@@ -4,17 +4,24 @@
 # plus the flags on the run's line plus --seed=<k>). A finished run (export/
 # present) is skipped and an interrupted one resumes, so the table can be
 # built over several sittings; seed 0 of every run comes before seed 1 of
-# any. wall_seconds in each folder adds up the time spent on it. Then:
+# any. wall_seconds in each folder adds up the time spent on it.
+#
+# A finished run's evaluation (per-set Pearson, per-pair scores at 4
+# decimals, training summary) is recorded in docs/records/charagram/<name>/
+# seed<k>/ (`reports.charagram_results --record_only`), which is committed:
+# runs/ does not outlive the machine, the table does. A run that has a record
+# is trained again only when named on the command line. Then:
 #   bash docs/make_charagram_results.sh
 #
-#   bash docs/run_charagram.sh                    # every run, seeds 0,1,2
-#   SEEDS=0,1 bash docs/run_charagram.sh NAME ... # only these runs / seeds
+#   bash docs/run_charagram.sh                    # every run without a record, seeds 0,1,2
+#   SEEDS=0,1 bash docs/run_charagram.sh NAME ... # these runs / seeds, recorded or not
 #   bash docs/run_charagram.sh --list             # the run names
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_DIR="${SENTZOO_DATA_DIR:-../shared/data}"
-RUNS=runs/charagram
-PY=.venv/bin/python
+RUNS="${RUNS:-runs/charagram}"
+RECORDS="${RECORDS:-docs/records/charagram}"
+PY="${PY:-.venv/bin/python}"
 SEEDS="${SEEDS:-0,1,2}"
 WORD_VECTORS="${WORD_VECTORS:-runs/siamese_cbow_paper/export/1}"
 WORD_VOCAB="${WORD_VOCAB:-runs/siamese_cbow_paper/vocab.txt}"
@@ -41,6 +48,7 @@ run_one() {
   local name=$1 config=$2 extra=$3 seed=$4 dir=$RUNS/$1/seed$4
   if [ -d "$dir/export" ]; then
     echo "$name seed $seed: done"
+    [ -f "$RECORDS/$name/seed$seed/pearson.json" ] || record "$name" "$seed"
     return
   fi
   mkdir -p "$dir"
@@ -55,6 +63,23 @@ run_one() {
   if [ $status -ne 0 ]; then
     echo "$name seed $seed: exit status $status (see $dir/train.log)"
     failed=1
+  else
+    record "$name" "$seed"
+  fi
+}
+
+# Evaluates the run's export and writes its record (and the run folder's
+# evaluation cache, which docs/make_charagram_results.sh then reuses).
+record() {
+  local status=0
+  $PY -m reports.charagram_results --record_only --run="$1=$RUNS/$1" \
+      --seeds="$2" --records_dir="$RECORDS" --data_dir="$DATA_DIR" \
+      >> "$RUNS/$1/seed$2/record.log" 2>&1 || status=$?
+  if [ $status -ne 0 ]; then
+    echo "$1 seed $2: recording failed (see $RUNS/$1/seed$2/record.log)"
+    failed=1
+  else
+    echo "$1 seed $2: recorded in $RECORDS/$1/seed$2"
   fi
 }
 
@@ -67,6 +92,10 @@ for seed in ${SEEDS//,/ }; do
       continue
     fi
     if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+      continue
+    fi
+    if [ $# -eq 0 ] && [ -f "$RECORDS/$name/seed$seed/pearson.json" ]; then
+      echo "$name seed $seed: recorded in $RECORDS/$name/seed$seed (name it to train it again)"
       continue
     fi
     run_one "$name" "$(echo "$config" | xargs)" "$(echo "$extra" | xargs)" "$seed"

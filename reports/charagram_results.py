@@ -13,6 +13,16 @@ Livescu, "CHARAGRAM: Embedding Words and Sentences via Character n-grams"
 and the mean over all sets (the paper's "Average" is the mean of its 22
 sets; here 2013 SMT is absent, so the paper's mean over the same 21 sets is
 shown beside it). The paper's four sentence models are shown for reference.
+
+Records: each seed's evaluation (per-set Pearson, the per-pair predicted
+scores the paired bootstrap needs, rounded to 4 decimals, and the run's
+training summary) is also written to <records_dir>/<run>/seed<k>/ (default
+docs/records/charagram, committed; <run> is the --run folder's name), and a
+seed whose run folder has no export is read from its record: the page can be
+built over several sittings on different machines. --record_only evaluates
+and records the runs without writing a page (docs/run_charagram.sh calls it
+after each run). The page always uses the rounded per-pair scores, so a run
+gives the same page from its folder and from its record.
 """
 
 import json
@@ -31,6 +41,7 @@ from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import twitter_pit
+from sentzoo.reports import run_records
 from sentzoo.reports import sts_tables
 
 PAPER_COLUMNS = ("charCNN", "charLSTM", "PARAGRAM-PHRASE", "CHARAGRAM-PHRASE")
@@ -214,17 +225,61 @@ PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
 EVAL_CACHE = "charagram_eval.json"
 
 
-def seed_dirs(model_dir, seeds):
-  """{seed: folder}: model_dir/seed<k> for the seeds present, or, when
-  model_dir has no seed folder at all, {None: model_dir} (one run)."""
-  found = {k: os.path.join(model_dir, f"seed{k}") for k in seeds}
-  found = {k: d for k, d in found.items()
-           if os.path.isdir(os.path.join(d, model_dir_lib.EXPORT_SUBDIR))}
-  if found:
+# A record's files (reports.run_records): per-set Pearson, per-pair
+# predicted scores (4 decimals), the run's model_config.json less the model.
+RECORD_SCORES = "pearson.json"
+RECORD_PREDICTED = "predicted.npz"
+RECORD_CONFIG = model_dir_lib.MODEL_CONFIG_FILE
+RECORD_CONFIG_KEYS = ("model_type", "variant", "training")
+
+
+def _has_export(folder):
+  return os.path.isdir(os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
+
+
+def _has_seeds(folder):
+  return bool(folder) and os.path.isdir(folder) and any(
+      n.startswith("seed") for n in os.listdir(folder))
+
+
+def _is_recorded(record):
+  return run_records.first_with(RECORD_SCORES, record) is not None
+
+
+def seed_sources(model_dir, seeds, records_dir=None):
+  """{seed: (run folder, record folder or None, read from the record?)}.
+
+  model_dir/seed<k> for the seeds with an export there or, failing that, a
+  record in records_dir/<run>/seed<k> (<run>: model_dir's name); when
+  neither model_dir nor its record has seed folders at all, one run
+  {None: ...} (model_dir itself).
+  """
+  run = os.path.basename(os.path.normpath(model_dir))
+  def record(seed):
+    return (run_records.record_dir(records_dir, run, seed) if records_dir
+            else None)
+  found = {}
+  for k in seeds:
+    folder = os.path.join(model_dir, f"seed{k}")
+    if _has_export(folder):
+      found[k] = (folder, record(k), False)
+    elif _is_recorded(record(k)):
+      found[k] = (folder, record(k), True)
+  if found or _has_seeds(model_dir) or _has_seeds(record(None)):
     return found
-  if any(n.startswith("seed") for n in (os.listdir(model_dir)
-                                         if os.path.isdir(model_dir) else [])):
-    return {}
+  if _has_export(model_dir):
+    return {None: (model_dir, record(None), False)}
+  if _is_recorded(record(None)):
+    return {None: (model_dir, record(None), True)}
+  return {}
+
+
+def seed_dirs(model_dir, seeds):
+  """{seed: folder}: model_dir/seed<k> for the seeds with an export, or,
+  when model_dir has no seed folder at all, {None: model_dir} (one run)."""
+  found = {k: v[0] for k, v in seed_sources(model_dir, seeds).items()}
+  if found or _has_seeds(model_dir):
+    return found
   return {None: model_dir}
 
 
@@ -288,6 +343,55 @@ def claim_lines(runs, best, gold, num_samples=1000):
   return lines
 
 
+def write_record(record, folder, evaluated):
+  """Writes a seed's record from its evaluation and run folder, unless the
+  record already holds these Pearsons."""
+  if _is_recorded(record):
+    if run_records.read_json(os.path.join(
+        record, RECORD_SCORES))["sets"] == evaluated["scores"]:
+      return False
+  config = {}
+  path = os.path.join(folder, RECORD_CONFIG)
+  if os.path.exists(path):
+    config = {k: v for k, v in run_records.read_json(path).items()
+              if k in RECORD_CONFIG_KEYS}
+  run_records.save_decimals(os.path.join(record, RECORD_PREDICTED),
+                            evaluated["predicted"])
+  run_records.write_json(os.path.join(record, RECORD_CONFIG), config)
+  run_records.write_json(os.path.join(record, RECORD_SCORES),
+                         {"sets": evaluated["scores"],
+                          "export": evaluated.get("export")})
+  return True
+
+
+def read_record(record, set_names):
+  """A seed's evaluation from its record (as `_evaluate_cached` gives)."""
+  scores = run_records.read_json(os.path.join(record, RECORD_SCORES))["sets"]
+  predicted = run_records.load_decimals(os.path.join(record,
+                                                     RECORD_PREDICTED))
+  absent = [n for n in set_names if n not in scores or n not in predicted]
+  if absent:
+    raise errors.UserError(f"record {record} lacks the sets {absent}: "
+                           "evaluate the run again (its run folder)")
+  return {"scores": {n: scores[n] for n in set_names},
+          "predicted": {n: predicted[n] for n in set_names}}
+
+
+def evaluate_source(source, pair_sets, missing, name):
+  """One seed's evaluation from its run folder (cached, and recorded) or
+  its record; per-pair scores rounded as a record keeps them."""
+  folder, record, from_record = source
+  if from_record:
+    return read_record(record, [p.name for p in pair_sets])
+  evaluated = _evaluate_cached(folder, pair_sets, missing, name)
+  if record and write_record(record, folder, evaluated):
+    size = run_records.size_bytes(record)
+    print(f"{name}: recorded {folder} in {record} ({size:,} bytes)")
+  evaluated["predicted"] = {n: run_records.round_decimals(v)
+                            for n, v in evaluated["predicted"].items()}
+  return evaluated
+
+
 def _evaluate_cached(folder, pair_sets, missing, name):
   """{"scores": {set: Pearson x 100}, "predicted": {set: array}} of the
   export in folder, cached in folder/EVAL_CACHE (keyed by export path)."""
@@ -300,7 +404,8 @@ def _evaluate_cached(folder, pair_sets, missing, name):
       cached = json.load(f)
     if cached.get("export") == export and all(n in cached["sets"]
                                               for n in wanted):
-      return {"scores": {n: cached["sets"][n]["pearson"] for n in wanted},
+      return {"export": export,
+              "scores": {n: cached["sets"][n]["pearson"] for n in wanted},
               "predicted": {n: np.asarray(cached["sets"][n]["predicted"])
                             for n in wanted}}
   results = sts.evaluate_pair_sets(encoder_lib.load_encoder(export),
@@ -310,7 +415,8 @@ def _evaluate_cached(folder, pair_sets, missing, name):
           for n, r in results.sets.items()}
   model_dir_lib.write_text_atomically(
       cache, json.dumps({"export": export, "sets": sets}))
-  return {"scores": {n: v["pearson"] for n, v in sets.items()},
+  return {"export": export,
+          "scores": {n: v["pearson"] for n, v in sets.items()},
           "predicted": {n: np.asarray(v["predicted"])
                         for n, v in sets.items()}}
 
@@ -318,8 +424,10 @@ def _evaluate_cached(folder, pair_sets, missing, name):
 FLAGS = flags.FLAGS
 
 
-def _training_line(name, model_dir):
-  path = os.path.join(model_dir, model_dir_lib.MODEL_CONFIG_FILE)
+def _training_line(name, model_dir, config_dir=None):
+  """One line of the "Runs:" list; model_config.json is read from
+  config_dir (default model_dir: a record's folder for a recorded run)."""
+  path = os.path.join(config_dir or model_dir, model_dir_lib.MODEL_CONFIG_FILE)
   if not os.path.exists(path):
     return f"- {name}: `{model_dir}`"
   with open(path) as f:
@@ -334,6 +442,73 @@ def _training_line(name, model_dir):
           f" {t.get('total_steps')} steps of {t.get('batch_size')}, sampling "
           f"{t.get('sampling')}, L2 {t.get('l2')}, init "
           f"{t.get('initialisation', 'random')}")
+
+
+def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
+  """Evaluates (or reads from records) every --run.
+
+  Returns (columns, per_run, present): format_markdown's columns,
+  claim_lines' runs, and [(name, run folder shown, folder holding its
+  model_config.json, seeds)].
+  """
+  rows = table_rows([p.name for p in pair_sets])
+  columns, per_run, present = [], {}, []
+  for name, model_dir in runs:
+    sources = seed_sources(model_dir, seeds, records_dir)
+    if not sources:
+      print(f"{name}: no seed of {seeds} under {model_dir}"
+            + (f" nor in {records_dir}" if records_dir else "")
+            + "; left out")
+      continue
+    evaluated = {k: evaluate_source(source, pair_sets, missing, name)
+                 for k, source in sources.items()}
+    columns.append((name, [e["scores"] for e in evaluated.values()]))
+    per_run[name] = {k: {"average": row_values(e["scores"], rows)[ALL_MEAN],
+                         "predicted": e["predicted"]}
+                     for k, e in evaluated.items()}
+    folder, record, _ = next(iter(sources.values()))
+    config_dir = run_records.first_with(model_dir_lib.MODEL_CONFIG_FILE,
+                                        folder, record)
+    present.append((name, folder, config_dir,
+                    sorted(k for k in sources if k is not None)))
+  return columns, per_run, present
+
+
+def page_text(runs, seeds, pair_sets, missing, records_dir=None,
+              bootstrap_samples=1000):
+  """The page below the preamble: table, ordering, paired tests, runs."""
+  gold = {p.name: p.scores for p in pair_sets}
+  columns, per_run, present = load_runs(runs, seeds, pair_sets, missing,
+                                        records_dir)
+  set_names = [p.name for p in pair_sets]
+  table, values = format_markdown(columns, set_names, missing)
+  averages = {name: v[ALL_MEAN] for name, v in values.items()}
+  groups = {}
+  for name, _, _, _ in present:
+    model, _, sampling = name.rpartition(" ")
+    if sampling.lower() in ("max", "mix"):
+      groups.setdefault(model, {})[sampling.lower()] = name
+  best = {}
+  for model, by_sampling in groups.items():
+    scored = [c for c in by_sampling.values() if not math.isnan(averages[c])]
+    if scored:
+      best[model] = max(scored, key=lambda c: averages[c])
+  text = table + "\n" + "\n".join(ordering_lines(averages, groups)) + "\n"
+  text += ("\nPaired tests (each model at the better of its MAX / MIX by "
+           "mean Average): a paired t-test over seeds of the Average (seed k "
+           "vs seed k) and a paired bootstrap (1,000 samples) of the "
+           "difference of the mean-over-sets Pearson, redrawing the pairs of "
+           "every set, with all seeds of each model. A claim \"A > B\" "
+           "holds when both give p < 0.05 with A above, does not hold when "
+           "both give p < 0.05 with A below, and is otherwise not "
+           "distinguishable at p<0.05.\n\n")
+  text += "\n".join(claim_lines(per_run, best, gold,
+                                bootstrap_samples)) + "\n"
+  text += "\nRuns:\n" + "\n".join(
+      _training_line(f"{n} (seeds {', '.join(map(str, ks))})" if ks else n,
+                     d, c) for n, d, c, ks in present)
+  text += "\n"
+  return text
 
 
 def main(argv):
@@ -353,50 +528,13 @@ def main(argv):
     raise errors.UserError(f"--seeds must be integers, got {FLAGS.seeds}")
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
-  gold = {p.name: p.scores for p in pair_sets}
-  rows = table_rows([p.name for p in pair_sets])
-  columns, per_run, present = [], {}, []
-  for name, model_dir in runs:
-    folders = seed_dirs(model_dir, seeds)
-    if not folders:
-      print(f"{name}: no seed of {seeds} under {model_dir}; left out")
-      continue
-    evaluated = {k: _evaluate_cached(d, pair_sets, missing, name)
-                 for k, d in folders.items()}
-    columns.append((name, [e["scores"] for e in evaluated.values()]))
-    per_run[name] = {k: {"average": row_values(e["scores"], rows)[ALL_MEAN],
-                         "predicted": e["predicted"]}
-                     for k, e in evaluated.items()}
-    present.append((name, next(iter(folders.values())), sorted(
-        k for k in folders if k is not None)))
-  set_names = [p.name for p in pair_sets]
-  table, values = format_markdown(columns, set_names, missing)
-  averages = {name: v[ALL_MEAN] for name, v in values.items()}
-  groups = {}
-  for name, _, _ in present:
-    model, _, sampling = name.rpartition(" ")
-    if sampling.lower() in ("max", "mix"):
-      groups.setdefault(model, {})[sampling.lower()] = name
-  best = {}
-  for model, by_sampling in groups.items():
-    scored = [c for c in by_sampling.values() if not math.isnan(averages[c])]
-    if scored:
-      best[model] = max(scored, key=lambda c: averages[c])
-  text = table + "\n" + "\n".join(ordering_lines(averages, groups)) + "\n"
-  text += ("\nPaired tests (each model at the better of its MAX / MIX by "
-           "mean Average): a paired t-test over seeds of the Average (seed k "
-           "vs seed k) and a paired bootstrap (1,000 samples) of the "
-           "difference of the mean-over-sets Pearson, redrawing the pairs of "
-           "every set, with all seeds of each model. A claim \"A > B\" "
-           "holds when both give p < 0.05 with A above, does not hold when "
-           "both give p < 0.05 with A below, and is otherwise not "
-           "distinguishable at p<0.05.\n\n")
-  text += "\n".join(claim_lines(per_run, best, gold,
-                                FLAGS.bootstrap_samples)) + "\n"
-  runs = [(f"{n} (seeds {', '.join(map(str, ks))})" if ks else n, d)
-          for n, d, ks in present]
-  text += "\nRuns:\n" + "\n".join(_training_line(n, d) for n, d in runs)
-  text += "\n"
+  if FLAGS.record_only:
+    if not FLAGS.records_dir:
+      raise errors.UserError("--record_only needs --records_dir")
+    load_runs(runs, seeds, pair_sets, missing, FLAGS.records_dir)
+    return
+  text = page_text(runs, seeds, pair_sets, missing, FLAGS.records_dir,
+                   FLAGS.bootstrap_samples)
   print(text)
   if FLAGS.output_markdown:
     with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:
@@ -420,6 +558,12 @@ if __name__ == "__main__":
   flags.DEFINE_integer("bootstrap_samples", 1000, "Paired bootstrap "
                        "samples.")
   flags.DEFINE_string("command_note", "", "First line 'Produced by: ...'.")
+  flags.DEFINE_string("records_dir", "docs/records/charagram", "Records of "
+                      "the runs' evaluations: written for every evaluated "
+                      "seed, read for a seed whose run folder has no "
+                      "export. Empty: none.")
+  flags.DEFINE_bool("record_only", False, "Evaluate and record the runs; "
+                    "write no page.")
   flags.DEFINE_string("preamble", "", "A markdown file written above the "
                       "table (prose that states no measured numbers).")
   cli.run(main)

@@ -1,13 +1,43 @@
 """Tests for reports.charagram_results (table layout and conclusions)."""
 
+import collections
+import json
 import math
 import os
+import shutil
+import subprocess
 
 import numpy as np
 
 import tensorflow as tf
 
 from sentzoo.reports import charagram_results
+from sentzoo.reports import run_records
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PairSet = collections.namedtuple("PairSet", ["name", "scores"])
+
+
+def _fake_run(folder, gold, noise, seed):
+  """A finished seed folder: an export and its cached evaluation."""
+  export = os.path.join(folder, "export", "1")
+  os.makedirs(export)
+  open(os.path.join(export, "saved_model.pb"), "wb").close()
+  rng = np.random.default_rng(seed)
+  sets = {}
+  for name, g in gold.items():
+    predicted = np.tanh(g / 5 + rng.normal(0, noise, g.size))
+    sets[name] = {"pearson": 100 * float(np.corrcoef(predicted, g)[0, 1]),
+                  "predicted": [float(x) for x in predicted]}
+  with open(os.path.join(folder, charagram_results.EVAL_CACHE), "w") as f:
+    json.dump({"export": export, "sets": sets}, f)
+  with open(os.path.join(folder, "model_config.json"), "w") as f:
+    json.dump({"model_type": "charagram", "variant": "char_cnn",
+               "model": {"big": list(range(100))},
+               "training": {"num_pairs": 12564, "train_files": ["a.tsv"],
+                            "train_format": "human_labels", "min_score": 3.0,
+                            "total_steps": 1250, "batch_size": 100,
+                            "sampling": "max", "l2": 1e-6}}, f)
 
 
 class CharagramResultsTest(tf.test.TestCase):
@@ -91,6 +121,117 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertEqual(charagram_results.seed_dirs(
         os.path.join(root, "single"), [0, 1]),
                      {None: os.path.join(root, "single")})
+
+  def test_records_give_the_same_page(self):
+    root = os.path.join(self.get_temp_dir(), "recorded")
+    rng = np.random.default_rng(1)
+    pair_sets = [PairSet("STS2012.MSRpar", rng.uniform(0, 5, 300)),
+                 PairSet("SICK.test", rng.uniform(0, 5, 200))]
+    gold = {p.name: p.scores for p in pair_sets}
+    runs = [("CHARAGRAM-PHRASE MAX", os.path.join(root, "runs", "phrase")),
+            ("charCNN MAX", os.path.join(root, "runs", "cnn"))]
+    for i, (_, model_dir) in enumerate(runs):
+      for k in (0, 1):
+        _fake_run(os.path.join(model_dir, f"seed{k}"), gold, 0.3 + i, k)
+    records = os.path.join(root, "records")
+    from_runs = charagram_results.page_text(runs, [0, 1, 2], pair_sets, [],
+                                            records, bootstrap_samples=50)
+    record = os.path.join(records, "cnn", "seed1")
+    self.assertCountEqual(os.listdir(record), [
+        "pearson.json", "predicted.npz", "model_config.json"])
+    self.assertNotIn("model", run_records.read_json(
+        os.path.join(record, "model_config.json")))
+    # 500 per-pair scores at 4 decimals: about 1 KB of int16, compressed.
+    self.assertLess(run_records.size_bytes(record), 3000)
+    # A fresh machine: no run folders, the page comes from the records.
+    shutil.rmtree(os.path.join(root, "runs"))
+    self.assertEqual(
+        charagram_results.seed_sources(runs[1][1], [0, 1, 2], records),
+        {k: (os.path.join(runs[1][1], f"seed{k}"),
+             os.path.join(records, "cnn", f"seed{k}"), True)
+         for k in (0, 1)})
+    from_records = charagram_results.page_text(
+        runs, [0, 1, 2], pair_sets, [], records, bootstrap_samples=50)
+    self.assertEqual(from_records, from_runs)
+    self.assertIn("- charCNN MAX (seeds 0, 1): `" + runs[1][1] + "/seed0`: "
+                  "char_cnn, 12564 pairs", from_records)
+    self.assertIn("CHARAGRAM-PHRASE > charCNN:", from_records)
+
+  def test_record_is_rewritten_only_when_it_changes(self):
+    folder = os.path.join(self.get_temp_dir(), "rewrite", "seed0")
+    record = os.path.join(self.get_temp_dir(), "rewrite_record")
+    os.makedirs(folder)
+    evaluated = {"scores": {"A": 50.123456789}, "export": "e",
+                 "predicted": {"A": np.array([0.123456, -0.99999, 1.0])}}
+    self.assertTrue(charagram_results.write_record(record, folder, evaluated))
+    self.assertFalse(charagram_results.write_record(record, folder,
+                                                    evaluated))
+    back = charagram_results.read_record(record, ["A"])
+    self.assertEqual(back["scores"], {"A": 50.123456789})
+    self.assertAllEqual(back["predicted"]["A"], [0.1235, -1.0, 1.0])
+    self.assertAllEqual(back["predicted"]["A"], run_records.round_decimals(
+        evaluated["predicted"]["A"]))
+    with self.assertRaisesRegex(charagram_results.errors.UserError, "lacks"):
+      charagram_results.read_record(record, ["A", "B"])
+
+
+class RunnerTest(tf.test.TestCase):
+  """docs/run_charagram.sh with a fake Python: recorded runs are skipped."""
+
+  def _runner(self, root, *names):
+    fake = os.path.join(root, "fake_python")
+    with open(fake, "w") as f:
+      f.write("""#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+for a; do case $a in
+  --model_dir=*) mkdir -p "${a#--model_dir=}/export/1";;
+  --run=*) run=$(basename "${a#*=*=}");;
+  --seeds=*) seed=${a#--seeds=};;
+  --records_dir=*) records=${a#--records_dir=};;
+esac; done
+if [ -n "$records" ]; then
+  mkdir -p "$records/$run/seed$seed" && touch "$records/$run/seed$seed/pearson.json"
+fi
+""")
+    os.chmod(fake, 0o755)
+    env = dict(os.environ, PY=fake, FAKE_LOG=os.path.join(root, "log"),
+               RUNS=os.path.join(root, "runs"),
+               RECORDS=os.path.join(root, "records"), SEEDS="0")
+    result = subprocess.run(
+        ["bash", "docs/run_charagram.sh", *names], cwd=REPO_ROOT, env=env,
+        capture_output=True, text=True, timeout=120)
+    self.assertEqual(result.returncode, 0, result.stderr)
+    with open(os.path.join(root, "log")) as f:
+      log = f.read().splitlines()
+    os.remove(os.path.join(root, "log"))
+    return result.stdout, log
+
+  def test_recorded_run_is_skipped_unless_named(self):
+    root = os.path.join(self.get_temp_dir(), "runner")
+    os.makedirs(os.path.join(root, "records", "char_cnn_max", "seed0"))
+    open(os.path.join(root, "records", "char_cnn_max", "seed0",
+                      "pearson.json"), "w").close()
+    out, log = self._runner(root)
+    self.assertIn("char_cnn_max seed 0: recorded in", out)
+    trained = [line for line in log if "-m trainers.charagram" in line]
+    self.assertLen(trained, 11)
+    self.assertFalse(any("char_cnn_max" in line for line in trained))
+    recorded = [line for line in log if "--record_only" in line]
+    self.assertLen(recorded, 11)
+    self.assertIn(f"--run=char_cnn_mix={root}/runs/char_cnn_mix --seeds=0 "
+                  f"--records_dir={root}/records", "\n".join(recorded))
+    # Named: trained again (and recorded again).
+    out, log = self._runner(root, "char_cnn_max")
+    self.assertLen(log, 2)
+    self.assertIn("-m trainers.charagram", log[0])
+    self.assertIn("--model_dir=" + os.path.join(
+        root, "runs", "char_cnn_max", "seed0"), log[0])
+    # A finished, unrecorded run is recorded, not trained.
+    shutil.rmtree(os.path.join(root, "records", "char_lstm_max"))
+    out, log = self._runner(root)
+    self.assertIn("char_lstm_max seed 0: done", out)
+    self.assertLen(log, 1)
+    self.assertIn("--run=char_lstm_max=", log[0])
 
 
 if __name__ == "__main__":

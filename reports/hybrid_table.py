@@ -18,6 +18,18 @@ standard deviation over the seeds present (their count in each cell), and
 the paper's own numbers. --table_only rebuilds the page from the runs
 present.
 
+Records: runs/ does not outlive the machine, so when a run finishes (or a
+finished run folder is found without one) its results.json and its saved
+test decisions (test_predictions.npz, recompressed) are copied into
+<records_dir>/<task>_<encoder>_<loss>/seed<k>/ (default
+docs/records/hybrid_table, committed; `reports.run_records`). The page reads
+a run from its folder when that has results.json and from its record
+otherwise, and a recorded run is not trained again unless named in
+--retrain (CELL or CELL/seed<k>, e.g. msrp_gru_joint/seed1: trained into its
+run folder, which resumes, or finishes at once when that folder is already
+complete; delete the folder to start over), after which its record is
+rewritten. --table_only writes no record.
+
 Contrastive-only runs are reported under two decision rules: the paper's
 fixed distance threshold (--threshold of the flagfiles, 0.5) and the
 threshold that maximises dev accuracy (`evaluation.decision_threshold`,
@@ -53,6 +65,7 @@ import numpy as np
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.evaluation import significance
+from sentzoo.reports import run_records
 from sentzoo.trainers import hybrid_siamese
 
 TASKS = {"msrp": "MSRP (paraphrase, test 1,725 pairs)",
@@ -99,6 +112,13 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                       flag_values=flag_values)
   flags.DEFINE_string("runs_dir", "runs/hybrid_table",
                       "One model dir per run.", flag_values=flag_values)
+  flags.DEFINE_string("records_dir", "docs/records/hybrid_table",
+                      "Records of finished runs (read when a run folder is "
+                      "absent; written when a run finishes). Empty: none.",
+                      flag_values=flag_values)
+  flags.DEFINE_list("retrain", [], "Runs to train even though they have a "
+                    "record: CELL (every seed) or CELL/seed<k>, CELL = "
+                    "<task>_<encoder>_<loss>.", flag_values=flag_values)
   flags.DEFINE_string("output", "docs/hybrid_siamese.md", "Markdown page.",
                       flag_values=flag_values)
   flags.DEFINE_list("tasks", list(TASKS), "Tasks.", flag_values=flag_values)
@@ -129,12 +149,49 @@ def seeds_of(fv):
   return seeds
 
 
+def cell_name(task, encoder, mode):
+  return f"{task}_{encoder}_{mode}"
+
+
 def cell_dir(fv, task, encoder, mode):
-  return os.path.join(fv.runs_dir, f"{task}_{encoder}_{mode}")
+  return os.path.join(fv.runs_dir, cell_name(task, encoder, mode))
 
 
 def run_dir(fv, task, encoder, mode, seed):
   return os.path.join(cell_dir(fv, task, encoder, mode), f"seed{seed}")
+
+
+def record_dir(fv, task, encoder, mode, seed):
+  """The run's record folder, or None without --records_dir."""
+  if not fv.records_dir:
+    return None
+  return run_records.record_dir(fv.records_dir,
+                                cell_name(task, encoder, mode), seed)
+
+
+def source_dir(fv, task, encoder, mode, seed):
+  """Where the run's results are read: its run folder when that has
+  results.json, else its record when that has, else None."""
+  return run_records.first_with(
+      hybrid_siamese.RESULTS_FILE, run_dir(fv, task, encoder, mode, seed),
+      record_dir(fv, task, encoder, mode, seed))
+
+
+def write_record(fv, task, encoder, mode, seed):
+  """Copies a finished run's results.json and test decisions into its
+  record; returns the record folder (None without --records_dir)."""
+  destination = record_dir(fv, task, encoder, mode, seed)
+  if destination is None:
+    return None
+  source = run_dir(fv, task, encoder, mode, seed)
+  run_records.copy_files(source, destination, [hybrid_siamese.RESULTS_FILE])
+  predictions = os.path.join(source, hybrid_siamese.TEST_PREDICTIONS_FILE)
+  if os.path.exists(predictions):
+    with np.load(predictions) as saved:
+      run_records.save_bools(
+          os.path.join(destination, hybrid_siamese.TEST_PREDICTIONS_FILE),
+          {k: saved[k] for k in saved.files})
+  return destination
 
 
 def train_argv(fv, task, encoder, mode, seed):
@@ -155,17 +212,21 @@ def train_argv(fv, task, encoder, mode, seed):
 
 
 def read_results(fv, task, encoder, mode, seed):
-  path = os.path.join(run_dir(fv, task, encoder, mode, seed), "results.json")
-  if not os.path.exists(path):
+  """The run's results.json (from its folder or its record), or None."""
+  folder = source_dir(fv, task, encoder, mode, seed)
+  if folder is None:
     return None
-  with open(path) as f:
+  with open(os.path.join(folder, hybrid_siamese.RESULTS_FILE)) as f:
     return json.load(f)
 
 
 def read_test_decisions(fv, task, encoder, mode, seed, rule=None):
-  """bool [n]: test pairs classified right at the best dev epoch, or None."""
-  path = os.path.join(run_dir(fv, task, encoder, mode, seed),
-                      hybrid_siamese.TEST_PREDICTIONS_FILE)
+  """bool [n]: test pairs classified right at the best dev epoch, or None
+  (read where results.json is read)."""
+  folder = source_dir(fv, task, encoder, mode, seed)
+  if folder is None:
+    return None
+  path = os.path.join(folder, hybrid_siamese.TEST_PREDICTIONS_FILE)
   if not os.path.exists(path):
     return None
   key = "correct_tuned" if rule == TUNED else "correct"
@@ -201,18 +262,31 @@ def _output_to(path):
 
 
 def train_all(fv):
-  """Trains every run of the table that has no results.json yet.
+  """Trains every run of the table that has neither results.json nor a
+  record (and those named in --retrain); records every finished run.
 
   Seeds are the outer loop: every cell gets its seed 0 run before any gets
   seed 1, so that an interrupted build still covers the whole table.
   """
+  retrain = run_records.parse_retrain(fv.retrain)
   for seed in seeds_of(fv):
     for task in fv.tasks:
       for encoder in fv.encoders:
         for mode in fv.modes:
-          if read_results(fv, task, encoder, mode, seed) is not None:
-            continue
           folder = run_dir(fv, task, encoder, mode, seed)
+          record = record_dir(fv, task, encoder, mode, seed)
+          asked = run_records.asked_for(
+              retrain, cell_name(task, encoder, mode), seed)
+          recorded = run_records.first_with(hybrid_siamese.RESULTS_FILE,
+                                            record) is not None
+          finished = run_records.first_with(hybrid_siamese.RESULTS_FILE,
+                                            folder) is not None
+          if not asked and (finished or recorded):
+            if finished and record and not recorded:
+              write_record(fv, task, encoder, mode, seed)
+              print(f"{task} {encoder} {mode} seed {seed}: recorded in "
+                    f"{record}", flush=True)
+            continue
           os.makedirs(folder, exist_ok=True)
           log = os.path.join(folder, "train.log")
           print(f"{time.strftime('%H:%M:%S')} training {task} {encoder} "
@@ -226,6 +300,8 @@ def train_all(fv):
           result = read_results(fv, task, encoder, mode, seed)
           print(f"  test accuracy {100 * result['test_accuracy']:.2f} at "
                 f"best dev epoch {result['best_epoch']}", flush=True)
+          if write_record(fv, task, encoder, mode, seed):
+            print(f"  recorded in {record}", flush=True)
 
 
 def test_accuracy(result, rule=None):
@@ -303,7 +379,9 @@ def format_page(fv):
       "# Hybrid siamese + MLP sentence matcher: results",
       "",
       "Generated by `python -m reports.hybrid_table` "
-      f"(runs in `{fv.runs_dir}`); do not edit by hand.",
+      f"(runs in `{fv.runs_dir}`"
+      + (f", or their records in `{fv.records_dir}` where a run folder is "
+         "absent" if fv.records_dir else "") + "); do not edit by hand.",
       "",
       "Nicosia and Moschitti, *Accurate Sentence Matching with Hybrid "
       "Siamese Networks*, CIKM 2017. Test accuracy (%) at the best dev "

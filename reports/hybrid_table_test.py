@@ -74,6 +74,7 @@ class HybridTableTest(tf.test.TestCase):
     result = subprocess.run(
         [sys.executable, "-m", "reports.hybrid_table", "--table_only",
          f"--runs_dir={runs}", f"--output={output}", "--tasks=msrp",
+         f"--records_dir={root}/no_records",
          "--encoders=gru,cnn,lstm", f"--speed_results={speed}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
@@ -119,7 +120,8 @@ class HybridTableTest(tf.test.TestCase):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
         [sys.executable, "-m", "reports.hybrid_table", "--table_only",
-         "--encoders=rnn", f"--output={self.get_temp_dir()}/x.md"],
+         "--encoders=rnn", f"--output={self.get_temp_dir()}/x.md",
+         "--records_dir="],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 2)
     self.assertIn("error: unknown encoder", result.stderr)
@@ -146,6 +148,7 @@ class HybridTableTest(tf.test.TestCase):
     with mock.patch.object(hybrid_table.hybrid_siamese, "run", fake_run):
       page = hybrid_table.run(
           ["hybrid_table", f"--runs_dir={runs}", f"--output={output}",
+           f"--records_dir={root}/in_process_records",
            "--tasks=msrp", "--encoders=gru", "--data_dir=/data",
            "--num_epochs=2", "--extra_flags=--max_steps_per_run=9",
            "--seeds=0,1"])
@@ -170,6 +173,83 @@ class HybridTableTest(tf.test.TestCase):
                       "<0.001", "0.000"))
     with open(output) as f:
       self.assertEqual(f.read(), page)
+
+  def _fake_trainer(self, runs, calls):
+    def fake_run(argv):
+      calls.append(argv)
+      model_dir = next(a.split("=", 1)[1] for a in argv
+                       if a.startswith("--model_dir="))
+      seed = int(model_dir.rsplit("seed", 1)[1])
+      mode = os.path.dirname(model_dir).rsplit("_", 1)[1]
+      test = {"contrastive": 0.7, "logistic": 0.75, "joint": 0.8}[mode]
+      test += 0.01 * seed
+      correct = {"correct": _decisions(test, offset=seed)}
+      tuned = None
+      if mode == "contrastive":
+        tuned = {"threshold": 1.1, "epoch": 2, "dev_accuracy": 0.85,
+                 "test_accuracy": test + 0.01}
+        correct["correct_tuned"] = _decisions(test + 0.01, offset=seed)
+      _write_result(runs, "msrp", "gru", mode, test, seed=seed,
+                    correct=correct, tuned=tuned)
+    return fake_run
+
+  def test_records_give_the_same_page_and_are_not_retrained(self):
+    root = self.get_temp_dir()
+    runs = os.path.join(root, "recorded_runs")
+    records = os.path.join(root, "records")
+    flags = [f"--runs_dir={runs}", f"--records_dir={records}",
+             f"--output={root}/recorded.md", "--tasks=msrp",
+             "--encoders=gru", "--seeds=0,1"]
+    calls = []
+    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+                           self._fake_trainer(runs, calls)):
+      from_runs = hybrid_table.run(["hybrid_table"] + flags)
+    self.assertLen(calls, 6)
+    record = os.path.join(records, "msrp_gru_contrastive", "seed1")
+    self.assertCountEqual(os.listdir(record),
+                          ["results.json", "test_predictions.npz"])
+    with np.load(os.path.join(record, "test_predictions.npz")) as saved:
+      self.assertAllEqual(saved["correct_tuned"], _decisions(0.72, offset=1))
+    # On a fresh machine (no run folders) the page comes from the records.
+    os.rename(runs, runs + ".gone")
+    from_records = hybrid_table.run(["hybrid_table", "--table_only"] + flags)
+    self.assertEqual(from_records, from_runs)
+    self.assertIn("| GRU | 70.50 ± 0.71 (n=2) | 71.50 ± 0.71 (n=2) |",
+                  from_records)
+    # A recorded run is not trained again, unless named.
+    calls.clear()
+    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+                           self._fake_trainer(runs, calls)):
+      self.assertEqual(hybrid_table.run(["hybrid_table"] + flags),
+                       from_runs)
+      self.assertEqual(calls, [])
+      hybrid_table.run(["hybrid_table", "--retrain=msrp_gru_joint/seed1,"
+                        "msrp_gru_logistic"] + flags)
+    self.assertEqual(
+        [a[1:3] for a in calls],
+        [["--mode=logistic", "--seed=0"], ["--mode=logistic", "--seed=1"],
+         ["--mode=joint", "--seed=1"]])
+
+  def test_finished_run_without_record_is_recorded_not_trained(self):
+    root = self.get_temp_dir()
+    runs = os.path.join(root, "unrecorded")
+    records = os.path.join(root, "unrecorded_records")
+    _write_result(runs, "sick", "cnn", "joint", 0.8,
+                  correct={"correct": _decisions(0.8)})
+    with mock.patch.object(hybrid_table.hybrid_siamese, "run") as trainer:
+      hybrid_table.run(["hybrid_table", f"--runs_dir={runs}",
+                        f"--records_dir={records}", "--tasks=sick",
+                        "--encoders=cnn", "--modes=joint", "--seeds=0",
+                        f"--output={root}/unrecorded.md"])
+    trainer.assert_not_called()
+    self.assertTrue(os.path.exists(os.path.join(
+        records, "sick_cnn_joint", "seed0", "results.json")))
+
+  def test_bad_retrain_is_a_user_error(self):
+    with self.assertRaisesRegex(hybrid_table.errors.UserError, "--retrain"):
+      hybrid_table.run(["hybrid_table", "--retrain=msrp_gru_joint/seedx",
+                        "--records_dir=", f"--runs_dir={self.get_temp_dir()}"
+                        "/none", f"--output={self.get_temp_dir()}/z.md"])
 
   def test_bad_seeds_are_a_user_error(self):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--seeds"):

@@ -1,0 +1,130 @@
+"""Records of finished runs: the small result files a results page needs.
+
+A run folder (runs/<table>/<run>/seed<k>/) holds checkpoints and exports and
+does not outlive the machine it was trained on; a results page must still be
+buildable over several sittings on different machines. So when a run
+finishes, the few files its page reads are copied into
+docs/records/<table>/<run>/seed<k>/ (committed), and the page commands read a
+run from its folder when it is there and from its record otherwise. A run
+with a record is not trained again unless asked for by name.
+
+Per-pair scores are stored compactly: rounded to DIGITS decimals, as scaled
+integers in a compressed .npz (`save_decimals`); a page built from a run
+folder rounds the same way (`round_decimals`), so that it is the page its
+record gives.
+"""
+
+import json
+import os
+import shutil
+
+import numpy as np
+
+from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
+
+DIGITS = 4
+
+
+def record_dir(records_dir, run, seed=None):
+  """records_dir/run/seed<k> (records_dir/run for a run without seeds)."""
+  folder = os.path.join(records_dir, run)
+  return folder if seed is None else os.path.join(folder, f"seed{seed}")
+
+
+def first_with(filename, *folders):
+  """The first of `folders` that holds `filename`, or None."""
+  for folder in folders:
+    if folder and os.path.isfile(os.path.join(folder, filename)):
+      return folder
+  return None
+
+
+def copy_files(source, destination, names):
+  """Copies the files `names` that `source` has into `destination`."""
+  os.makedirs(destination, exist_ok=True)
+  copied = []
+  for name in names:
+    path = os.path.join(source, name)
+    if os.path.isfile(path):
+      shutil.copyfile(path, os.path.join(destination, name) + ".tmp")
+      os.replace(os.path.join(destination, name) + ".tmp",
+                 os.path.join(destination, name))
+      copied.append(name)
+  return copied
+
+
+def write_json(path, value):
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  model_dir_lib.write_text_atomically(
+      path, json.dumps(value, indent=1, sort_keys=True) + "\n")
+
+
+def read_json(path):
+  with open(path, encoding="utf-8") as f:
+    return json.load(f)
+
+
+def round_decimals(values, digits=DIGITS):
+  """float64 values rounded to `digits` decimals, exactly as a record
+  written by `save_decimals` reads back."""
+  scale = 10.0 ** digits
+  return np.rint(np.asarray(values, np.float64) * scale) / scale
+
+
+def _save_npz(path, arrays):
+  os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+  temporary = path + ".tmp.npz"
+  np.savez_compressed(temporary, **arrays)
+  os.replace(temporary, path)
+
+
+def save_decimals(path, arrays, digits=DIGITS):
+  """{name: float array} -> compressed .npz of integers (value x 10^digits;
+  int16 where that fits, else int32)."""
+  scale = 10.0 ** digits
+  out = {}
+  for name, values in arrays.items():
+    scaled = np.rint(np.asarray(values, np.float64) * scale)
+    fits = scaled.size == 0 or np.max(np.abs(scaled)) <= np.iinfo(np.int16).max
+    out[name] = scaled.astype(np.int16 if fits else np.int32)
+  out["__digits__"] = np.asarray(digits, np.int8)
+  _save_npz(path, out)
+
+
+def load_decimals(path):
+  """{name: float64 array} of a `save_decimals` file."""
+  with np.load(path) as saved:
+    scale = 10.0 ** int(saved["__digits__"])
+    return {name: saved[name].astype(np.float64) / scale
+            for name in saved.files if name != "__digits__"}
+
+
+def save_bools(path, arrays):
+  """{name: bool array} -> compressed .npz (read back with np.load)."""
+  _save_npz(path, {k: np.asarray(v, bool) for k, v in arrays.items()})
+
+
+def size_bytes(folder):
+  """Total bytes of the files in `folder` (not recursive)."""
+  return sum(os.path.getsize(os.path.join(folder, n))
+             for n in os.listdir(folder)
+             if os.path.isfile(os.path.join(folder, n)))
+
+
+def parse_retrain(specs):
+  """--retrain values -> set of (run, seed or None): 'RUN' is every seed of
+  RUN, 'RUN/seed<k>' one of them."""
+  wanted = set()
+  for spec in specs:
+    run, sep, seed = spec.strip().partition("/seed")
+    if not run or (sep and not seed.isdigit()):
+      raise errors.UserError(f"--retrain={spec!r}: expected RUN or "
+                             "RUN/seed<k>")
+    wanted.add((run, int(seed) if sep else None))
+  return wanted
+
+
+def asked_for(retrain, run, seed):
+  """Whether `parse_retrain`'s set names this run and seed."""
+  return (run, None) in retrain or (run, seed) in retrain
