@@ -13,9 +13,34 @@ process's peak resident memory (ru_maxrss) after building and after the
 steps (peak includes the initialiser's temporaries; current is what stays).
 With logical CPU devices every copy is in host memory, so peak RSS
 shows the per-replica copies; on GPUs each copy is in its own GPU's memory.
-"""
 
+The Sent2Vec trainer itself, a fresh run and a resumed one (issue 17's
+memory bound: peak RSS <= 1.3 x (source + target table bytes) + 1 GB):
+
+  python -m benchmarks.table_memory --model=sent2vec --train \
+      --buckets=300000 --data_dir=../shared/data --work_dir=runs/s2v_memory
+
+runs `python -m trainers.sent2vec` with the uni+bi book flagfile
+(--train_flagfile; --buckets, --dim, part --corpus_parts of the corpus) in a
+child process twice: fresh for --train_steps steps, then resumed from that
+run's last checkpoint up to 2 x --train_steps (both export and evaluate at
+the end, as every run does). The child marks the trainer's phases (model
+built and initialised, token cache and step, checkpoint restore, steps,
+checkpoint saves, export module, export-time scores, SavedModel written,
+final evaluation) and records, for each, the peak RSS during it (VmHWM,
+reset at each mark through /proc/self/clear_refs) and the RSS at its end.
+Prints one table of both runs, the tables' bytes and the bound; exits 1 when
+a run's peak is above the bound. The vocabulary, corpus counts and token
+cache are built once in --work_dir and copied into each run (their cost is
+not the tables').
+"""
+import json
+import os
 import resource
+import shutil
+import subprocess
+import sys
+import tempfile
 
 from absl import flags
 import keras
@@ -39,6 +64,28 @@ flags.DEFINE_integer("dim", 0, "Embedding size (0: 300 for Siamese CBOW, 700 "
                      "for Sent2Vec).")
 flags.DEFINE_integer("steps", 5, "Training steps after building.")
 flags.DEFINE_integer("batch_size", 100, "Global batch (groups / sentences).")
+flags.DEFINE_bool("train", False, "--model=sent2vec: measure the trainer "
+                  "itself, a fresh and a resumed run (see the module doc).")
+flags.DEFINE_string("data_dir", None, "--train: the data directory "
+                    "(default $SENTZOO_DATA_DIR).")
+flags.DEFINE_list("corpus_parts", ["1"], "--train: book corpus parts.")
+flags.DEFINE_string("train_flagfile", "configs/sent2vec_books_unibi.flags",
+                    "--train: the trainer's settings (--buckets, --dim and "
+                    "the corpus flags override it).")
+flags.DEFINE_integer("train_steps", 300, "--train: steps of the fresh run; "
+                     "the resumed run goes on to twice as many.",
+                     lower_bound=1)
+flags.DEFINE_string("work_dir", None, "--train: where the runs and the "
+                    "shared vocabulary and token cache go (default: a "
+                    "temporary folder, removed at the end).")
+flags.DEFINE_string("output_json", None, "--train: also write the numbers "
+                    "here.")
+flags.DEFINE_string("output_markdown", None, "--train: also write the "
+                    "table here (markdown).")
+# Internal: the child process of --train.
+flags.DEFINE_string("phase_log", None, "(internal) --train's child: run the "
+                    "trainer with --trainer_argv and write its phases here.")
+flags.DEFINE_string("trainer_argv", None, "(internal) JSON list of flags.")
 
 
 def _peak_rss_mb():
@@ -123,8 +170,243 @@ def _sent2vec(strategy, dim):
   return [source, target], tf.function(lambda: strategy.run(step))
 
 
+# --train: the Sent2Vec trainer's phases, measured in a child process.
+
+# The bound of issue 17: peak RSS <= BOUND_FACTOR x table bytes + BOUND_EXTRA.
+BOUND_FACTOR = 1.3
+BOUND_EXTRA_BYTES = 1 << 30
+# What is copied from the first run into every later run's model directory.
+_SHARED_FILES = ("vocab.txt", "corpus_stats.json", "token_cache")
+
+
+def _status_kb(field):
+  with open("/proc/self/status") as f:
+    for line in f:
+      if line.startswith(field + ":"):
+        return int(line.split()[1])
+  raise KeyError(field)
+
+
+class PhaseRecorder:
+  """Peak and current RSS of a process, phase by phase.
+
+  `mark(name)` ends the phase `name` (the time since the previous mark):
+  it records the peak RSS during it (VmHWM) and the RSS now (VmRSS), then
+  resets the peak to the current RSS (writing 5 to /proc/self/clear_refs),
+  so the next phase's peak is its own. Phases of one name (e.g. the steps
+  between checkpoint saves) are merged: the highest peak, the last RSS.
+  Where the peak cannot be reset, every peak is the process's so far
+  (`resets` False).
+  """
+
+  def __init__(self):
+    self.phases = {}  # name -> {"peak_mb", "end_mb", "count"}, in order.
+    self.resets = True
+    self._reset()
+
+  def _reset(self):
+    try:
+      with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    except OSError:
+      self.resets = False
+
+  def mark(self, name):
+    peak, now = _status_kb("VmHWM") / 1024.0, _status_kb("VmRSS") / 1024.0
+    phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
+    phase["peak_mb"] = max(phase["peak_mb"], peak)
+    phase["end_mb"] = now
+    phase["count"] += 1
+    self._reset()
+
+
+def _wrap(owner, name, before=None, after=None):
+  """Replaces owner.name by a function that calls before(), the original,
+  then after()."""
+  original = getattr(owner, name)
+
+  def wrapped(*args, **kwargs):
+    if before:
+      before()
+    result = original(*args, **kwargs)
+    if after:
+      after()
+    return result
+
+  setattr(owner, name, wrapped)
+
+
+def run_probed_trainer(argv, phase_log):
+  """Runs the Sent2Vec trainer with `argv`, its phases marked (the child)."""
+  from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import sent2vec_export  # pylint: disable=g-import-not-at-top
+  from sentzoo.inputs import token_cache  # pylint: disable=g-import-not-at-top
+  from sentzoo.trainers import sent2vec as sent2vec_trainer  # pylint: disable=g-import-not-at-top
+  from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top
+  from sentzoo.trainers import training_loop  # pylint: disable=g-import-not-at-top
+
+  recorder = PhaseRecorder()
+  mark = recorder.mark
+  mark("start (imports)")
+  # build_plan: vocabulary, model built and initialised, then the token
+  # cache, input pipeline and train step.
+  _wrap(token_cache, "ensure",
+        before=lambda: mark("vocabulary; model built and initialised"))
+  _wrap(sent2vec_trainer.Sent2VecTrainer, "build_plan",
+        after=lambda: mark("token cache, input pipeline, train step"))
+  # The loop restores (a resumed run) before it builds its multi-step call.
+  _wrap(training_loop, "multi_step",
+        before=lambda: mark("checkpoint restore (resumed run)"))
+  _wrap(tf.train.CheckpointManager, "save",
+        before=lambda: mark("training steps"),
+        after=lambda: mark("checkpoint saves"))
+  _wrap(sent2vec_export, "module_from_model",
+        after=lambda: mark("export: module built"))
+  _wrap(saved_model_writer, "write",
+        before=lambda: mark("export: export-time scores"),
+        after=lambda: mark("export: SavedModel written"))
+  _wrap(encoder_lib, "load_encoder",
+        after=lambda: mark("final evaluation: export loaded"))
+  _wrap(trainer, "_evaluate_export",
+        after=lambda: mark("final evaluation: scores"))
+  summary = sent2vec_trainer.run(argv)
+  mark("end")
+  with open(phase_log, "w") as f:
+    json.dump({"phases": recorder.phases, "resets": recorder.resets,
+               "step": summary.step}, f, indent=2)
+
+
+def _table_bytes(model_dir):
+  with open(os.path.join(model_dir, "model_config.json")) as f:
+    model = json.load(f)["model"]
+  source = (model["vocab_size"] + model["num_buckets"]) * model[
+      "embedding_dim"] * 4
+  target = model["vocab_size"] * model["embedding_dim"] * 4
+  return source, target
+
+
+def _run_child(argv, phase_log, log_path):
+  command = [sys.executable, "-m", "benchmarks.table_memory",
+             f"--phase_log={phase_log}", f"--trainer_argv={json.dumps(argv)}"]
+  with open(log_path, "wb") as log:
+    proc = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
+                          stdin=subprocess.DEVNULL, check=False)
+  if proc.returncode != 0:
+    with open(log_path, "rb") as f:
+      tail = f.read()[-3000:].decode("utf-8", "replace")
+    raise RuntimeError(f"the trainer failed (exit {proc.returncode}):\n{tail}")
+  with open(phase_log) as f:
+    return json.load(f)
+
+
+def measure_training():
+  """A fresh run and its resumed continuation; returns the numbers."""
+  work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="s2v_memory_")
+  shared = os.path.join(work_dir, "shared")
+  common = [f"--flagfile={os.path.abspath(FLAGS.train_flagfile)}",
+            f"--num_buckets={FLAGS.buckets}",
+            f"--corpus_parts={','.join(FLAGS.corpus_parts)}",
+            "--log_every_steps=100", "--checkpoint_every_steps=100"]
+  if FLAGS.dim:
+    common.append(f"--embedding_dim={FLAGS.dim}")
+  if FLAGS.data_dir:
+    common.append(f"--data_dir={FLAGS.data_dir}")
+  model_dir = os.path.join(work_dir, f"run_{FLAGS.buckets}")
+  runs = {}
+  try:
+    shutil.rmtree(model_dir, ignore_errors=True)
+    os.makedirs(model_dir)
+    for name in _SHARED_FILES:
+      path = os.path.join(shared, name)
+      if os.path.isdir(path):
+        shutil.copytree(path, os.path.join(model_dir, name))
+      elif os.path.exists(path):
+        shutil.copy(path, model_dir)
+    for run, steps in (("fresh", FLAGS.train_steps),
+                       ("resumed", 2 * FLAGS.train_steps)):
+      print(f"{run} run: {steps} steps in {model_dir}", flush=True)
+      runs[run] = _run_child(
+          common + [f"--model_dir={model_dir}", f"--train_steps={steps}"],
+          os.path.join(work_dir, f"phases_{run}.json"),
+          os.path.join(work_dir, f"{run}.log"))
+      if run == "fresh" and not os.path.exists(shared):
+        os.makedirs(shared)
+        for name in _SHARED_FILES:
+          path = os.path.join(model_dir, name)
+          if os.path.isdir(path):
+            shutil.copytree(path, os.path.join(shared, name))
+          else:
+            shutil.copy(path, shared)
+    source, target = _table_bytes(model_dir)
+  finally:
+    if not FLAGS.work_dir:
+      shutil.rmtree(work_dir, ignore_errors=True)
+  bound = BOUND_FACTOR * (source + target) + BOUND_EXTRA_BYTES
+  result = {"source_bytes": source, "target_bytes": target,
+            "bound_bytes": bound, "buckets": FLAGS.buckets,
+            "trainer_flags": common, "train_steps": FLAGS.train_steps,
+            "runs": runs}
+  for run in runs.values():
+    run["peak_mb"] = max(p["peak_mb"] for p in run["phases"].values())
+    run["within_bound"] = run["peak_mb"] * 2**20 <= bound
+  return result
+
+
+def training_markdown(result):
+  """The phase table of both runs, the tables' sizes and the bound."""
+  mb = 2.0**20
+  source, target = result["source_bytes"], result["target_bytes"]
+  runs = result["runs"]
+  names = list(runs["fresh"]["phases"])
+  names += [n for n in runs["resumed"]["phases"] if n not in names]
+  out = [f"Tables: source {source / mb:,.0f} MB + target {target / mb:,.0f} "
+         f"MB = {(source + target) / mb:,.0f} MB ({result['buckets']:,} "
+         f"buckets); bound {BOUND_FACTOR} x tables + 1 GB = "
+         f"{result['bound_bytes'] / mb:,.0f} MB.", "",
+         "| phase | fresh: peak | fresh: at its end | resumed: peak | "
+         "resumed: at its end |", "|---|---:|---:|---:|---:|"]
+  for name in names:
+    cells = []
+    for run in ("fresh", "resumed"):
+      phase = runs[run]["phases"].get(name)
+      cells += (["", ""] if phase is None else
+                [f"{phase['peak_mb']:,.0f} MB", f"{phase['end_mb']:,.0f} MB"])
+    out.append(f"| {name} | " + " | ".join(cells) + " |")
+  out.append(
+      "| **peak of the run** | " + " | ".join(
+          f"**{runs[r]['peak_mb']:,.0f} MB** ({runs[r]['peak_mb'] * mb / (source + target):.2f}x tables) | "
+          + ("within" if runs[r]["within_bound"] else "**above**")
+          + " the bound" for r in ("fresh", "resumed")) + " |")
+  return "\n".join(out) + "\n"
+
+
+def train_main():
+  result = measure_training()
+  markdown = training_markdown(result)
+  print("\nSent2Vec trainer, peak RSS per phase (MB = 2^20 bytes)\n\n"
+        + markdown)
+  if FLAGS.output_json:
+    with open(FLAGS.output_json, "w") as f:
+      json.dump(result, f, indent=2)
+  if FLAGS.output_markdown:
+    with open(FLAGS.output_markdown, "w") as f:
+      f.write(markdown)
+  if not all(r["within_bound"] for r in result["runs"].values()):
+    sys.exit(1)
+
+
+
 def main(argv):
   del argv
+  if FLAGS.phase_log:
+    run_probed_trainer(json.loads(FLAGS.trainer_argv), FLAGS.phase_log)
+    return
+  if FLAGS.train:
+    if FLAGS.model != "sent2vec":
+      raise flags.ValidationError("--train measures --model=sent2vec")
+    train_main()
+    return
   strategy = distribution.make_strategy(FLAGS.strategy,
                                        FLAGS.num_cpu_devices)
   dim = FLAGS.dim or (300 if FLAGS.model == "siamese_cbow" else 700)
