@@ -126,7 +126,12 @@ def report(flag_values):
   for name, model_dir, export in zip(names, model_dirs, exports):
     words, counts = read_vocabulary(
         os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
-    table = tf.saved_model.load(export).embeddings.numpy()
+    table = getattr(tf.saved_model.load(export), "embeddings", None)
+    if table is None:
+      raise errors.UserError(
+          f"{export} has no float `embeddings` word table (a quantised "
+          "export?): pass a float32 export of the model")
+    table = table.numpy()
     if table.shape[0] != len(counts) + 1:
       raise errors.UserError(
           f"{export}: {table.shape[0]} rows, but {model_dir}/vocab.txt has "

@@ -66,6 +66,16 @@ class WordNormsTest(tf.test.TestCase):
     with self.assertRaisesRegex(errors.UserError, "one --export per"):
       word_norms.run(["word_norms", f"--model_dir={folder}"])
 
+  def test_export_without_a_float_table_is_a_user_error(self):
+    folder, _ = self._model([5, 6], np.zeros((3, 2)))
+    quantised = os.path.join(folder, "quantised")
+    module = tf.Module()
+    module.embeddings_int8 = tf.Variable(np.zeros((3, 2), np.int8))
+    tf.saved_model.save(module, quantised)
+    with self.assertRaisesRegex(errors.UserError, "no float `embeddings`"):
+      word_norms.run(["word_norms", f"--model_dir={folder}",
+                      f"--export={quantised}"])
+
   def test_extremes_among_frequent_words(self):
     words = ["a", "b", "c", "d"]
     norms = np.array([0.5, 0.1, 0.9, 0.05])
