@@ -68,20 +68,34 @@ init)" is that initialisation before any paraphrase training.
 **Collapse.** The margin loss has a degenerate point: every text mapped to the same direction gives
 equal positive and negative cosines and a loss of exactly 2 x 0.4 = 0.8 per pair. charCNN and
 charLSTM with MAX negatives fall into it within the first ~50 steps; this is the method, not a
-defect of the code. At initialisation their outputs already share one large common direction
-(relu filters max-pooled over time are all positive; the LSTM's last states alike): the mean
-cosine between two different phrases of a batch is 0.91 (charCNN) and 0.66 (charLSTM), and the
-hardest in-batch negative is closer than the paraphrase (cosines 0.95 vs 0.93, 0.93 vs 0.80). With
-MAX every hinge is then active with negative > positive, and the cheapest way to shrink
-neg - pos is to make every cosine 1: the shared direction grows (output norm 1.1 -> 10 for
-charCNN, 0.15 -> 5 for charLSTM), all cosines reach 0.9998, the loss sits at 0.8 and the
-gradient vanishes. It is not the learning rate (at 1e-4 instead of 1e-3 charCNN goes the same way,
-more slowly: mean cosine 0.986 after 50 steps, 0.996 after 300) and not a tie or a dead or
-saturated unit (no exact ties, no dead filter, no tanh output above 0.99). MIX from the very same
-initialisation escapes: its random negatives are usually less similar than the paraphrase, so they
-push the shared direction down (mean cosine 0.31 after 50 steps, 0.12 after 300, loss 0.45). A
-run whose logged training loss stays at 0.8 (`runs/charagram/<run>/seed<k>/train.log`) is stuck
-there; its correlations are then near chance.
+defect of the code. The probe `python -m benchmarks.charagram_collapse` builds the trainer's own
+plan from the same flags, trains 300 steps and prints, every 50 steps, cosines on a fixed held-out
+batch of 100 pairs. The four runs quoted here (seed 0; `bash docs/run_charagram_collapse.sh` runs
+them and writes their tables to `docs/records/charagram_collapse/`):
+
+    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300
+    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --learning_rate=1e-4
+    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --sampling=mix
+    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_lstm.flags --data_dir=../shared/data --steps=300
+
+At initialisation the outputs already share one large common direction (relu filters max-pooled
+over time are all positive; the LSTM's last states alike): the mean cosine between two different
+texts of the batch is 0.9088 (charCNN) and 0.6581 (charLSTM), and on average the hardest in-batch
+negative is closer than the paraphrase (cosines 0.9545 vs 0.9307, 0.9299 vs 0.7994; for 76% and
+78% of the phrases). With MAX every such hinge pushes neg - pos down, and the cheapest way is to
+make every cosine 1: the shared direction grows (mean output norm 1.05 -> 10.42 for charCNN, 0.15
+-> 5.72 for charLSTM after 300 steps), the mean cosine between different texts reaches 0.9996
+(charCNN; 0.9991 already at step 50) and 0.9999 (charLSTM), the training loss sits at 0.8000 and
+the gradient vanishes. It is not the learning rate: at 1e-4 instead of 1e-3 charCNN goes the same
+way, more slowly (mean cosine 0.9861 after 50 steps, 0.9958 after 300, loss 0.8005). Nor is it a
+tie or a saturated unit at the start: at step 0 no phrase's hardest negative and positive cosines
+are within 1e-6 of each other (ties 0.00) and the share of output coordinates above 0.99 in
+absolute value is 0.000 (ties come only after the collapse: 0.33 of charLSTM's phrases at step
+300). MIX from the very same initialisation escapes: half its negatives are random, and a random
+other text (mean cosine 0.9088) is less similar than the paraphrase (0.9307), so they push the
+shared direction down: the mean cosine between different texts falls to 0.3117 after 50 steps and
+0.1200 after 300, the training loss to 0.4467. A run whose logged training loss stays at 0.8
+(`runs/charagram/<run>/seed<k>/train.log`) is stuck there; its correlations are then near chance.
 
 **Seeds and tests.** Every trained column is the mean ± standard deviation over the training
 seeds present (n in its header); the claims below the table are decided by paired tests, never
