@@ -49,6 +49,7 @@ lr1e-3_document_minlen5  | --learning_rate=1e-3 --negatives=document --min_sente
 lr1e-3_document_punct    | --learning_rate=1e-3 --negatives=document --keep_punctuation
 lr1e-3_document_neg5     | --learning_rate=1e-3 --negatives=document --num_negatives=5
 lr1e-3_blocks64          | --learning_rate=1e-3 --blocks_per_mix=64
+adagrad3e-3_nearby       | --optimizer=adagrad --learning_rate=3e-3 --negatives=nearby
 adadelta_document        | --optimizer=adadelta --learning_rate=1 --final_learning_rate_fraction=1 --negatives=document
 epochs2                  | --num_epochs=2
 '
