@@ -1,8 +1,11 @@
 r"""Trains and tests the hybrid siamese matcher: encoders x losses, one table.
 
   python -m reports.hybrid_table --data_dir=../shared/data \
-      --word_vectors=runs/siamese_cbow_paper/export/1 \
+      --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
+
+(runs/zoo_word_vectors.json: `bash docs/train_zoo_word_vectors.sh`, the
+zoo's word vectors chosen on STS-B dev; or --word_vectors=PATH for any.)
 
 For each seed of --seeds (default 0,1,2), task (MSRP, SICK binary
 entailment), encoder (LSTM, GRU, CNN, stacked BiGRU) and loss (contrastive,
@@ -66,6 +69,7 @@ from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.evaluation import significance
 from sentzoo.reports import run_records
+from sentzoo.reports import word_vector_choice
 from sentzoo.trainers import hybrid_siamese
 
 TASKS = {"msrp": "MSRP (paraphrase, test 1,725 pairs)",
@@ -103,9 +107,14 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   """Defines this command's flags on `flag_values`."""
   flags.DEFINE_string("data_dir", None, "Data directory (default "
                       "$SENTZOO_DATA_DIR).", flag_values=flag_values)
-  flags.DEFINE_string("word_vectors", None, "Word vectors for every run, "
-                      "e.g. this project's Siamese CBOW export "
-                      "runs/siamese_cbow_paper/export/1.",
+  flags.DEFINE_string("word_vectors", None, "Word vectors for every run: "
+                      "a GloVe/word2vec text file, or a model dir or export "
+                      "of this project (see inputs/word_vectors.py).",
+                      flag_values=flag_values)
+  flags.DEFINE_string("word_vector_choice", None, "Instead of "
+                      "--word_vectors: the JSON of reports.word_vector_choice "
+                      "(e.g. runs/zoo_word_vectors.json); its selected model "
+                      "dir is the word vectors of every run.",
                       flag_values=flag_values)
   flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary of an export "
                       "given as --word_vectors (default: found beside it).",
@@ -371,6 +380,18 @@ def joint_claim(fv, task, encoder, seeds):
   return significance.claim_verdict(directions), "; ".join(details)
 
 
+def _word_vectors_source(fv):
+  """What the page says the word vectors are."""
+  if not fv.word_vector_choice:
+    return "this project's own vectors trained on the book corpus"
+  choice = word_vector_choice.read_choice(fv.word_vector_choice)
+  scores = "; ".join(f"{c['name']} {c['dev_pearson']:.2f}"
+                     for c in choice["candidates"])
+  return (f"{choice['selected']}, the zoo's word vectors with the highest "
+          f"STS-B dev Pearson among those trained on the book corpus "
+          f"(`{fv.word_vector_choice}`: {scores})")
+
+
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
   seeds = seeds_of(fv)
@@ -464,8 +485,8 @@ def format_page(fv):
   if any_result is not None:
     lines += [
         "## Setup", "",
-        f"- Word vectors: `{any_result['word_vectors']}` — this project's own "
-        "Siamese CBOW vectors trained on the book corpus (GloVe, which the "
+        f"- Word vectors: `{any_result['word_vectors']}` — "
+        f"{_word_vectors_source(fv)} (GloVe, which the "
         "paper uses, is not available offline), rescaled by one factor to "
         f"standard deviation {any_result['word_vectors_scale_to_std']} (the "
         "std of U[−0.25, 0.25]); words without a vector ~ U[−0.25, 0.25]; "
@@ -529,6 +550,12 @@ def run(argv: Sequence[str]) -> str:
     if mode not in MODES:
       raise errors.UserError(f"unknown mode {mode!r}")
   seeds_of(fv)
+  if fv.word_vector_choice:
+    if fv.word_vectors:
+      raise errors.UserError("give --word_vectors or --word_vector_choice, "
+                             "not both")
+    fv.word_vectors = word_vector_choice.read_choice(
+        fv.word_vector_choice)["model_dir"]
   if not fv.table_only:
     train_all(fv)
   page = format_page(fv)

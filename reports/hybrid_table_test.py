@@ -245,6 +245,36 @@ class HybridTableTest(tf.test.TestCase):
     self.assertTrue(os.path.exists(os.path.join(
         records, "sick_cnn_joint", "seed0", "results.json")))
 
+  def test_word_vector_choice_names_the_vectors_of_every_run(self):
+    root = self.get_temp_dir()
+    runs = os.path.join(root, "choice_runs")
+    choice = os.path.join(root, "zoo_word_vectors.json")
+    with open(choice, "w") as f:
+      json.dump({"selected": "Sent2Vec uni", "model_dir": "runs/uni",
+                 "candidates": [
+                     {"name": "Siamese CBOW", "dev_pearson": 57.38},
+                     {"name": "Sent2Vec uni", "dev_pearson": 64.04}]}, f)
+    calls = []
+    flags = [f"--runs_dir={runs}", f"--records_dir={root}/choice_records",
+             f"--output={root}/choice.md", "--tasks=msrp", "--encoders=gru",
+             "--seeds=0", f"--word_vector_choice={choice}"]
+    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+                           self._fake_trainer(runs, calls)):
+      page = hybrid_table.run(["hybrid_table"] + flags)
+    self.assertLen(calls, 3)
+    for argv in calls:
+      self.assertIn("--word_vectors=runs/uni", argv)
+    self.assertIn("Sent2Vec uni, the zoo's word vectors with the highest "
+                  "STS-B dev Pearson", page)
+    self.assertIn("Siamese CBOW 57.38; Sent2Vec uni 64.04", page)
+    with self.assertRaisesRegex(hybrid_table.errors.UserError, "not both"):
+      hybrid_table.run(["hybrid_table", "--table_only", "--word_vectors=x"]
+                       + flags)
+    with self.assertRaisesRegex(hybrid_table.errors.UserError,
+                                "train_zoo_word_vectors"):
+      hybrid_table.run(["hybrid_table", "--table_only",
+                        f"--word_vector_choice={root}/missing.json"])
+
   def test_bad_retrain_is_a_user_error(self):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--retrain"):
       hybrid_table.run(["hybrid_table", "--retrain=msrp_gru_joint/seedx",

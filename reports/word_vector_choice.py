@@ -79,6 +79,19 @@ def choose(candidates):
   return max(candidates, key=lambda c: c.dev_pearson)
 
 
+def read_choice(path):
+  """The choice a previous run wrote with --output_json (a dict: selected,
+  model_dir, criterion, candidates)."""
+  if not os.path.exists(path):
+    raise errors.UserError(
+        f"{path} does not exist: run `bash docs/train_zoo_word_vectors.sh` "
+        "(or python -m reports.word_vector_choice --output_json=...) first")
+  choice = model_dir_lib.read_json(path, "the zoo's word-vector choice")
+  if not isinstance(choice, dict) or "model_dir" not in choice:
+    raise errors.UserError(f"{path}: not a word-vector choice (no model_dir)")
+  return choice
+
+
 def define_flags(flag_values):
   flags.DEFINE_multi_string(
       "candidate", [], "NAME=MODEL_DIR of a finished Siamese CBOW or "

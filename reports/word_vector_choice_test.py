@@ -47,6 +47,11 @@ class WordVectorChoiceTest(absltest.TestCase):
     self.assertEqual(written["model_dir"], uni)
     self.assertEqual([c["dev_pearson"] for c in written["candidates"]],
                      [57.4, 64.0])
+    self.assertEqual(word_vector_choice.read_choice(output), written)
+    with open(output, "w") as f:
+      f.write("[]")
+    with self.assertRaisesRegex(errors.UserError, "not a word-vector choice"):
+      word_vector_choice.read_choice(output)
     # The choice follows the dev score, not the order or a test set.
     self.assertEqual(
         word_vector_choice.choose([
