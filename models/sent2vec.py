@@ -74,11 +74,13 @@ class Sent2Vec(keras.Model):
   def call(self, ids):
     ids = ops.convert_to_tensor(ids, "int32")
     mask = ops.cast(ids > 0, "float32")
-    # A gather from the variable reads only the named rows; `ops.take`
+    # A lookup in the variable reads only the named rows; `ops.take`
     # reads the whole table first, a copy of it (the table is in
     # copy-on-read mode after its scattered init) that the CPU allocator
     # keeps in the process afterwards: 5.9 GB for the uni+bi table.
-    vectors = tf.gather(self.source_embeddings.value, ids)
+    # `embedding_lookup` (a gather for a tf.Variable) also reads a
+    # ShardedVariable (--strategy=parameter_server) shard by shard.
+    vectors = tf.nn.embedding_lookup(self.source_embeddings.value, ids)
     total = ops.sum(vectors * mask[..., None], axis=-2)
     count = ops.sum(mask, axis=-1, keepdims=True)
     return total / ops.maximum(count, 1.0)

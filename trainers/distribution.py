@@ -10,6 +10,18 @@ Flags (defined in a command's flags by `define_flags`):
   --strategy=multi_worker  `tf.distribute.MultiWorkerMirroredStrategy`,
                            configured by the TF_CONFIG environment variable
                            (one process per machine; see docs/distributed.md).
+  --strategy=parameter_server
+                           `tf.distribute.ParameterServerStrategy` from
+                           TF_CONFIG (a "chief", "worker"s and "ps"es): every
+                           table of two or more rows is split row-wise into
+                           one shard per parameter server
+                           (`FixedShardsPartitioner`), the chief schedules
+                           steps on the workers with a `tf.distribute.
+                           coordinator.ClusterCoordinator`, and a worker
+                           reads and updates only the rows its step touches.
+                           The worker and ps processes only serve
+                           (`serve_cluster_task`). Sent2Vec only; the other
+                           trainers refuse it (`check_supported`).
 
 Global batch semantics: the trainer's `--batch_size` is the GLOBAL batch, the
 examples that make one optimizer step. Each of the
@@ -32,6 +44,7 @@ together see exactly the batches one device would).
 """
 
 import os
+import sys
 
 from absl import flags
 import tensorflow as tf
@@ -43,16 +56,21 @@ from sentzoo.trainers import training_loop
 DEFAULT = "default"
 MIRRORED = "mirrored"
 MULTI_WORKER = "multi_worker"
+PARAMETER_SERVER = "parameter_server"
+STRATEGIES = (DEFAULT, MIRRORED, MULTI_WORKER, PARAMETER_SERVER)
 
 
 def define_flags(flag_values):
   """Defines --strategy and --num_cpu_devices in `flag_values`."""
-  flags.DEFINE_enum("strategy", DEFAULT, [DEFAULT, MIRRORED, MULTI_WORKER],
+  flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES),
                     "How to distribute training: default (one device), "
                     "mirrored (all local GPUs, or --num_cpu_devices logical "
                     "CPUs), multi_worker (MultiWorkerMirroredStrategy from "
-                    "TF_CONFIG). --batch_size is the global batch.",
-                    flag_values=flag_values)
+                    "TF_CONFIG), parameter_server (ParameterServerStrategy "
+                    "from TF_CONFIG: tables split over the \"ps\" tasks, "
+                    "steps scheduled on the \"worker\" tasks by the "
+                    "\"chief\"; Sent2Vec only). --batch_size is the global "
+                    "batch.", flag_values=flag_values)
   flags.DEFINE_integer("num_cpu_devices", 0, "With --strategy=mirrored: "
                        "split the CPU into this many logical devices and "
                        "mirror over them (for tests without GPUs); 0: use "
@@ -103,8 +121,12 @@ def make_strategy(name, num_cpu_devices):
   Call it first thing in `main`, before any TensorFlow op runs (logical CPU
   devices can only be configured then).
 
+  With PARAMETER_SERVER, only the "chief" task gets a strategy: a
+  "worker" or "ps" task serves the cluster until it is killed
+  (`serve_cluster_task`, which does not return).
+
   Args:
-    name: DEFAULT, MIRRORED or MULTI_WORKER (--strategy).
+    name: one of STRATEGIES (--strategy).
     num_cpu_devices: logical CPUs to mirror over (--num_cpu_devices).
 
   Returns:
@@ -129,7 +151,137 @@ def make_strategy(name, num_cpu_devices):
       raise errors.UserError(
           "--num_cpu_devices applies to --strategy=mirrored only")
     return tf.distribute.MultiWorkerMirroredStrategy()
+  if name == PARAMETER_SERVER:
+    if not os.environ.get("TF_CONFIG"):
+      raise errors.UserError(
+          "--strategy=parameter_server needs the TF_CONFIG environment "
+          "variable (see docs/distributed.md)")
+    if num_cpu_devices:
+      raise errors.UserError(
+          "--num_cpu_devices applies to --strategy=mirrored only")
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    check_parameter_server_cluster(resolver.cluster_spec().as_dict())
+    if resolver.task_type in ("worker", "ps"):
+      serve_cluster_task(resolver)
+    if resolver.task_type != "chief":
+      raise errors.UserError(
+          "--strategy=parameter_server: TF_CONFIG's task type must be "
+          f"chief, worker or ps, not {resolver.task_type!r}")
+    return parameter_server_strategy(resolver)
   raise errors.UserError(f"unknown --strategy={name!r}")
+
+
+def check_parameter_server_cluster(cluster):
+  """Raises `errors.UserError` unless `cluster` (a cluster spec as a dict of
+  job name -> addresses) has one chief, workers and parameter servers."""
+  missing = [job for job in ("chief", "worker", "ps") if not cluster.get(job)]
+  if missing:
+    raise errors.UserError(
+        "--strategy=parameter_server needs a cluster of one \"chief\", "
+        "\"worker\" tasks and \"ps\" (parameter server) tasks; TF_CONFIG "
+        f"names no {' and no '.join(repr(job) for job in missing)}")
+  if len(cluster["chief"]) != 1:
+    raise errors.UserError(
+        "--strategy=parameter_server: TF_CONFIG must name exactly one chief")
+
+
+def parameter_server_strategy(cluster_resolver):
+  """A ParameterServerStrategy that shards every table over the "ps" tasks.
+
+  `FixedShardsPartitioner(number of ps)`: a variable of n >= 2 rows becomes
+  a `ShardedVariable` of one shard per parameter server, contiguous row
+  ranges (the first n mod ps shards get one row more: 1,000 rows over 2 ps
+  are [500, d] and [500, d]); scalars stay whole on one ps. This process
+  must be the cluster's "chief" (the coordinator); creating the strategy
+  connects it to every task of the cluster.
+  """
+  num_ps = len(cluster_resolver.cluster_spec().as_dict()["ps"])
+  return tf.distribute.ParameterServerStrategy(
+      cluster_resolver,
+      variable_partitioner=(
+          tf.distribute.experimental.partitioners.FixedShardsPartitioner(
+              num_ps)))
+
+
+def serve_cluster_task(cluster_resolver):
+  """Runs this "worker" or "ps" task's TensorFlow server; never returns.
+
+  A parameter server holds its shard of every table; a worker runs the
+  steps the chief schedules on it. Neither reads data or flags besides
+  TF_CONFIG: both only serve until they are killed.
+  """
+  task_type, task_id = cluster_resolver.task_type, cluster_resolver.task_id
+  server = tf.distribute.Server(
+      cluster_resolver.cluster_spec(), job_name=task_type,
+      task_index=task_id, protocol=cluster_resolver.rpc_layer or "grpc",
+      start=True)
+  print(f"parameter_server: serving as {task_type} {task_id} at "
+        f"{server.target}; stop it when the chief has finished", flush=True)
+  server.join()
+
+
+def is_parameter_server(strategy):
+  """True for a `tf.distribute.ParameterServerStrategy` (the chief's)."""
+  return isinstance(strategy, tf.distribute.ParameterServerStrategy)
+
+
+def check_supported(name, trainer_name, supports_parameter_server):
+  """Raises `errors.UserError` when a trainer cannot run --strategy=name.
+
+  Only trainers whose tables can be sharded (Sent2Vec: lookups and sparse
+  updates through `ShardedVariable`) take PARAMETER_SERVER.
+  """
+  if name == PARAMETER_SERVER and not supports_parameter_server:
+    raise errors.UserError(
+        f"--strategy=parameter_server is not supported by the {trainer_name} "
+        "trainer (only Sent2Vec shards its tables); use default, mirrored or "
+        "multi_worker")
+
+
+def exit_process(code):
+  """Flushes stdout/stderr and ends the process with `code` at once.
+
+  The parameter-server chief's command line ends this way: in TensorFlow
+  2.21, once a worker has died, the `ClusterCoordinator`'s recovery thread
+  blocks in `update_server_def` while holding a lock that the
+  coordinator's destructor takes at interpreter exit, so the chief would
+  hang after training instead of exiting (measured: with a worker killed
+  mid-run, a chief finished its 400 steps, then hung in that destructor,
+  and was still hanging a minute after the worker had been restarted).
+  """
+  sys.stdout.flush()
+  sys.stderr.flush()
+  os._exit(code)  # pylint: disable=protected-access
+
+
+def parameter_server_memory(source_rows, target_rows, dim, num_ps,
+                            block_rows=0, bytes_per_number=4):
+  """Bytes per process of a Sent2Vec run with tables over `num_ps` servers.
+
+  Args:
+    source_rows, target_rows: rows of the source table (words + n-gram
+      buckets + 1 padding row) and of the target table (words + 1).
+    dim: d, floats per row.
+    num_ps: parameter servers.
+    block_rows: at most how many table rows one step reads (distinct source
+      and target rows, plus each target's positive and negative rows); a
+      worker holds them, its updates and the step's [rows, d] temporaries.
+    bytes_per_number: 4 (float32; plain SGD keeps no optimizer slots).
+
+  Returns:
+    dict of bytes: "source", "target" (whole tables), "per_ps" (the largest
+    shard of each table, summed: FixedShardsPartitioner gives the first
+    rows mod num_ps shards one row more), "worker" (block_rows rows),
+    "mirrored_replica" (both whole tables: what every replica of mirrored
+    or multi_worker holds).
+  """
+  row = dim * bytes_per_number
+  largest_shard = lambda rows: -(-rows // num_ps)  # Ceiling division.
+  return {"source": source_rows * row, "target": target_rows * row,
+          "per_ps": (largest_shard(source_rows)
+                     + largest_shard(target_rows)) * row,
+          "worker": block_rows * row,
+          "mirrored_replica": (source_rows + target_rows) * row}
 
 
 def scope(strategy):
@@ -146,7 +298,8 @@ def num_replicas(strategy):
 def num_input_pipelines(strategy):
   """Input pipelines `distribute_datasets_from_function` makes: one per
   worker process."""
-  if strategy is None:
+  if strategy is None or is_parameter_server(strategy):
+    # Parameter servers: the chief reads the input, steps carry their block.
     return 1
   resolver = getattr(strategy, "cluster_resolver", None)
   if resolver is None:
@@ -229,3 +382,56 @@ def split_batches(dataset, pieces):
 def replicas_per_pipeline(input_context):
   return (input_context.num_replicas_in_sync
           // input_context.num_input_pipelines)
+
+
+# The paper's Wikipedia and Twitter Sent2Vec models (Pagliardini et al.
+# 2018, Table 5: dimension, negatives; Appendix C: words and sentences).
+# The paper states no vocabulary or bucket counts; the rows come from the
+# released model files of epfml/sent2vec (its README: wiki unigrams 5 GB at
+# 600 dims, wiki bigrams 16 GB, twitter unigrams 13 GB, twitter bigrams
+# 23 GB, all 700 dims): a file holds (source rows + target rows) x d
+# float32. A unigram file is 2 V rows (no buckets), so V = bytes / (8 d);
+# a bigram file of the same corpus then has bytes / (4 d) - 2 V buckets.
+# Rounded file sizes (GB taken as 1e9 bytes): estimates to 2-3 digits.
+PAPER_SENT2VEC_MODELS = (
+    # (name, d, file bytes, unigram file bytes of the corpus at its d,
+    #  unigram d, words per sentence)
+    ("Wikipedia uni", 600, 5e9, 5e9, 600, 1.7e9 / 69e6),
+    ("Wikipedia uni+bi", 700, 16e9, 5e9, 600, 1.7e9 / 69e6),
+    ("Twitter uni", 700, 13e9, 13e9, 700, 19.7e9 / 1.2e9),
+    ("Twitter uni+bi", 700, 23e9, 13e9, 700, 19.7e9 / 1.2e9),
+)
+
+
+def paper_memory_table(num_ps=(2, 4, 8), block_lines=64, num_negatives=10):
+  """The docs' table of bytes per process for PAPER_SENT2VEC_MODELS.
+
+  A worker's rows per step are bounded by a block of `block_lines`
+  sentences of the corpus's mean length L: source entries (words and, for
+  uni+bi, L - 1 bigrams per sentence), plus each target's positive and
+  `num_negatives` negative rows (every word a target, independent
+  negatives: the largest case). Returns markdown lines.
+  """
+  mb = lambda n: f"{n / 1e6:,.0f} MB"
+  lines = ["| model | d | words V | buckets B | source + target tables | "
+           "mirrored: per replica | "
+           + " | ".join(f"per ps, {n} ps" for n in num_ps)
+           + f" | worker, {block_lines}-line block |",
+           "|---" * (6 + len(num_ps) + 1) + "|"]
+  for name, dim, file_bytes, unigram_bytes, unigram_dim, length in (
+      PAPER_SENT2VEC_MODELS):
+    words = round(unigram_bytes / (8 * unigram_dim))
+    buckets = 0
+    if file_bytes != unigram_bytes:
+      buckets = round(file_bytes / (4 * dim)) - 2 * words
+    entries = length if buckets == 0 else 2 * length - 1
+    block_rows = round(block_lines * (entries + length * (1 + num_negatives)))
+    sizes = [parameter_server_memory(words + buckets + 1, words + 1, dim, n,
+                                     block_rows) for n in num_ps]
+    lines.append(
+        f"| {name} | {dim} | {words / 1e6:.2f}M | {buckets / 1e6:.2f}M | "
+        f"{mb(sizes[0]['source'] + sizes[0]['target'])} | "
+        f"{mb(sizes[0]['mirrored_replica'])} | "
+        + " | ".join(mb(size["per_ps"]) for size in sizes)
+        + f" | {mb(sizes[0]['worker'])} ({block_rows:,} rows) |")
+  return lines

@@ -45,13 +45,16 @@ class FlagsTest(tf.test.TestCase):
     self.assertEqual(FLAGS["strategy"].default, distribution.DEFAULT)
     self.assertEqual(FLAGS["num_cpu_devices"].default, 0)
 
-  def test_parses_the_three_strategies_and_rejects_others(self):
-    for name in ("default", "mirrored", "multi_worker"):
+  def test_parses_the_four_strategies_and_rejects_others(self):
+    for name in ("default", "mirrored", "multi_worker", "parameter_server"):
       FLAGS["strategy"].parse(name)
       self.assertEqual(FLAGS["strategy"].value, name)
     with self.assertRaises(flags.IllegalFlagValueError):
-      FLAGS["strategy"].parse("parameter_server")
+      FLAGS["strategy"].parse("central_storage")
     FLAGS["strategy"].parse("default")
+    for name in distribution.STRATEGIES:
+      self.assertIn(name, FLAGS["strategy"].help)
+      self.assertIn(f"--strategy={name}", distribution.__doc__)
 
   def test_default_is_one_device(self):
     self.assertIsNone(distribution.make_strategy("default", 0))
@@ -74,6 +77,52 @@ class FlagsTest(tf.test.TestCase):
           10, types.SimpleNamespace(num_replicas_in_sync=3))
     self.assertEqual(distribution.check_global_batch(
         12, types.SimpleNamespace(num_replicas_in_sync=3)), 4)
+
+  def test_parameter_server_user_errors(self):
+    with mock.patch.dict(os.environ, {}, clear=False):
+      os.environ.pop("TF_CONFIG", None)
+      with self.assertRaisesRegex(errors.UserError, "TF_CONFIG"):
+        distribution.make_strategy("parameter_server", 0)
+    with self.assertRaisesRegex(errors.UserError, "names no 'chief' and no "
+                                "'ps'"):
+      distribution.check_parameter_server_cluster(
+          {"worker": ["127.0.0.1:1"]})
+    with self.assertRaisesRegex(errors.UserError, "exactly one chief"):
+      distribution.check_parameter_server_cluster(
+          {"chief": ["a:1", "b:1"], "worker": ["c:1"], "ps": ["d:1"]})
+    distribution.check_parameter_server_cluster(
+        {"chief": ["a:1"], "worker": ["c:1"], "ps": ["d:1"]})
+    with self.assertRaisesRegex(
+        errors.UserError, "^--strategy=parameter_server is not supported by "
+        "the CHARAGRAM trainer"):
+      distribution.check_supported("parameter_server", "CHARAGRAM", False)
+    distribution.check_supported("parameter_server", "Sent2Vec", True)
+    distribution.check_supported("mirrored", "CHARAGRAM", False)
+
+
+class ParameterServerMemoryTest(tf.test.TestCase):
+
+  def test_shards_hold_their_share_of_the_rows(self):
+    # 1,000 x 16 source rows and 42 target rows over 2 ps: 500 + 21 rows
+    # of 64 bytes per ps; over 3 ps the largest shards have 334 and 14.
+    sizes = distribution.parameter_server_memory(1000, 42, 16, 2,
+                                                 block_rows=10)
+    self.assertEqual(sizes, {"source": 64000, "target": 2688,
+                             "per_ps": (500 + 21) * 64, "worker": 640,
+                             "mirrored_replica": 66688})
+    self.assertEqual(
+        distribution.parameter_server_memory(1000, 42, 16, 3)["per_ps"],
+        (334 + 14) * 64)
+
+  def test_the_docs_show_the_computed_table(self):
+    table = distribution.paper_memory_table()
+    # Wikipedia uni: 5e9 bytes / (8 x 600) = 1.04M words; 2 ps hold half.
+    self.assertIn("| Wikipedia uni | 600 | 1.04M | 0.00M | 5,000 MB | "
+                  "5,000 MB | 2,500 MB | 1,250 MB | 625 MB |", table[2])
+    with open(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "docs", "distributed.md")) as f:
+      docs = f.read()
+    self.assertIn("\n".join(table) + "\n", docs)
 
 
 class ClusterTest(tf.test.TestCase):

@@ -27,6 +27,14 @@ order); with groups or the cap, groups and per-row counts are formed within
 each replica's lines. Every replica holds a full copy of both tables. Only
 the chief writes the model directory, exports and evaluates; other workers
 write scratch files to <model_dir>/workertemp_<index>.
+
+Tables too large for one device: --strategy=parameter_server (TF_CONFIG with
+a "chief", "worker"s and "ps"es; the same command on every machine). Each
+table is split row-wise over the parameter servers; the chief reads the
+blocks (as one device does, --token_cache included) and schedules one step
+per block on the workers (`sent2vec_step.make_sharded_step`), which read and
+update only the rows the block names. One worker reproduces one device's
+run; several train asynchronously. The worker and ps processes only serve.
 """
 
 import functools
@@ -239,6 +247,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
                      "corpus_files")
   runtime_flags = ("token_cache", "steps_per_call", "op_threads",
                    "input_threads")
+  supports_parameter_server = True
 
   def configure_runtime(self):
     # Thread pools can only be set before TensorFlow starts.
@@ -260,6 +269,9 @@ class Sent2VecTrainer(trainer.ModelTrainer):
   def build_plan(self, context):
     data_dir, out_dir, strategy = (context.data_dir, context.out_dir,
                                    context.strategy)
+    # Parameter servers: the chief reads one device's blocks and hands each
+    # to a worker; the tables are ShardedVariables.
+    sharded = distribution.is_parameter_server(strategy)
     files = corpus_flags.corpus_files(FLAGS, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=FLAGS.keep_punctuation)
@@ -282,6 +294,12 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                                 featurizer.num_buckets, FLAGS.embedding_dim)
       model(tf.zeros([1, 1], tf.int32))
+    if sharded:
+      for weight in (model.source_embeddings, model.target_embeddings):
+        shards = weight.value.variables
+        print(f"{weight.name}: {len(shards)} shards: " + ", ".join(
+            f"{shard.shape.as_list()} on {shard.device}" for shard in shards),
+              flush=True)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "featurizer": {"word_ngrams": FLAGS.word_ngrams},
@@ -308,7 +326,13 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         vocabulary.counts, stats["tokens"], FLAGS.sample,
         FLAGS.min_count_label)
     cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-    if strategy is None:
+    step_args = dict(
+        total_tokens=FLAGS.num_epochs * stats["tokens"],
+        num_negatives=FLAGS.num_negatives,
+        negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
+        max_multiplicity=FLAGS.max_multiplicity,
+        max_source_multiplicity=FLAGS.max_source_multiplicity)
+    if strategy is None or sharded:
       cache = None
       if FLAGS.token_cache:
         cache = token_cache.ensure(
@@ -323,27 +347,33 @@ class Sent2VecTrainer(trainer.ModelTrainer):
           num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
           negative_group=FLAGS.negative_group, token_cache=cache,
           input_threads=FLAGS.input_threads)
-      make_step = functools.partial(sent2vec_step.make_train_step,
-                                    element_spec=dataset.element_spec)
+      if sharded:
+        make_step = functools.partial(sent2vec_step.make_sharded_step,
+                                      element_spec=dataset.element_spec)
+      else:
+        make_step = functools.partial(sent2vec_step.make_train_step,
+                                      element_spec=dataset.element_spec,
+                                      jit_compile=FLAGS.jit_compile)
     else:
       dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
-      make_step = sent2vec_step.make_replica_step
+      make_step = functools.partial(sent2vec_step.make_replica_step,
+                                    jit_compile=FLAGS.jit_compile)
     with context.scope():
       train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
-          model, FLAGS.learning_rate,
-          total_tokens=FLAGS.num_epochs * stats["tokens"],
-          num_negatives=FLAGS.num_negatives,
-          negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
-          max_multiplicity=FLAGS.max_multiplicity,
-          max_source_multiplicity=FLAGS.max_source_multiplicity,
-          jit_compile=FLAGS.jit_compile)
+          model, FLAGS.learning_rate, **step_args)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def encode(sentences):
-      # Reads the live table (a mirrored one: the first replica's copy), so
-      # a multi-GB source table is not copied.
+      # Reads the live table (a mirrored one: the first replica's copy;
+      # a sharded one: the named rows of each shard), so a multi-GB source
+      # table is not copied.
+      ids = featurizer(sentences)
+      if sharded:
+        return averaging_encoder.ragged_mean_of_rows(
+            sent2vec_step.gather_sharded_rows(model.source_embeddings.value,
+                                              ids.flat_values), ids)
       return averaging_encoder.ragged_average(model.source_embeddings.value,
-                                              featurizer(sentences))
+                                              ids)
 
     eval_fn = None
     if context.chief and FLAGS.eval_every_steps:
@@ -355,10 +385,25 @@ class Sent2VecTrainer(trainer.ModelTrainer):
               context.model_dir), model, featurizer, step,
           **trainer.input_caps(FLAGS))
 
+    checkpointed_model = model
+    if sharded:
+      # A Keras 3 weight holding a ShardedVariable cannot be saved (its
+      # fallback saves the ShardedVariable as one tensor: "AttributeError:
+      # 'ShardedVariable' object has no attribute 'device'"). The
+      # ShardedVariables under the same names save each shard as a slice of
+      # the whole table: the checkpoint reads back as one device's
+      # (model/source_embeddings/..., the exporter's name) and restores
+      # into shards again.
+      checkpointed_model = tf.train.Checkpoint(
+          source_embeddings=model.source_embeddings.value,
+          target_embeddings=model.target_embeddings.value)
+      # The exporter restores the checkpoint on the chief instead.
+      export_module = None
+
     return trainer.TrainingPlan(
         config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,
         train_step=train_step, step_counter=step_counter,
-        checkpoint_items={"model": model, "step": step_counter,
+        checkpoint_items={"model": checkpointed_model, "step": step_counter,
                           "tokens_seen": tokens_seen},
         unit_name="tokens",
         units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),

@@ -22,6 +22,9 @@ that a batch names many times (summed at once, they diverge at lr 0.2).
 touched rows per table); two steps apply them:
 - `make_train_step`, one device: the updated rows written back with
   `scatter_update`;
+- `make_sharded_step`, `--strategy=parameter_server`: one device's step on
+  tables sharded over parameter servers (rows gathered from and subtracted
+  into their shards);
 - `make_replica_step`, under a `tf.distribute` strategy (tables and counters
   mirrored, one full copy per replica): every replica computes the updates
   of its piece of the global block, the IndexedSlices are all-reduced (the
@@ -42,7 +45,8 @@ def _variable(weight):
 
 
 def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
-                  max_multiplicity=0.0, source_cap=0.0, scale=1.0):
+                  max_multiplicity=0.0, source_cap=0.0, scale=1.0,
+                  gather_rows=tf.gather):
   """Loss and scaled gradients of one batch, as the touched rows of each table.
 
   Args:
@@ -53,6 +57,10 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
     scale: multiplies every gradient (the learning rate: the rows are then
       the SGD updates to subtract), folded into the per-row factors so the
       step spends no extra pass over the rows on it.
+    gather_rows: (table, int ids [...]) -> float32 [..., d], the table rows
+      named by ids: `tf.gather` for a tf.Variable (or a replica's copy),
+      `gather_sharded_rows` for a ShardedVariable (each shard reads only its
+      own named rows).
 
   Returns:
     dict: "loss_sum" float32 [] (sum of the targets' losses), "num_targets"
@@ -82,7 +90,7 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
   # Each distinct row is read once. A gather then a sorted segment sum
   # (all segments here are sorted) runs ~20% faster on CPU than the
   # SparseSegmentSum that does both.
-  unique_rows = tf.gather(source, unique_ids)
+  unique_rows = gather_rows(source, unique_ids)
   sentence_sum = tf.math.segment_sum(
       tf.gather(unique_rows, batch["source_unique"]), source_row)
   if excluded_unique.shape[1] == 1:
@@ -94,7 +102,7 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
   has_added = added_ids.shape[1] != 0
   if has_added:
     # Row 0 (the placeholder) is zero and never updated.
-    context += tf.reduce_sum(tf.gather(source, added_ids), axis=1)
+    context += tf.reduce_sum(gather_rows(source, added_ids), axis=1)
   h = context * inverse_size[:, None]
 
   target_ids = batch["target_ids"]
@@ -106,7 +114,7 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
   out_unique_ids = batch["out_unique_ids"]
   out_index = tf.gather(batch["out_grad_segment"],
                         tf.math.invert_permutation(batch["out_grad_index"]))
-  out_rows = tf.gather(target, out_unique_ids)
+  out_rows = gather_rows(target, out_unique_ids)
   positive = tf.gather(out_rows, out_index[:num_targets])
   negative_index = tf.reshape(out_index[num_targets:], tf.shape(negatives))
   pos_scores = tf.reduce_sum(h * positive, axis=1)
@@ -213,9 +221,21 @@ def _shrink(values, threshold):
   return tf.sign(values) * tf.nn.relu(tf.abs(values) - threshold)
 
 
-def _soft_threshold(table, ids, threshold):
+def _soft_threshold(table, ids, threshold, gather_rows=tf.gather):
   table.scatter_update(tf.IndexedSlices(
-      _shrink(tf.gather(table, ids), threshold), ids))
+      _shrink(gather_rows(table, ids), threshold), ids))
+
+
+def gather_sharded_rows(table, ids):
+  """Rows `ids` (int [...]) of a ShardedVariable `table`: float32 [..., d].
+
+  `tf.nn.embedding_lookup` splits the ids by shard ("div" layout, the one
+  ParameterServerStrategy gives its shards) and each shard gathers its own
+  rows on its parameter server, so only the named rows travel. (`tf.gather`
+  on a ShardedVariable takes 1-D ids only; a ShardedVariable converted to a
+  tensor is the whole table, concatenated.)
+  """
+  return tf.nn.embedding_lookup(table, ids)
 
 
 def _write_back(table, rows, update, threshold=None):
@@ -390,3 +410,67 @@ def make_replica_step(model, learning_rate, total_tokens, num_negatives=10,
             "targets": num_targets}
 
   return replica_step, step_counter, tokens_seen, current_learning_rate
+
+
+def make_sharded_step(model, learning_rate, total_tokens, element_spec,
+                      num_negatives=10, negative_group=1, l1_weight=0.0,
+                      max_multiplicity=0.0, max_source_multiplicity=None):
+  """The step of `--strategy=parameter_server`, for `ClusterCoordinator.
+  schedule`: one device's step on a whole block, with sharded tables.
+
+  Call it under the `ParameterServerStrategy`'s scope, with the model built
+  there: its tables are `ShardedVariable`s, row ranges on the parameter
+  servers, and the step and token counters (created here) live on a
+  parameter server too. A worker running the step gathers the rows the
+  block names from their shards (`gather_sharded_rows`), computes the loss
+  and the updates as `make_train_step` does (`batch_updates`), and
+  subtracts them shard by shard (`ShardedVariable.scatter_sub` splits the
+  IndexedSlices by shard); no worker ever holds a whole table.
+
+  The math is `make_train_step`'s: the same rows, learning rate and caps;
+  the update is subtracted in place (table[i] - update, where one device
+  writes back the rows it read minus the update: the same float result
+  when no other step wrote the row in between). With one worker the steps
+  run one after another and the run equals one device's; with several,
+  steps run concurrently (asynchronous SGD): a step may read rows that
+  another is about to update, and `scatter_sub` makes concurrent updates
+  of a row add up instead of one overwriting the other.
+
+  Args: as `make_train_step`; `element_spec`: the batches' structure (the
+  step is traced once for it, so scheduling a block does not retrace). No
+  XLA: the sharded reads and writes are remote ops.
+
+  Returns:
+    (step(batch) -> metrics, step_counter, tokens_seen, learning_rate_fn):
+    a tf.function; metrics "loss" (mean over the block's targets),
+    "targets" and "learning_rate" (the rate this step applied: with steps
+    in flight, reading the counter later would give another one).
+  """
+  (source, target, step_counter, tokens_seen, current_learning_rate,
+   source_cap) = _schedule(model, learning_rate, total_tokens,
+                           max_multiplicity, max_source_multiplicity)
+
+  @tf.function(input_signature=[element_spec])
+  def sharded_step(batch):
+    lr = current_learning_rate()
+    updates = batch_updates(batch, source, target, num_negatives,
+                            negative_group, max_multiplicity, source_cap,
+                            scale=lr, gather_rows=gather_sharded_rows)
+    target.scatter_sub(updates["target"])
+    source.scatter_sub(updates["source"])
+    if updates["added"] is not None:
+      source.scatter_sub(updates["added"])
+    if l1_weight > 0:
+      threshold = lr * l1_weight
+      _soft_threshold(target, updates["target"].indices, threshold,
+                      gather_sharded_rows)
+      _soft_threshold(source, updates["source"].indices, threshold,
+                      gather_sharded_rows)
+    tokens_seen.assign_add(batch["num_tokens"])
+    step_counter.assign_add(1)
+    num_targets = updates["num_targets"]
+    return {"loss": tf.math.divide_no_nan(
+                updates["loss_sum"], tf.cast(num_targets, tf.float32)),
+            "targets": num_targets, "learning_rate": lr}
+
+  return sharded_step, step_counter, tokens_seen, current_learning_rate

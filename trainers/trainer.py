@@ -289,6 +289,10 @@ class ModelTrainer:
   directory_flags: Tuple[str, ...] = ()
   # The trainer's flags that, like RUNTIME_FLAGS, only say how a run goes.
   runtime_flags: Tuple[str, ...] = ()
+  # Whether the trainer runs under --strategy=parameter_server (its tables
+  # sharded over parameter servers, `distribution.parameter_server_strategy`);
+  # the others refuse it with one error line.
+  supports_parameter_server: bool = False
 
   def configure_runtime(self) -> None:
     """Runs before TensorFlow starts (e.g. thread pools); default: nothing."""
@@ -326,7 +330,10 @@ class ModelTrainer:
 def _open(model_trainer: ModelTrainer) -> RunContext:
   fv = model_trainer.flag_values
   cli.require_flags("model_dir", flag_values=fv)
+  distribution.check_supported(fv.strategy, model_trainer.spec.title,
+                               model_trainer.supports_parameter_server)
   model_trainer.configure_runtime()
+  # A parameter_server "worker" or "ps" task serves from here on.
   strategy = distribution.make_strategy(fv.strategy, fv.num_cpu_devices)
   data_dir = fv.data_dir or ""
   if model_trainer.needs_data_dir():
@@ -537,9 +544,24 @@ def plan_to_measure(model_trainer: ModelTrainer):
 
 
 def main(model_trainer: ModelTrainer) -> None:
-  """The `python -m trainers.<name>` entry point (exit codes: README)."""
-  cli.run(lambda argv: _train_without_arguments(model_trainer, argv),
-          model_trainer.flag_values)
+  """The `python -m trainers.<name>` entry point (exit codes: README).
+
+  A --strategy=parameter_server chief ends its process at once with its
+  exit code (`distribution.exit_process`: TensorFlow's coordinator would
+  otherwise keep it alive after a worker failure).
+  """
+  try:
+    cli.run(lambda argv: _train_without_arguments(model_trainer, argv),
+            model_trainer.flag_values)
+  except SystemExit as e:
+    fv = model_trainer.flag_values
+    if fv.is_parsed() and fv.strategy == distribution.PARAMETER_SERVER:
+      code = e.code
+      if isinstance(code, str):
+        print(code, file=sys.stderr)
+      distribution.exit_process(code if isinstance(code, int) else
+                                (0 if code is None else 1))
+    raise
 
 
 def _train_without_arguments(model_trainer, argv):

@@ -26,8 +26,24 @@ global_batch_size=...)`: per-replica sum / global batch). The global batch
 is per-replica batch x `strategy.num_replicas_in_sync`. Only the chief writes
 to `model_dir`; other workers write to `model_dir/workertemp_<task id>`
 (`worker_dir`), which is scratch.
+
+Parameter servers (a `tf.distribute.ParameterServerStrategy`; only the chief
+runs this loop, the workers and parameter servers only serve): `dataset` is
+one device's dataset of whole batches, read on the chief, and `train_step`
+a tf.function taking one batch (one device's step). Every batch is handed
+to `ClusterCoordinator.schedule` with its step, so the steps are one
+device's sequence of batches, whichever worker runs each; at most
+`2 x workers` steps are in flight. A step that was running on a worker that
+died is run again, with the same batch, on another worker (TensorFlow may
+already have applied part of its updates: at least once, not exactly
+once). Before every checkpoint, evaluation and stop the chief waits for
+every scheduled step (`coordinator.join`) and sets the step counter to the
+steps scheduled, so a checkpoint holds the tables after exactly the batches
+its input position (the chief's iterator) has consumed. Logged metrics are
+those each logged step returned (fetched in step order).
 """
 
+import collections
 import dataclasses
 import json
 import os
@@ -40,6 +56,7 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.trainers import checkpoint_restore
 
 # Name of the checkpointed count of distributed batches consumed.
 INPUT_POSITION = "input_batches"
@@ -78,6 +95,11 @@ def _cluster(strategy):
 def is_multi_worker(strategy) -> bool:
   """True when `strategy` spans several worker processes (TF_CONFIG)."""
   return bool(strategy is not None and _cluster(strategy)[2])
+
+
+def is_parameter_server(strategy) -> bool:
+  """True for a `tf.distribute.ParameterServerStrategy` (the chief's)."""
+  return isinstance(strategy, tf.distribute.ParameterServerStrategy)
 
 
 def is_chief(strategy) -> bool:
@@ -268,16 +290,19 @@ def run(model_dir: str,
   out_dir = worker_dir(model_dir, strategy)
   read_checkpoints = os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   write_checkpoints = os.path.join(out_dir, model_dir_lib.CHECKPOINT_SUBDIR)
-  multi_worker = is_multi_worker(strategy)
-  if strategy is None:
+  parameter_server = is_parameter_server(strategy)
+  # Synchronous workers (MultiWorkerMirroredStrategy): every worker runs
+  # this loop, in step with the others.
+  multi_worker = is_multi_worker(strategy) and not parameter_server
+  if strategy is None or parameter_server:
     iterator = iter(dataset)
-    checkpoint = tf.train.Checkpoint(iterator=iterator, **checkpoint_items)
+    items = dict(iterator=iterator, **checkpoint_items)
     consumed = None
   else:
     consumed = tf.Variable(0, dtype=tf.int64, trainable=False,
                            name=INPUT_POSITION)
-    checkpoint = tf.train.Checkpoint(**{INPUT_POSITION: consumed},
-                                     **checkpoint_items)
+    items = {INPUT_POSITION: consumed, **checkpoint_items}
+  checkpoint = tf.train.Checkpoint(**items)
   manager = tf.train.CheckpointManager(
       checkpoint, write_checkpoints, max_to_keep=config.max_checkpoints)
   preemption = None
@@ -294,7 +319,9 @@ def run(model_dir: str,
   latest = None  # The checkpoint restored.
   for path in model_dir_lib.checkpoints_newest_first(model_dir):
     try:
-      status = checkpoint.restore(path)
+      # Large tables are read into their variables slice by slice, not
+      # copied (`checkpoint_restore`).
+      status = checkpoint_restore.restore(checkpoint, items, path)
       if not multi_worker:
         status.assert_existing_objects_matched()
     except Exception as e:  # pylint: disable=broad-except
@@ -310,7 +337,14 @@ def run(model_dir: str,
       raise errors.UserError(
           f"no checkpoint in {read_checkpoints!r} can be restored: move the "
           "folder away to train from the start")
-  if strategy is not None:
+  coordinator = None
+  if parameter_server:
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    num_workers = len(_cluster(strategy)[2].get("worker", []))
+    max_in_flight = 2 * max(1, num_workers)
+    # (step, RemoteValue of its metrics), oldest first.
+    in_flight = collections.deque()
+  elif strategy is not None:
     skip = int(consumed.numpy())
     if skip:
       log(f"skipping the {skip} batches consumed before the checkpoint")
@@ -344,6 +378,56 @@ def run(model_dir: str,
       out_dir, model_dir_lib.EVAL_LOG_FILE)), default=None) if os.path.exists(
           eval_log_path) else None
 
+  def write_log(step, metrics):
+    """The train_log.jsonl record, TensorBoard scalars and console line of
+    `step` (its metrics)."""
+    nonlocal window_start, window_step, rate
+    now = time.time()
+    rate = (step - window_step) / max(now - window_start, 1e-9)
+    window_start, window_step = now, step
+    values = {k: float(v) for k, v in metrics.items()}
+    if learning_rate_fn is not None and "learning_rate" not in values:
+      values["learning_rate"] = float(learning_rate_fn())
+    with writer.as_default(step=step):
+      for name, value in values.items():
+        tf.summary.scalar(f"train/{name}", value)
+      tf.summary.scalar(f"train/{config.unit_name}_per_second",
+                        rate * config.units_per_step)
+    train_log.write(json.dumps({"step": step, **values}) + "\n")
+    train_log.flush()
+    eta = (config.total_steps - step) / max(rate, 1e-9)
+    log(f"step {step}/{config.total_steps} "
+        f"({100.0 * step / config.total_steps:.1f}%) "
+        + " ".join(f"{k} {v:.4g}" for k, v in values.items())
+        + f" {rate * config.units_per_step:,.0f} {config.unit_name}/s"
+        f" ETA {_format_seconds(eta)}")
+
+  def is_log_step(step):
+    return step % config.log_every_steps == 0 or step == config.total_steps
+
+  def finish_in_flight(keep):
+    """Parameter servers: fetches the metrics of the oldest steps in flight
+    (waiting for them) until `keep` remain, logging the log steps among
+    them; returns the last metrics fetched (None if none)."""
+    fetched = None
+    while len(in_flight) > keep:
+      done_step, remote = in_flight.popleft()
+      fetched = remote.fetch()
+      if is_log_step(done_step):
+        write_log(done_step, fetched)
+    return fetched
+
+  def settle():
+    """Parameter servers: waits for every scheduled step; the counter then
+    counts the batches consumed (a step run twice after a worker failure
+    incremented it twice)."""
+    nonlocal metrics
+    fetched = finish_in_flight(0)
+    if fetched is not None:
+      metrics = fetched
+    coordinator.join()
+    step_counter.assign(step)
+
   def evaluate():
     nonlocal evaluation, evaluated_step
     if eval_fn is None or evaluated_step == step:
@@ -366,7 +450,25 @@ def run(model_dir: str,
   signals = () if multi_worker else (signal.SIGINT, signal.SIGTERM)
   with _StopRequest(signals) as stop, open(train_log_path, "a") as train_log:
     while step < config.total_steps:
-      if steps_in_graph is not None:
+      if coordinator is not None:
+        try:
+          batch = next(iterator)
+        except StopIteration:
+          settle()
+          log(f"input ended at step {step}")
+          break
+        step += 1
+        in_flight.append((step, coordinator.schedule(train_step,
+                                                     args=(batch,))))
+        finish_in_flight(max_in_flight)
+        if (step % config.checkpoint_every_steps == 0
+            or (config.eval_every_steps
+                and step % config.eval_every_steps == 0)
+            or step == config.total_steps or stop.requested
+            or (config.max_steps_per_run
+                and step - first_step >= config.max_steps_per_run)):
+          settle()
+      elif steps_in_graph is not None:
         count = min(config.steps_per_call,
                     _next_stop(step, config, first_step) - step)
         metrics, done = steps_in_graph(iterator, tf.constant(count, tf.int32))
@@ -388,27 +490,10 @@ def run(model_dir: str,
           break
         metrics = distributed_step(optional.get_value())
         consumed.assign_add(1)
-      step = int(step_counter.numpy())
-      if step % config.log_every_steps == 0 or step == config.total_steps:
-        now = time.time()
-        rate = (step - window_step) / max(now - window_start, 1e-9)
-        window_start, window_step = now, step
-        values = {k: float(v) for k, v in metrics.items()}
-        if learning_rate_fn is not None:
-          values["learning_rate"] = float(learning_rate_fn())
-        with writer.as_default(step=step):
-          for name, value in values.items():
-            tf.summary.scalar(f"train/{name}", value)
-          tf.summary.scalar(f"train/{config.unit_name}_per_second",
-                            rate * config.units_per_step)
-        train_log.write(json.dumps({"step": step, **values}) + "\n")
-        train_log.flush()
-        eta = (config.total_steps - step) / max(rate, 1e-9)
-        log(f"step {step}/{config.total_steps} "
-            f"({100.0 * step / config.total_steps:.1f}%) "
-            + " ".join(f"{k} {v:.4g}" for k, v in values.items())
-            + f" {rate * config.units_per_step:,.0f} {config.unit_name}/s"
-            f" ETA {_format_seconds(eta)}")
+      if coordinator is None:
+        step = int(step_counter.numpy())
+        if is_log_step(step):
+          write_log(step, metrics)
       if step % config.checkpoint_every_steps == 0:
         manager.save(checkpoint_number=step)
       if config.eval_every_steps and step % config.eval_every_steps == 0:
@@ -423,6 +508,8 @@ def run(model_dir: str,
                             step - first_step >= config.max_steps_per_run):
         interrupted = True
         break
+  if coordinator is not None:
+    settle()  # Every step done (already, unless the input ended early).
   if not preempted:
     manager.save(checkpoint_number=step)
   if preemption is not None:
