@@ -10,6 +10,7 @@
 # sittings on different machines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source docs/zoo_word_vectors.sh
 R=runs/charagram
 RECORDS=docs/records/charagram
 SEEDS="${SEEDS:-0,1,2}"
@@ -26,7 +27,7 @@ runs=(
   "PARAGRAM-PHRASE random init MAX=$R/paragram_phrase_random_max"
   "PARAGRAM-PHRASE L2 1e-6 MAX=$R/paragram_phrase_max_l2"
   "CHARAGRAM word (lexicon) MAX=$R/charagram_word_max"
-  "Siamese CBOW (PARAGRAM-PHRASE init)=runs/siamese_cbow_paper"
+  "PARAGRAM-PHRASE initial word vectors=$WORD_VECTORS"
 )
 args=()
 for run in "${runs[@]}"; do
@@ -58,12 +59,13 @@ share data, loss (margin 0.4, in-batch MAX or MIX negatives), optimiser and budg
 batches of 100, Adam 1e-3).
 
 **PARAGRAM-PHRASE initialisation.** The paper starts from PARAGRAM-SL999 vectors (not available
-offline). Here the word vectors start from this project's Siamese CBOW run
-(`runs/siamese_cbow_paper/export/1`, vocabulary `runs/siamese_cbow_paper/vocab.txt`, flags
-`--word_vectors` / `--word_vocab`); one extra run starts from random vectors over the training
+offline). Here the word vectors start from the zoo's own: of Siamese CBOW (best flags) and
+Sent2Vec uni trained on the book corpus, the one with the higher STS-B dev Pearson
+(`bash docs/train_zoo_word_vectors.sh`, which writes runs/zoo_word_vectors.json; the trainer flag
+is `--word_vectors=<its model dir>`); one extra run starts from random vectors over the training
 vocabulary. PARAGRAM-PHRASE trains without L2 (see configs/charagram_paragram_phrase.flags); the
-run with the reference's L2 1e-6 is listed to show why. The column "Siamese CBOW (PARAGRAM-PHRASE
-init)" is that initialisation before any paraphrase training.
+run with the reference's L2 1e-6 is listed to show why. The column "PARAGRAM-PHRASE initial word
+vectors" is that initialisation before any paraphrase training.
 
 **Collapse.** The margin loss has a degenerate point: every text mapped to the same direction gives
 equal positive and negative cosines and a loss of exactly 2 x 0.4 = 0.8 per pair. charCNN and

@@ -23,9 +23,7 @@ RUNS="${RUNS:-runs/charagram}"
 RECORDS="${RECORDS:-docs/records/charagram}"
 PY="${PY:-.venv/bin/python}"
 SEEDS="${SEEDS:-0,1,2}"
-WORD_VECTORS="${WORD_VECTORS:-runs/siamese_cbow_paper/export/1}"
-WORD_VOCAB="${WORD_VOCAB:-runs/siamese_cbow_paper/vocab.txt}"
-PARAGRAM_INIT="--word_vectors=$WORD_VECTORS --word_vocab=$WORD_VOCAB"
+source docs/zoo_word_vectors.sh
 
 # name | flagfile | extra flags
 CHARAGRAM_RUNS="

@@ -28,6 +28,7 @@ import shutil
 
 from absl import flags
 import keras
+import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import cli
@@ -42,6 +43,7 @@ from sentzoo.inputs import task_paraphrases
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.inputs import word_vectors as word_vectors_lib
 from sentzoo.models import model_specs
 from sentzoo.models import paraphrase_margin_loss
 from sentzoo.trainers import charagram_step
@@ -90,12 +92,15 @@ flags.DEFINE_enum("filter_activation", "relu", ["relu", "tanh"],
                   "charCNN filter activation.", flag_values=FLAGS)
 flags.DEFINE_enum("output_activation", "tanh", ["tanh", "linear"],
                   "charCNN fully connected layer activation.", flag_values=FLAGS)
-flags.DEFINE_string("word_vectors", None, "PARAGRAM-PHRASE: a sentence "
-                    "encoder export with an `embeddings` variable [V+1, d] "
-                    "(e.g. runs/siamese_cbow_paper/export/1) to initialise "
-                    "the word vectors; needs --word_vocab. None: random.", flag_values=FLAGS)
+flags.DEFINE_string("word_vectors", None, "PARAGRAM-PHRASE: word vectors "
+                    "to start from: a model dir of this project (e.g. "
+                    "runs/siamese_cbow_best or a unigram Sent2Vec run; its "
+                    "vocab.txt is the vocabulary) or an export with an "
+                    "`embeddings` table [V+1, d] (needs --word_vocab); "
+                    "--embedding_dim must be their d. None: random.",
+                    flag_values=FLAGS)
 flags.DEFINE_string("word_vocab", None, "PARAGRAM-PHRASE: the vocabulary "
-                    "(word<TAB>count) of --word_vectors; without "
+                    "(word<TAB>count) of an exported --word_vectors; without "
                     "--word_vectors, a vocabulary to use with random init.", flag_values=FLAGS)
 flags.DEFINE_bool("keep_punctuation", False, "PARAGRAM-PHRASE tokeniser: "
                   "keep punctuation tokens (keep False for a Siamese CBOW "
@@ -156,12 +161,26 @@ def _int_list(values, name):
     raise errors.UserError(f"--{name} must be integers, got {values}")
 
 
+def _is_model_dir(path):
+  return os.path.exists(os.path.join(path, model_dir_lib.MODEL_CONFIG_FILE))
+
+
+def word_vectors_vocab():
+  """The vocabulary --word_vectors' rows follow: --word_vocab, or the
+  vocab.txt of a model dir given as --word_vectors (None without either)."""
+  if FLAGS.word_vocab:
+    return FLAGS.word_vocab
+  if FLAGS.word_vectors and _is_model_dir(FLAGS.word_vectors):
+    return os.path.join(FLAGS.word_vectors, model_dir_lib.VOCABULARY_FILE)
+  return None
+
+
 def _word_featurizer(model_dir, texts):
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=FLAGS.keep_punctuation)
   if not os.path.exists(path):
-    if FLAGS.word_vocab:
-      shutil.copyfile(FLAGS.word_vocab, path)
+    if word_vectors_vocab():
+      shutil.copyfile(word_vectors_vocab(), path)
     else:
       tokens = tokenizer.tokenize(tf.constant(texts)).flat_values.numpy()
       counts = collections.Counter(t.decode("utf-8") for t in tokens)
@@ -214,25 +233,27 @@ def make_model(featurizer):
 
 
 def initial_word_vectors(vocab_size):
-  """Rows [vocab_size, d] of --word_vectors (an export's `embeddings`)."""
-  if not FLAGS.word_vocab:
-    raise errors.UserError("--word_vectors needs --word_vocab (the "
-                           "vocabulary its rows follow)")
+  """Rows [vocab_size, d] from --word_vectors: row 0 (padding) zero, then the
+  vectors of the vocabulary's words in order (`inputs.word_vectors`)."""
+  vocab = word_vectors_vocab()
+  if not vocab:
+    raise errors.UserError("an exported --word_vectors needs --word_vocab "
+                           "(the vocabulary its rows follow)")
+  path = FLAGS.word_vectors
   try:
-    loaded = tf.saved_model.load(
-        encoder_lib.resolve_export_dir(FLAGS.word_vectors))
+    if not _is_model_dir(path):
+      path = encoder_lib.resolve_export_dir(path)
+    vectors = word_vectors_lib.load(path, vocab_path=vocab)
   except (OSError, ValueError, tf.errors.OpError) as e:
     raise errors.UserError(f"cannot load --word_vectors: {e}")
-  if not hasattr(loaded, "embeddings"):
-    raise errors.UserError(f"--word_vectors={FLAGS.word_vectors} has no "
-                           "`embeddings` variable (a Siamese CBOW export has)")
-  vectors = loaded.embeddings.numpy()
-  if vectors.shape != (vocab_size, FLAGS.embedding_dim):
+  table = np.concatenate(
+      [np.zeros([1, vectors.dim], np.float32), vectors.matrix])
+  if table.shape != (vocab_size, FLAGS.embedding_dim):
     raise errors.UserError(
-        f"--word_vectors has shape {vectors.shape}, the vocabulary needs "
-        f"({vocab_size}, {FLAGS.embedding_dim}); check --word_vocab and "
-        "--embedding_dim")
-  return vectors
+        f"--word_vectors give a table of shape {table.shape}, the "
+        f"vocabulary needs ({vocab_size}, {FLAGS.embedding_dim}); check "
+        "--word_vocab and --embedding_dim")
+  return table
 
 
 

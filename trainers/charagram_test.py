@@ -17,6 +17,8 @@ from sentzoo.inputs import tokenizer
 from sentzoo.inputs import vocabulary
 from sentzoo.models import paraphrase_margin_loss
 from sentzoo.tests import local_cluster
+from sentzoo.tests import model_dir_fixtures
+from sentzoo.trainers import charagram
 from sentzoo.trainers import charagram_step
 from sentzoo.trainers import training_loop
 
@@ -304,6 +306,40 @@ class DistributedTrainingTest(tf.test.TestCase):
     self.assertIn("error: --batch_size=15 (the global batch) must be a "
                   "multiple of the 2 replicas", err)
     self.assertNotIn("Traceback", err)
+
+
+class InitialWordVectorsTest(tf.test.TestCase):
+  """PARAGRAM-PHRASE's --word_vectors: a model dir or an export."""
+
+  def tearDown(self):
+    charagram.FLAGS.unparse_flags()
+    super().tearDown()
+
+  def test_model_dir_gives_its_vocabulary_and_newest_table(self):
+    model_dir = os.path.join(self.get_temp_dir(), "vectors_run")
+    table = model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
+    charagram.FLAGS(["prog", f"--word_vectors={model_dir}",
+                     f"--embedding_dim={model_dir_fixtures.DIM}"])
+    self.assertEqual(charagram.word_vectors_vocab(),
+                     os.path.join(model_dir, "vocab.txt"))
+    rows = charagram.initial_word_vectors(len(model_dir_fixtures.WORDS) + 1)
+    self.assertAllEqual(rows[0], np.zeros([model_dir_fixtures.DIM]))
+    self.assertAllClose(rows[1:], table[1:])
+
+  def test_export_needs_its_vocabulary_and_the_right_width(self):
+    charagram.FLAGS(["prog", "--word_vectors=/no/such/export",
+                     "--embedding_dim=4"])
+    with self.assertRaisesRegex(charagram.errors.UserError,
+                                "needs --word_vocab"):
+      charagram.initial_word_vectors(10)
+    model_dir = os.path.join(self.get_temp_dir(), "wide_run")
+    model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
+    charagram.FLAGS.unparse_flags()
+    charagram.FLAGS(["prog", f"--word_vectors={model_dir}",
+                     "--embedding_dim=300"])
+    with self.assertRaisesRegex(charagram.errors.UserError,
+                                "--embedding_dim"):
+      charagram.initial_word_vectors(len(model_dir_fixtures.WORDS) + 1)
 
 
 if __name__ == "__main__":
