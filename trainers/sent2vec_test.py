@@ -17,6 +17,11 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.evaluation import sts
+from sentzoo.evaluation import sts_data
+from sentzoo.evaluation import test_util
+from sentzoo.models import model_specs
 from sentzoo.tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -80,6 +85,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     cls.data_dir = os.path.join(tf.compat.v1.test.get_temp_dir(),
                                 "sent2vec_trainer_data")
     _write_corpus(cls.data_dir)
+    test_util.write_fixture_data_dir(cls.data_dir)
     cls.common = ["--data_dir=" + cls.data_dir, "--embedding_dim=16",
                   "--word_ngrams=2", "--num_buckets=50", "--min_count=1",
                   "--min_count_label=1", "--sample=1e-2", "--num_epochs=3",
@@ -131,6 +137,24 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     self.assertGreater(cos(out[0], out[4]), cos(out[0], out[3]))
     # The vectors moved away from uniform(+-1/16) initialisation.
     self.assertGreater(np.abs(_source_table(model_dir)[1:]).max(), 0.2)
+    # The final table scored the in-memory module that was exported (no
+    # second copy of the table): the export read back scores the same.
+    with open(os.path.join(model_dir, "sts_results.json")) as f:
+      written = json.load(f)["sets"]
+    pair_sets, _ = sts_data.load_eval_sets(
+        self.data_dir, model_specs.SENT2VEC.eval_sets)
+    again = sts.evaluate_pair_sets(encoder_lib.load_encoder(export_path),
+                                   pair_sets)
+    self.assertNotEmpty(again.sets)
+    self.assertCountEqual(written, again.sets)
+    scored = 0
+    for name, result in again.sets.items():
+      if np.isnan(result.pearson):  # Written as null (constant scores).
+        self.assertIsNone(written[name]["pearson"], name)
+        continue
+      self.assertAllClose(written[name]["pearson"], result.pearson, atol=1e-4)
+      scored += 1
+    self.assertGreater(scored, 0)
 
   def test_resume_after_stop_matches_uninterrupted_run(self):
     straight = os.path.join(self.get_temp_dir(), "straight")
