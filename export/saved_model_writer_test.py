@@ -238,6 +238,10 @@ class SavedModelWriterTest(tf.test.TestCase):
     self.assertEqual(card.pop("input_limits"), input_limits.model_card_entry(
         input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
         input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE))
+    # An averaging encoder's card says how its table is stored.
+    quantization = card.pop("quantization")
+    self.assertEqual(quantization["mode"], "none")
+    self.assertFalse(quantization["inference_only"])
     self.assertEqual(card, METADATA)
 
   def test_reload_serving_default(self):
