@@ -31,3 +31,19 @@ def write_book_corpus(data_dir, seed=0, parts=(1, 2), books_per_part=3,
       books.append("\n".join(lines))
     with gzip.open(os.path.join(folder, f"part{part:02d}.txt.gz"), "wt") as f:
       f.write("\n\n".join(books) + "\n")
+
+
+def write_topic_corpus(data_dir, lines=600, seed=0):
+  """Writes <data_dir>/gutenberg/part01.txt.gz: `lines` sentences of 3-8
+  words t<k>w0..t<k>w9 of one topic k of 4 and a full stop, so words of a
+  topic co-occur and a Sent2Vec model has something to learn."""
+  rng = random.Random(seed)
+  folder = os.path.join(data_dir, "gutenberg")
+  os.makedirs(folder, exist_ok=True)
+  sentences = []
+  for _ in range(lines):
+    topic = rng.randrange(4)
+    words = [f"t{topic}w{rng.randrange(10)}" for _ in range(rng.randint(3, 8))]
+    sentences.append(" ".join(words) + " .")
+  with gzip.open(os.path.join(folder, "part01.txt.gz"), "wt") as f:
+    f.write("\n".join(sentences) + "\n")

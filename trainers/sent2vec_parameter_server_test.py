@@ -25,10 +25,8 @@ What is asserted, and why:
 - another trainer refuses the strategy with one error line, exit 2.
 """
 
-import gzip
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -40,28 +38,15 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from sentzoo.tests import corpus_fixtures
 from sentzoo.tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TIMEOUT_S = 240
+TIMEOUT_S = 420  # Per process; ~25 s on 2 idle cores, far longer on busy ones.
 WORDS = 41  # t{0..3}w{0..9} and ".".
 SOURCE_ROWS = 1000  # WORDS + 1 padding row + NUM_BUCKETS.
 NUM_BUCKETS = SOURCE_ROWS - WORDS - 1
 DIM = 16
-
-
-def _write_corpus(data_dir, seed=0):
-  """600 lines over 41 words; words of a line share a topic."""
-  rng = random.Random(seed)
-  folder = os.path.join(data_dir, "gutenberg")
-  os.makedirs(folder, exist_ok=True)
-  lines = []
-  for _ in range(600):
-    topic = rng.randrange(4)
-    words = [f"t{topic}w{rng.randrange(10)}" for _ in range(rng.randint(3, 8))]
-    lines.append(" ".join(words) + " .")
-  with gzip.open(os.path.join(folder, "part01.txt.gz"), "wt") as f:
-    f.write("\n".join(lines) + "\n")
 
 
 def _env(**extra):
@@ -156,7 +141,7 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
     super().setUpClass()
     root = tf.compat.v1.test.get_temp_dir()
     cls.data_dir = os.path.join(root, "sent2vec_ps_data")
-    _write_corpus(cls.data_dir)
+    corpus_fixtures.write_topic_corpus(cls.data_dir)
     # Independent negatives, no multiplicity cap (one device's step is then
     # well defined per block), 2-line blocks: 300 steps.
     cls.flags = ["--data_dir=" + cls.data_dir, f"--embedding_dim={DIM}",

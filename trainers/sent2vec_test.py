@@ -7,10 +7,8 @@ multiplicity cap); a --block_lines the replicas do not divide is a user
 error. Every subprocess is time-bounded.
 """
 
-import gzip
 import json
 import os
-import random
 import subprocess
 import sys
 
@@ -22,6 +20,7 @@ from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.evaluation import test_util
 from sentzoo.models import model_specs
+from sentzoo.tests import corpus_fixtures
 from sentzoo.tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,21 +32,6 @@ _DUMP_WRAPPER = local_cluster.trainer_with_dump(
     "trainers.sent2vec",
     'np.save(os.environ["TEST_DUMP_SOURCE"], '
     'model.source_embeddings.numpy())')
-
-
-def _write_corpus(data_dir, seed=0):
-  """One part of short 'books' over a 40-word vocabulary with structure:
-  words wA_i and wB_i always co-occur, so training has something to learn."""
-  rng = random.Random(seed)
-  folder = os.path.join(data_dir, "gutenberg")
-  os.makedirs(folder, exist_ok=True)
-  lines = []
-  for _ in range(600):
-    topic = rng.randrange(4)
-    words = [f"t{topic}w{rng.randrange(10)}" for _ in range(rng.randint(3, 8))]
-    lines.append(" ".join(words) + " .")
-  with gzip.open(os.path.join(folder, "part01.txt.gz"), "wt") as f:
-    f.write("\n".join(lines) + "\n")
 
 
 def _env(**extra):
@@ -84,7 +68,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     super().setUpClass()
     cls.data_dir = os.path.join(tf.compat.v1.test.get_temp_dir(),
                                 "sent2vec_trainer_data")
-    _write_corpus(cls.data_dir)
+    corpus_fixtures.write_topic_corpus(cls.data_dir)
     test_util.write_fixture_data_dir(cls.data_dir)
     cls.common = ["--data_dir=" + cls.data_dir, "--embedding_dim=16",
                   "--word_ngrams=2", "--num_buckets=50", "--min_count=1",
@@ -233,7 +217,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
 
   def test_truncated_corpus_part_is_an_error_naming_the_file(self):
     data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
-    _write_corpus(data_dir)
+    corpus_fixtures.write_topic_corpus(data_dir)
     part = os.path.join(data_dir, "gutenberg", "part01.txt.gz")
     with open(part, "rb") as f:
       data = f.read()
