@@ -541,6 +541,8 @@ def plan_to_measure(model_trainer: ModelTrainer):
   fv = model_trainer.flag_values
   model_dir = fv.model_dir or tempfile.mkdtemp(prefix="sentzoo_plan_")
   try:
+    # A new --model_dir is created as the trainer creates one.
+    tf.io.gfile.makedirs(model_dir)
     data_dir = data_dir_lib.resolve_data_dir(fv.data_dir,
                                              model_trainer.data_subdir())
     yield model_trainer.build_plan(RunContext(

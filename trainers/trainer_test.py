@@ -221,6 +221,16 @@ class TrainerTest(tf.test.TestCase):
                       results(50.09, 55.0), "untrained",
                       results(49.09, 54.0)))
 
+  def test_plan_to_measure_creates_a_new_model_dir(self):
+    # benchmarks.train_throughput --model_dir=NEW once ended in a
+    # FileNotFoundError traceback while caching the vocabulary.
+    model_dir = os.path.join(self.get_temp_dir(), "new", "plan_dir")
+    FLAGS(["prog"] + self.flags + ["--model_dir=" + model_dir])
+    with trainer.plan_to_measure(siamese_cbow.SiameseCBOWTrainer()) as plan:
+      loss = plan.train_step(next(iter(plan.dataset)))["loss"].numpy()
+    self.assertTrue(np.isfinite(loss))
+    self.assertTrue(os.path.exists(os.path.join(model_dir, "vocab.txt")))
+
   def test_total_steps(self):
     flag_values = flags.FlagValues()
     trainer.define_common_flags(flag_values)
