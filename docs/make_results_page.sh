@@ -8,17 +8,27 @@
 # --train_command="NAME=COMMAND" line) to the list below and rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SC_TRAIN="python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_paper.flags --data_dir=../shared/data"
+# Siamese CBOW: the ablation runs of docs/siamese_cbow.md (paper flags,
+# untrained) and the setting selected there on STS-B dev, which
+# docs/train_zoo_word_vectors.sh trains into runs/siamese_cbow_best.
+SC_BEST="Siamese CBOW (configs/siamese_cbow_best.flags; selected on STS-B dev)"
+SC_PAPER="Siamese CBOW (paper flags; 1 epoch)"
+SC_UNTRAINED="Siamese CBOW before training (step 1)"
+CHARAGRAM="CHARAGRAM-PHRASE (MAX; PPDB human-label samples; seed 0)"
+SENT2VEC_UNI="Sent2Vec uni (book corpus, 9 epochs)"
 args=(
-  --model="Siamese CBOW (paper flags; 1 epoch)=runs/siamese_cbow_paper/export"
-  --train_command="Siamese CBOW (paper flags; 1 epoch)=${SC_TRAIN} --model_dir=runs/siamese_cbow_paper (exports to runs/siamese_cbow_paper/export)"
-  --model="Siamese CBOW before training (step 1)=runs/siamese_cbow_untrained/export"
-  --train_command="Siamese CBOW before training (step 1)=${SC_TRAIN} --model_dir=runs/siamese_cbow_untrained --train_steps=1"
-  --model="CHARAGRAM-PHRASE (MAX; PPDB human-label samples)=runs/charagram/charagram_phrase_max/export"
-  --train_command="CHARAGRAM-PHRASE (MAX; PPDB human-label samples)=python -m trainers.charagram --flagfile=configs/charagram_phrase.flags --sampling=max --data_dir=../shared/data --model_dir=runs/charagram/charagram_phrase_max"
-  --model="Sent2Vec uni (book corpus, 9 epochs)=runs/sent2vec_books_uni/export"
-  --train_command="Sent2Vec uni (book corpus, 9 epochs)=python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni"
-  --compare="Siamese CBOW (paper flags; 1 epoch),Siamese CBOW before training (step 1)"
+  --model="${SC_BEST}=runs/siamese_cbow_best/export"
+  --train_command="${SC_BEST}=bash docs/train_zoo_word_vectors.sh (python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data --model_dir=runs/siamese_cbow_best)"
+  --model="${SC_PAPER}=runs/siamese_cbow_ablation/paper/export"
+  --train_command="${SC_PAPER}=bash docs/run_siamese_cbow_ablation.sh paper"
+  --model="${SC_UNTRAINED}=runs/siamese_cbow_ablation/untrained/export"
+  --train_command="${SC_UNTRAINED}=bash docs/run_siamese_cbow_ablation.sh untrained"
+  --model="${CHARAGRAM}=runs/charagram/charagram_phrase_max/seed0/export"
+  --train_command="${CHARAGRAM}=SEEDS=0 bash docs/run_charagram.sh charagram_phrase_max"
+  --model="${SENT2VEC_UNI}=runs/sent2vec_books_uni/export"
+  --train_command="${SENT2VEC_UNI}=bash docs/train_zoo_word_vectors.sh (python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni)"
+  --compare="${SC_UNTRAINED},${SC_BEST}"
+  --compare="${SC_UNTRAINED},${SC_PAPER}"
 )
 .venv/bin/python -m reports.results_page \
   --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" \
