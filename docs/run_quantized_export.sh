@@ -12,9 +12,10 @@
 # measures size on disk, load time, encode throughput, the STS 2012-2015
 # mean and STS-B dev; the table goes to runs/quantized_export.{json,md} and
 # replaces the "## Compact exports" section of docs/sent2vec.md (added at the
-# end if absent; every other section is kept). DOC_ONLY=1: only rewrite the
-# section from the runs/quantized_export.* already there. TRAIN_COMMAND: how
-# MODEL_DIR was trained, for the page (default: the command above).
+# end if absent; every other section is kept: reports/doc_sections.py).
+# DOC_ONLY=1: only rewrite the section from the runs/quantized_export.*
+# already there. TRAIN_COMMAND: how MODEL_DIR was trained, for the page
+# (default: the command above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
@@ -30,16 +31,9 @@ if [[ ${DOC_ONLY:-0} != 1 ]]; then
     --output_markdown=runs/quantized_export.md
 fi
 TRAIN_COMMAND="$train_command" $py - <<'PY'
-import json, os, platform, time
+import json, os, time
 
-def cpu_model():
-  try:
-    for line in open("/proc/cpuinfo"):
-      if line.startswith("model name"):
-        return line.split(":", 1)[1].strip()
-  except OSError:
-    pass
-  return platform.machine()
+from sentzoo.reports import doc_sections
 
 run = json.load(open("runs/quantized_export.json"))
 table = open("runs/quantized_export.md").read().rstrip("\n")
@@ -81,25 +75,15 @@ section = [
     "passes after a warm-up pass, the modes alternating.",
     "- STS mean: Pearson x 100, the mean of the STS 2012-2015 sets present; STS-B dev: "
     "Pearson x 100. Δ: points against float32.", "",
-    f"Machine: {cpu_model()}, {run['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
+    f"Machine: {doc_sections.cpu_model()}, {run['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
     f"(1 / 5 / 15 min) after the run {' / '.join(f'{v:.2f}' for v in run['load_average_after'])}"
     " (other work shared the cores: the times are rough, the sizes and scores are not).", "",
     table, "",
 ]
 if summary:
   section += [summary, ""]
-text = "\n".join(section)
 path = "docs/sent2vec.md"
-doc = open(path).read()
-start = doc.find("\n## Compact exports")
-if start < 0:
-  head, tail = doc.rstrip("\n"), ""
-else:
-  head = doc[:start].rstrip("\n")
-  after = doc.find("\n## ", start + 1)
-  tail = "" if after < 0 else doc[after + 1:]
-with open(path + ".tmp", "w") as f:
-  f.write(head + "\n\n" + text + ("\n" + tail if tail else ""))
-os.replace(path + ".tmp", path)
+doc_sections.replace_section(path, "Compact exports", "\n".join(section),
+                             blank_lines=1)
 print(f"wrote the Compact exports section of {path}")
 PY

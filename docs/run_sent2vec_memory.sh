@@ -29,6 +29,9 @@ if [[ ${DOC_ONLY:-0} != 1 ]]; then
 fi
 OUT=$out $py - <<'PY'
 import json, os, platform, time
+
+from sentzoo.reports import doc_sections
+
 out = os.environ["OUT"]
 result = json.load(open(out + ".json"))
 table = open(out + ".md").read().rstrip("\n")
@@ -48,17 +51,6 @@ section = "\n".join([
     f"Machine: {platform.machine()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}.",
     "", table, ""])
 path = "docs/sent2vec.md"
-doc = open(path).read()
-start = doc.find("\n## Training memory")
-if start < 0:
-  head, tail = doc.rstrip("\n"), ""
-else:
-  head = doc[:start].rstrip("\n")
-  rest = doc[start + 1:]
-  at = rest.find("\n## ", 1)
-  tail = rest[at + 1:] if at >= 0 else ""
-with open(path + ".tmp", "w") as f:
-  f.write(head + "\n\n\n" + section + ("\n" + tail if tail else ""))
-os.replace(path + ".tmp", path)
+doc_sections.replace_section(path, "Training memory", section)
 print(f"wrote the Training memory section of {path}")
 PY

@@ -55,16 +55,9 @@ if [[ -z $binary && ${DOC_ONLY:-0} != 1 ]]; then
   exit 0
 fi
 $py - <<'PY'
-import json, os, platform, time
+import json, time
 
-def cpu_model():
-  try:
-    for line in open("/proc/cpuinfo"):
-      if line.startswith("model name"):
-        return line.split(":", 1)[1].strip()
-  except OSError:
-    pass
-  return platform.machine()
+from sentzoo.reports import doc_sections
 
 results = {m: json.load(open(f"runs/sent2vec_speed_{m}.json"))
            for m in ("uni", "unibi")}
@@ -105,7 +98,7 @@ section = [
     "- Ours runs the trainer's defaults: 16 steps per graph call, word ids from its token cache "
     "(written once before the first run and not timed, as the C++ code's dictionary pass is "
     "not), one thread per op and the input pipeline on its own thread. C++: `-thread 2`.", "",
-    f"Machine: {cpu_model()}, {uni['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
+    f"Machine: {doc_sections.cpu_model()}, {uni['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
     f"(1 / 5 / 15 min) {load(uni['load_average_before'])} before the sequence, "
     f"{load(results['unibi']['load_average_after'])} after.", "",
 ]
@@ -118,21 +111,11 @@ for model, title in (("uni", "uni (configs/sent2vec_books_uni.flags)"),
               f"{ratio(r['peak_rss_ratio'])} (median of {len(r['repeats'])}, range in "
               "brackets).", "",
               open(f"runs/sent2vec_speed_{model}.md").read().rstrip("\n"), ""]
-text = "\n".join(section) + "\n"
 path = "docs/sent2vec.md"
-doc = open(path).read()
-start = doc.find("\n## Training speed")
-head, rest = (doc, "") if start < 0 else (doc[:start], doc[start + 1:])
 # Keep what follows the side-by-side part: the stored-figure subsection and
 # any later section.
-kept = ""
-for marker in ("\n### Ours only, another day", "\n## "):
-  at = rest.find(marker, 1)
-  if at >= 0:
-    kept = rest[at + 1:]
-    break
-with open(path + ".tmp", "w") as f:
-  f.write(head.rstrip("\n") + "\n\n\n" + text + ("\n" + kept if kept else ""))
-os.replace(path + ".tmp", path)
+doc_sections.replace_section(path, "Training speed",
+                             "\n".join(section) + "\n",
+                             keep_from="### Ours only, another day")
 print(f"wrote the side-by-side part of {path}")
 PY
