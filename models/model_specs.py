@@ -103,7 +103,7 @@ CHARAGRAM = ModelSpec(
     models=("models/charagram.py", "models/paragram_phrase.py", "models/char_cnn.py",
             "models/char_lstm.py", "models/paraphrase_margin_loss.py"),
     inputs=("inputs/ppdb.py", "inputs/char_ngrams.py", "inputs/word_vectors.py"),
-    eval_sets=("sts", "sick", "twitter_pit"),
+    eval_sets=("sts", "sick", "stsb", "twitter_pit"),
 )
 
 SENT2VEC = ModelSpec(
@@ -114,7 +114,9 @@ SENT2VEC = ModelSpec(
     models=("models/sent2vec.py",),
     inputs=("inputs/corpus.py", "inputs/sent2vec_featurizer.py",
             "inputs/sent2vec_data.py", "inputs/token_cache.py"),
-    eval_sets=("sts", "sick"),
+    # STS-B dev as well: settings are chosen on it, and
+    # reports.word_vector_choice reads it from the final evaluation.
+    eval_sets=("sts", "sick", "stsb"),
 )
 
 SPECS = {spec.name: spec for spec in (SIAMESE_CBOW, HYBRID_SIAMESE, CHARAGRAM,
