@@ -6,8 +6,10 @@ kinds whose sentence embedding is the plain average of its word vectors:
 Siamese CBOW and Sent2Vec with unigrams only (its source vectors). This
 command picks, among such trained model directories, the one whose averaged
 vectors score the highest STS-B dev Pearson (the dev split: never a test
-set), read from each run's final evaluation (sts_results.json), and writes
-the choice as JSON for the table scripts:
+set), read from each run's final evaluation (sts_results.json) or, for a run
+whose final evaluation predates STS-B dev there, from its newest export's
+model card (measured on the exported graph at export time; `--reexport`
+writes one), and writes the choice as JSON for the table scripts:
 
   python -m reports.word_vector_choice \
       --candidate="Siamese CBOW (configs/siamese_cbow_best.flags)=runs/siamese_cbow_best" \
@@ -27,6 +29,8 @@ from absl import flags
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.export import saved_model_writer
 
 STSB_DEV = "STSB.dev"
 # Model types whose sentence embedding is the average of their word vectors
@@ -67,11 +71,28 @@ def read_candidate(name, model_dir):
         f"{model_dir!r} has no {model_dir_lib.STS_RESULTS_FILE}: train it to "
         "its end first (the trainer evaluates it last)")
   results = model_dir_lib.read_json(path, "the run's final evaluation")
-  dev = results.get("sets", {}).get(STSB_DEV)
+  dev = results.get("sets", {}).get(STSB_DEV) or _export_card_dev(model_dir)
   if dev is None:
-    raise errors.UserError(f"{path} has no {STSB_DEV} result")
+    raise errors.UserError(
+        f"{path} has no {STSB_DEV} result, nor has the model card of the "
+        f"run's newest export: export it again (`--reexport`) with the data "
+        "directory at hand")
   return Candidate(name=name, model_dir=model_dir, model_type=model_type,
                    dev_pearson=float(dev["pearson"]))
+
+
+def _export_card_dev(model_dir):
+  """The STS-B dev result in the newest export's model card, or None."""
+  try:
+    export_dir = encoder_lib.resolve_export_dir(
+        os.path.join(model_dir, model_dir_lib.EXPORT_SUBDIR))
+  except errors.DataDirError:
+    return None
+  path = os.path.join(export_dir, saved_model_writer.MODEL_CARD)
+  if not os.path.isfile(path):
+    return None
+  card = model_dir_lib.read_json(path, "the export's model card")
+  return card.get("evaluation", {}).get("sets", {}).get(STSB_DEV)
 
 
 def choose(candidates):

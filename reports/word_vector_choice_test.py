@@ -10,6 +10,16 @@ from sentzoo.common import errors
 from sentzoo.reports import word_vector_choice
 
 
+def _write_export_card(model_dir, version, sets):
+  """An export version folder with a model card's export-time scores."""
+  export_dir = os.path.join(model_dir, "export", str(version))
+  os.makedirs(os.path.join(export_dir, "assets.extra"))
+  open(os.path.join(export_dir, "saved_model.pb"), "wb").close()
+  with open(os.path.join(export_dir, "assets.extra", "model_card.json"),
+            "w") as f:
+    json.dump({"evaluation": {"sets": sets}}, f)
+
+
 def _write_run(folder, model_type, dev, word_ngrams=None, results=True):
   os.makedirs(folder)
   config = {"model_type": model_type}
@@ -58,6 +68,25 @@ class WordVectorChoiceTest(absltest.TestCase):
             word_vector_choice.read_candidate("a", uni),
             word_vector_choice.read_candidate("b", self._run(
                 "better", "siamese_cbow", 64.5))]).name, "b")
+
+  def test_dev_score_of_an_older_final_evaluation_comes_from_the_export(self):
+    # A run whose final evaluation had no STS-B dev (Sent2Vec's, before it
+    # was added) is read from its newest export's model card.
+    uni = self._run("uni_old", "sent2vec", None, word_ngrams=1)
+    with open(os.path.join(uni, "sts_results.json"), "w") as f:
+      json.dump({"sets": {"SICK.test": {"pearson": 65.4}}}, f)
+    with self.assertRaisesRegex(errors.UserError, "--reexport"):
+      word_vector_choice.read_candidate("uni", uni)
+    _write_export_card(uni, 1, {"STSB.dev": {"pearson": 50.0}})
+    _write_export_card(uni, 2, {"STSB.dev": {"pearson": 64.04},
+                                "SICK.test": {"pearson": 65.4}})
+    self.assertEqual(
+        word_vector_choice.read_candidate("uni", uni).dev_pearson, 64.04)
+    # The final evaluation's own result comes first.
+    cbow = self._run("cbow_card", "siamese_cbow", 57.38)
+    _write_export_card(cbow, 1, {"STSB.dev": {"pearson": 10.0}})
+    self.assertEqual(
+        word_vector_choice.read_candidate("cbow", cbow).dev_pearson, 57.38)
 
   def test_bigram_sent2vec_run_is_refused(self):
     unibi = self._run("unibi", "sent2vec", 70.0, word_ngrams=2)
