@@ -7,7 +7,7 @@
 # any. wall_seconds in each folder adds up the time spent on it.
 #
 # A finished run's evaluation (per-set Pearson, per-pair scores at 4
-# decimals, training summary) is recorded in docs/records/charagram/<name>/
+# decimals, training summary, wall seconds) is recorded in docs/records/charagram/<name>/
 # seed<k>/ (`reports.charagram_results --record_only`), which is committed:
 # runs/ does not outlive the machine, the table does. A run that has a record
 # is trained again only when named on the command line. Then:

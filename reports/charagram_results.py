@@ -226,11 +226,28 @@ EVAL_CACHE = "charagram_eval.json"
 
 
 # A record's files (reports.run_records): per-set Pearson, per-pair
-# predicted scores (4 decimals), the run's model_config.json less the model.
+# predicted scores (4 decimals), the run's model_config.json less the model,
+# and the training's wall-clock seconds (written into the run folder by
+# docs/run_charagram.sh, summed over the invocations of a resumed run).
 RECORD_SCORES = "pearson.json"
 RECORD_PREDICTED = "predicted.npz"
 RECORD_CONFIG = model_dir_lib.MODEL_CONFIG_FILE
 RECORD_CONFIG_KEYS = ("model_type", "variant", "training")
+RECORD_WALL_SECONDS = "wall_seconds"
+
+
+def wall_seconds(*folders):
+  """The training wall seconds in the first of `folders` that has them."""
+  folder = run_records.first_with(RECORD_WALL_SECONDS, *folders)
+  if folder is None:
+    return None
+  with open(os.path.join(folder, RECORD_WALL_SECONDS)) as f:
+    text = f.read().strip()
+  try:
+    return float(text)
+  except ValueError:
+    raise errors.DataFormatError(os.path.join(folder, RECORD_WALL_SECONDS), 1,
+                                 f"not a number of seconds: {text!r}")
 
 
 def _has_export(folder):
@@ -345,7 +362,11 @@ def claim_lines(runs, best, gold, num_samples=1000):
 
 def write_record(record, folder, evaluated):
   """Writes a seed's record from its evaluation and run folder, unless the
-  record already holds these Pearsons."""
+  record already holds these Pearsons (its wall seconds are added when the
+  record lacks them)."""
+  if (os.path.isfile(os.path.join(folder, RECORD_WALL_SECONDS))
+      and not os.path.isfile(os.path.join(record, RECORD_WALL_SECONDS))):
+    run_records.copy_files(folder, record, [RECORD_WALL_SECONDS])
   if _is_recorded(record):
     if run_records.read_json(os.path.join(
         record, RECORD_SCORES))["sets"] == evaluated["scores"]:
@@ -449,7 +470,8 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
 
   Returns (columns, per_run, present): format_markdown's columns,
   claim_lines' runs, and [(name, run folder shown, folder holding its
-  model_config.json, seeds)].
+  model_config.json, seeds, [training wall seconds of each seed that has
+  them])].
   """
   rows = table_rows([p.name for p in pair_sets])
   columns, per_run, present = [], {}, []
@@ -470,7 +492,10 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
     config_dir = run_records.first_with(model_dir_lib.MODEL_CONFIG_FILE,
                                         folder, record)
     present.append((name, folder, config_dir,
-                    sorted(k for k in sources if k is not None)))
+                    sorted(k for k in sources if k is not None),
+                    [w for w in (wall_seconds(f, r)
+                                 for f, r, _ in sources.values())
+                     if w is not None]))
   return columns, per_run, present
 
 
@@ -484,7 +509,7 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
   table, values = format_markdown(columns, set_names, missing)
   averages = {name: v[ALL_MEAN] for name, v in values.items()}
   groups = {}
-  for name, _, _, _ in present:
+  for name, _, _, _, _ in present:
     model, _, sampling = name.rpartition(" ")
     if sampling.lower() in ("max", "mix"):
       groups.setdefault(model, {})[sampling.lower()] = name
@@ -506,9 +531,23 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
                                 bootstrap_samples)) + "\n"
   text += "\nRuns:\n" + "\n".join(
       _training_line(f"{n} (seeds {', '.join(map(str, ks))})" if ks else n,
-                     d, c) for n, d, c, ks in present)
+                     d, c) + _wall_note(ws) for n, d, c, ks, ws in present)
   text += "\n"
+  every = [w for *_, ws in present for w in ws]
+  if every:
+    text += (f"\nTraining wall time of the runs above: {sum(every) / 60:.1f} "
+             f"min in all, over the {len(every)} trained seeds that recorded "
+             "it (docs/run_charagram.sh; 2 shared CPU cores; evaluation "
+             "not included).\n")
   return text
+
+
+def _wall_note(seconds):
+  """"; training wall time ..." for a run's "Runs:" line ("" if none)."""
+  if not seconds:
+    return ""
+  return ("; training wall time per seed "
+          + " / ".join(f"{w / 60:.1f}" for w in seconds) + " min")
 
 
 def main(argv):

@@ -133,12 +133,18 @@ class CharagramResultsTest(tf.test.TestCase):
     for i, (_, model_dir) in enumerate(runs):
       for k in (0, 1):
         _fake_run(os.path.join(model_dir, f"seed{k}"), gold, 0.3 + i, k)
+    # docs/run_charagram.sh writes each seed's training wall seconds.
+    for k, seconds in ((0, "90"), (1, "150\n")):
+      with open(os.path.join(runs[1][1], f"seed{k}", "wall_seconds"),
+                "w") as f:
+        f.write(seconds)
     records = os.path.join(root, "records")
     from_runs = charagram_results.page_text(runs, [0, 1, 2], pair_sets, [],
                                             records, bootstrap_samples=50)
     record = os.path.join(records, "cnn", "seed1")
     self.assertCountEqual(os.listdir(record), [
-        "pearson.json", "predicted.npz", "model_config.json"])
+        "pearson.json", "predicted.npz", "model_config.json",
+        "wall_seconds"])
     self.assertNotIn("model", run_records.read_json(
         os.path.join(record, "model_config.json")))
     # 500 per-pair scores at 4 decimals: about 1 KB of int16, compressed.
@@ -156,6 +162,10 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertIn("- charCNN MAX (seeds 0, 1): `" + runs[1][1] + "/seed0`: "
                   "char_cnn, 12564 pairs", from_records)
     self.assertIn("CHARAGRAM-PHRASE > charCNN:", from_records)
+    self.assertIn("1250 steps of 100, sampling max, L2 1e-06, init random; "
+                  "training wall time per seed 1.5 / 2.5 min\n", from_records)
+    self.assertIn("Training wall time of the runs above: 4.0 min in all, "
+                  "over the 2 trained seeds", from_records)
 
   def test_record_is_rewritten_only_when_it_changes(self):
     folder = os.path.join(self.get_temp_dir(), "rewrite", "seed0")
@@ -166,6 +176,17 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertTrue(charagram_results.write_record(record, folder, evaluated))
     self.assertFalse(charagram_results.write_record(record, folder,
                                                     evaluated))
+    # Wall seconds written after the record was are added to it.
+    with open(os.path.join(folder, "wall_seconds"), "w") as f:
+      f.write("61")
+    self.assertFalse(charagram_results.write_record(record, folder,
+                                                    evaluated))
+    self.assertEqual(charagram_results.wall_seconds(record), 61.0)
+    with open(os.path.join(folder, "wall_seconds"), "w") as f:
+      f.write("soon")
+    with self.assertRaisesRegex(charagram_results.errors.DataFormatError,
+                                "not a number of seconds"):
+      charagram_results.wall_seconds(folder)
     back = charagram_results.read_record(record, ["A"])
     self.assertEqual(back["scores"], {"A": 50.123456789})
     self.assertAllEqual(back["predicted"]["A"], [0.1235, -1.0, 1.0])
