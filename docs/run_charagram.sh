@@ -24,6 +24,7 @@ RECORDS="${RECORDS:-docs/records/charagram}"
 PY="${PY:-.venv/bin/python}"
 SEEDS="${SEEDS:-0,1,2}"
 source docs/zoo_word_vectors.sh
+source docs/wall_time.sh
 
 # name | flagfile | extra flags
 CHARAGRAM_RUNS="
@@ -51,13 +52,13 @@ run_one() {
   fi
   mkdir -p "$dir"
   echo "$name seed $seed: training (log: $dir/train.log)"
-  local start=$SECONDS status=0
+  local status=0
+  wall_time_start "$dir"
   # shellcheck disable=SC2086
   $PY -m trainers.charagram --flagfile="configs/$config.flags" $extra \
       --seed="$seed" --data_dir="$DATA_DIR" --model_dir="$dir" \
       >> "$dir/train.log" 2>&1 || status=$?
-  echo $(( $(cat "$dir/wall_seconds" 2>/dev/null || echo 0) + SECONDS - start )) \
-      > "$dir/wall_seconds"
+  wall_time_stop
   if [ $status -ne 0 ]; then
     echo "$name seed $seed: exit status $status (see $dir/train.log)"
     failed=1

@@ -24,6 +24,7 @@ RECORDS=docs/records/siamese_cbow_ablation
 # What a record keeps of a finished run (reports.siamese_cbow_ablation reads these).
 RECORD_FILES="ablation_flags.txt flags.txt sts_results.json eval_log.jsonl train_log.jsonl wall_seconds"
 PY=.venv/bin/python
+source docs/wall_time.sh
 
 # name | flags added to configs/siamese_cbow_paper.flags
 ABLATIONS='
@@ -70,14 +71,13 @@ run_one() {
     cp -n $RUNS/untrained/vocab.txt $RUNS/untrained/corpus_stats.json "$dir/"
   fi
   echo "$name: training (log: $dir/train.log)"
-  local start=$SECONDS
   local status=0
+  wall_time_start "$dir"
   # shellcheck disable=SC2086
   $PY -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_paper.flags \
       --data_dir="$DATA_DIR" --model_dir="$dir" $extra >> "$dir/train.log" 2>&1 \
       || status=$?
-  echo $(( $(cat "$dir/wall_seconds" 2>/dev/null || echo 0) + SECONDS - start )) \
-      > "$dir/wall_seconds"
+  wall_time_stop
   if [ $status -ne 0 ]; then
     echo "$name: exit status $status (see $dir/train.log)"
     failed=1

@@ -6,6 +6,7 @@ import math
 import os
 import shutil
 import subprocess
+import time
 
 import numpy as np
 
@@ -253,6 +254,37 @@ fi
     self.assertIn("char_lstm_max seed 0: done", out)
     self.assertLen(log, 1)
     self.assertIn("--run=char_lstm_max=", log[0])
+
+  def test_interrupted_runner_keeps_the_wall_time_it_ran(self):
+    # Stopped mid-run (kill), the runner still adds the seconds the trainer
+    # ran to the run's wall_seconds, as it does after a whole run.
+    root = os.path.join(self.get_temp_dir(), "interrupted")
+    os.makedirs(root)
+    fake = os.path.join(root, "slow_python")
+    with open(fake, "w") as f:
+      f.write("#!/bin/sh\ntouch \"$STARTED\"\nsleep 3\nexit 75\n")
+    os.chmod(fake, 0o755)
+    started = os.path.join(root, "started")
+    env = dict(os.environ, PY=fake, STARTED=started,
+               RUNS=os.path.join(root, "runs"),
+               RECORDS=os.path.join(root, "records"), SEEDS="0")
+    runner = subprocess.Popen(
+        ["bash", "docs/run_charagram.sh", "char_cnn_max", "char_lstm_max"],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+      if os.path.exists(started):
+        break
+      time.sleep(0.05)
+    runner.terminate()
+    runner.communicate(timeout=60)
+    self.assertEqual(runner.returncode, 130)
+    with open(os.path.join(root, "runs", "char_cnn_max", "seed0",
+                           "wall_seconds")) as f:
+      self.assertGreaterEqual(int(f.read()), 2)
+    # The runner stopped: the second run was not started.
+    self.assertFalse(os.path.exists(os.path.join(root, "runs",
+                                                 "char_lstm_max")))
 
 
 if __name__ == "__main__":
