@@ -48,13 +48,13 @@ from sentzoo.evaluation import senteval_data
 from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
+from sentzoo.export import saved_model_writer
 from sentzoo.reports import paper_numbers
 from sentzoo.reports import senteval_tables
 from sentzoo.reports import sts_tables
 
 # Bump when a change of the evaluation code changes the numbers.
 CACHE_VERSION = 1
-MODEL_CARD = os.path.join("assets.extra", "model_card.json")
 STS_GROUPS = ("sts", "sick", "stsb")
 
 # Reference columns of the STS table: label -> (row key -> value).
@@ -84,7 +84,7 @@ def parse_model_spec(spec: str) -> tuple:
 
 def read_model_card(export_dir: str) -> dict:
   """The export's model card ({} if it has none)."""
-  path = os.path.join(export_dir, MODEL_CARD)
+  path = os.path.join(export_dir, saved_model_writer.MODEL_CARD)
   if not os.path.isfile(path):
     return {}
   with open(path, encoding="utf-8") as f:
