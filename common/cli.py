@@ -42,9 +42,14 @@ def run(main, flag_values=flags.FLAGS):
 
   TensorFlow's INFO logging is hidden unless --verbose (or
   SENTZOO_VERBOSE=1); see common/console.py.
+
+  stdout is line-buffered even when it is a file or a pipe (`nohup ... >
+  train.log`): each progress line reaches the log when printed, and the
+  log of a run that is killed or hangs ends where the run stopped.
   """
 
   def guarded(argv):
+    sys.stdout.reconfigure(line_buffering=True)
     console.set_logging_verbosity(
         flag_values.verbose or console.verbose_from_environment())
     try:

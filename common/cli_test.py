@@ -1,8 +1,11 @@
 """Tests for common.cli: user mistakes become errors.UserError."""
 
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
+import time
 
 from absl import flags
 from absl.testing import absltest
@@ -103,6 +106,32 @@ class CliTest(absltest.TestCase):
     self.assertEqual(done.stdout.splitlines(), [
         "step 7", "stopped at step 7; rerun the same command to resume"])
     self.assertEqual(done.stderr, "")
+
+  def test_progress_reaches_a_redirected_log_before_the_run_ends(self):
+    log_path = os.path.join(tempfile.mkdtemp(), "train.log")
+    with open(log_path, "w") as log:
+      # The line is printed, then the process waits to be killed (a hung
+      # run); a block-buffered stdout would never write it.
+      process = subprocess.Popen(
+          [sys.executable, "-c", textwrap.dedent("""
+              import time
+              from sentzoo.common import cli
+              def main(argv):
+                print("step 1/10")
+                time.sleep(600)
+              cli.run(main)
+              """)], stdout=log, stderr=subprocess.STDOUT, text=True,
+          env={k: v for k, v in os.environ.items()
+               if k != "PYTHONUNBUFFERED"})
+    try:
+      deadline = time.monotonic() + 60
+      while "step 1/10" not in open(log_path).read():
+        self.assertLess(time.monotonic(), deadline, open(log_path).read())
+        self.assertIsNone(process.poll(), open(log_path).read())
+        time.sleep(0.1)
+    finally:
+      process.kill()
+      process.wait()
 
   def test_bad_flag_values_are_one_error_line_and_exit_2(self):
     main = """
