@@ -426,6 +426,7 @@ def format_page(fv):
       "",
   ]
   any_result = None
+  total_runs, total_seconds = 0, 0.0
   for task in fv.tasks:
     lines += [f"## {TASKS.get(task, task)}", "",
               "| Siamese encoder | " + " | ".join(
@@ -445,6 +446,8 @@ def format_page(fv):
           if result is None:
             continue
           any_result = any_result or result
+          total_runs += 1
+          total_seconds += result["seconds_this_run"]
           tuned = result.get("tuned_threshold") or {}
           details.append(
               f"| {ENCODERS[encoder]} | {MODES[mode]} | {seed} | "
@@ -484,6 +487,10 @@ def format_page(fv):
     lines.append("")
   if any_result is not None:
     lines += [
+        f"**Wall time.** The {total_runs} runs on this page took "
+        f"{total_seconds / 60:.1f} min in all: the per-run seconds summed "
+        "(each run's last invocation, so a resumed run's earlier "
+        "invocations are not counted; 2 shared CPU cores).", "",
         "## Setup", "",
         f"- Word vectors: `{any_result['word_vectors']}` — "
         f"{_word_vectors_source(fv)} (GloVe, which the "

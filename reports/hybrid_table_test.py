@@ -95,6 +95,9 @@ class HybridTableTest(tf.test.TestCase):
     self.assertIn("| GRU | Contrastive | 1 | 3 | 80.00 | 71.00 | 1.250 "
                   "(epoch 4) | 90.00 | 73.00 | 1,234 | 5 |", page)
     self.assertIn("| GRU | +8.00 | 0.000 |", page.replace("<0.001", "0.000"))
+    # 9 GRU and 6 CNN runs of 5 s each.
+    self.assertIn("**Wall time.** The 15 runs on this page took 1.2 min in "
+                  "all", page)
     self.assertIn("`vectors/1`", page)
     self.assertIn("| GRU | lazy Adam | 422,001 | 12.5 |", page)
     self.assertIn("| Quora (paper, Table 1) | GRU | 86.72 | 83.00 | 86.82 |",
