@@ -11,7 +11,12 @@ What is asserted, and why:
 - chief + 2 workers + 2 ps: each table is split into 2 shards of half its
   rows ([500, 16] and [500, 16]; [21, 16] twice), one on each ps (the
   chief prints each ShardedVariable's shards). Worker 1 is SIGKILLed after
-  step 50; the chief finishes all 300 steps on worker 0 and exits 0. The
+  step 50; the chief finishes all 300 steps on worker 0 and exits 0 (the
+  metrics of steps that worker 1 had finished and the chief had not yet
+  fetched are lost, one line each, and only those steps are missing from
+  train_log.jsonl; before this was handled, the chief died on the fetch,
+  then hung at interpreter exit in the coordinator's destructor: the hang
+  seen in about 1 run in 4 on 2 busy cores, CI's included). The
   two workers train asynchronously (a step may read rows that a concurrent
   step is about to update), so the loss is not one device's: the mean loss
   of every 50 steps is asserted within 2% of one device's (measured while
@@ -27,6 +32,7 @@ What is asserted, and why:
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -43,9 +49,6 @@ from sentzoo.tests import local_cluster
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 420  # Per process; ~25 s on 2 idle cores, far longer on busy ones.
-# The chief's 250 steps after a worker is killed: ~10 s on 2 idle cores,
-# ~40 s with two busy loops beside it.
-FINISH_AFTER_KILL_S = 200
 WORDS = 41  # t{0..3}w{0..9} and ".".
 SOURCE_ROWS = 1000  # WORDS + 1 padding row + NUM_BUCKETS.
 NUM_BUCKETS = SOURCE_ROWS - WORDS - 1
@@ -53,7 +56,10 @@ DIM = 16
 
 
 def _env(**extra):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+  # Unbuffered, so that a hung process's output says where it stopped;
+  # faulthandler, so that SIGABRT prints every thread's Python stack.
+  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+             PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
   env.pop("SENTZOO_DATA_DIR", None)
   env.pop("TF_CONFIG", None)
   env.update(extra)
@@ -93,17 +99,18 @@ def _wait_for(condition, process, log, what):
     time.sleep(0.2)
 
 
-class ChiefHung(AssertionError):
-  """The chief did not exit in time; the message ends with its output."""
-
-
 def _finish(process, log, timeout=TIMEOUT_S):
   try:
     process.wait(timeout=timeout)
   except subprocess.TimeoutExpired:
-    # The chief's own output says where it stopped.
-    raise ChiefHung(f"no exit after {timeout} s:\n"
-                    + _output(log)[-3000:]) from None
+    # The chief's own output and its threads' stacks say where it stopped.
+    process.send_signal(signal.SIGABRT)
+    try:
+      process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+      pass
+    raise AssertionError(f"no exit after {timeout} s:\n"
+                         + _output(log)[-12000:]) from None
   finally:
     if process.poll() is None:
       process.kill()
@@ -171,7 +178,7 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
     self.assertEqual(code, 0, output[-3000:])
     return self.single_dir
 
-  def _two_workers_killing_one(self, attempt):
+  def _two_workers_killing_one(self):
     """(exit code, output, steps logged at the kill, model dir) of a chief
     with 2 workers, worker 1 SIGKILLed after step 50."""
     cluster = Cluster(num_workers=2, worker_processes=(1,))
@@ -179,7 +186,7 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
     worker = _start(["--strategy=parameter_server",
                      "--model_dir=" + self.get_temp_dir()],
                     TF_CONFIG=_tf_config(cluster.spec, "worker", 1))
-    model_dir = os.path.join(self.get_temp_dir(), f"two_workers_{attempt}")
+    model_dir = os.path.join(self.get_temp_dir(), "two_workers")
     chief = _start(self.flags + ["--strategy=parameter_server",
                                  "--model_dir=" + model_dir],
                    TF_CONFIG=_tf_config(cluster.spec, "chief"))
@@ -192,7 +199,7 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
       worker[0].send_signal(signal.SIGKILL)
       worker[0].wait()
       killed_at = len(open(log_path).readlines())
-      code, output = _finish(*chief, timeout=FINISH_AFTER_KILL_S)
+      code, output = _finish(*chief)
     finally:
       for process, _ in (worker, chief):
         if process.poll() is None:
@@ -201,15 +208,7 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
     return code, output, killed_at, model_dir
 
   def test_two_workers_shard_tables_and_survive_a_killed_worker(self):
-    try:
-      code, output, killed_at, model_dir = self._two_workers_killing_one(0)
-    except ChiefHung as e:
-      # Seen once in about ten runs (a fresh clone's suite on 2 busy
-      # cores; cause not yet known): the chief did not finish after the
-      # kill. Said here, with its output, and tried once more.
-      print(f"WARNING: the chief hung after worker 1 was killed; trying a "
-            f"new cluster once more. Its output:\n{e}", file=sys.stderr)
-      code, output, killed_at, model_dir = self._two_workers_killing_one(1)
+    code, output, killed_at, model_dir = self._two_workers_killing_one()
     self.assertEqual(code, 0, output[-3000:])
     self.assertLess(killed_at, 250)  # Most steps ran after the kill.
     for name, rows in (("source_embeddings", SOURCE_ROWS),
@@ -221,15 +220,24 @@ class Sent2VecParameterServerTest(tf.test.TestCase):
           output)
     self.assertIn("step 300/300", output)
     steps, losses = _losses(model_dir)
-    self.assertEqual(steps, list(range(1, 301)))
+    # Steps that worker 1 had finished but whose metrics the chief had not
+    # yet fetched when it was killed: applied, not logged (at most the
+    # 2 x 2 + 1 steps in flight).
+    lost = [int(n) for n in re.findall(r"step (\d+): metrics lost", output)]
+    self.assertLessEqual(len(lost), 5)
+    self.assertEqual(steps, [s for s in range(1, 301) if s not in lost])
     source, target, step = _tables(model_dir)
     self.assertEqual(step, 300)
     self.assertEqual(source.shape, (SOURCE_ROWS, DIM))
     self.assertEqual(target.shape, (WORDS + 1, DIM))
     single_steps, single_losses = _losses(self._single_run())
-    self.assertEqual(single_steps, steps)
-    window_means = lambda x: x.reshape(6, 50).mean(axis=1)
-    print(f"worker 1 killed after step {killed_at}; 50-step mean losses, "
+    self.assertEqual(single_steps, list(range(1, 301)))
+    single_losses = single_losses[np.array(steps) - 1]  # The logged steps.
+    windows = (np.array(steps) - 1) // 50
+    window_means = lambda x: np.array(
+        [x[windows == w].mean() for w in range(6)])
+    print(f"worker 1 killed after step {killed_at}; metrics lost of steps "
+          f"{lost}; 50-step mean losses, "
           f"one device {window_means(single_losses).round(4)}, 2 workers "
           f"{window_means(losses).round(4)}, largest relative difference "
           f"{np.max(np.abs(window_means(losses) / window_means(single_losses) - 1)):.4f}")

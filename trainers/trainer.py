@@ -39,6 +39,7 @@ import os
 import shutil
 import sys
 import tempfile
+import traceback
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from absl import flags
@@ -560,17 +561,24 @@ def main(model_trainer: ModelTrainer) -> None:
   exit code (`distribution.exit_process`: TensorFlow's coordinator would
   otherwise keep it alive after a worker failure).
   """
+  fv = model_trainer.flag_values
+  parameter_server = lambda: (fv.is_parsed() and
+                              fv.strategy == distribution.PARAMETER_SERVER)
   try:
-    cli.run(lambda argv: _train_without_arguments(model_trainer, argv),
-            model_trainer.flag_values)
+    cli.run(lambda argv: _train_without_arguments(model_trainer, argv), fv)
   except SystemExit as e:
-    fv = model_trainer.flag_values
-    if fv.is_parsed() and fv.strategy == distribution.PARAMETER_SERVER:
+    if parameter_server():
       code = e.code
       if isinstance(code, str):
         print(code, file=sys.stderr)
       distribution.exit_process(code if isinstance(code, int) else
                                 (0 if code is None else 1))
+    raise
+  except BaseException:  # pylint: disable=broad-except
+    if parameter_server():
+      # A bug's traceback, then exit 1 (an interpreter exit would hang).
+      traceback.print_exc()
+      distribution.exit_process(errors.EXIT_FAILED)
     raise
 
 

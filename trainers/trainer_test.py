@@ -3,6 +3,7 @@
 import contextlib
 import io
 import os
+from unittest import mock
 
 from absl import flags
 import numpy as np
@@ -239,6 +240,40 @@ class TrainerTest(tf.test.TestCase):
     flag_values.unparse_flags()
     flag_values(["prog", "--num_epochs=3", "--train_steps=7"])
     self.assertEqual(trainer.total_steps(flag_values, 10), 7)
+
+  def test_parameter_server_chief_exits_at_once_on_a_bug(self):
+    # An exception left to the interpreter's exit hangs a chief whose
+    # worker died (TensorFlow's coordinator destructor): the chief prints
+    # the traceback and ends with exit code 1 at once instead.
+    model_trainer = sent2vec.Sent2VecTrainer()
+
+    def failing_run(main, flag_values):
+      flag_values(["prog", "--strategy=parameter_server"])
+      raise RuntimeError("a bug in the training loop")
+
+    exits = []
+    stderr = io.StringIO()
+    with mock.patch.object(trainer.cli, "run", failing_run), \
+         mock.patch.object(trainer.distribution, "exit_process",
+                           exits.append), \
+         contextlib.redirect_stderr(stderr):
+      # (The real exit_process does not return; the fake one does.)
+      with self.assertRaises(RuntimeError):
+        try:
+          trainer.main(model_trainer)
+        finally:
+          model_trainer.flag_values.unparse_flags()
+    self.assertEqual(exits, [errors.EXIT_FAILED])
+    self.assertIn("RuntimeError: a bug in the training loop",
+                  stderr.getvalue())
+    # Other strategies leave the exception to the interpreter.
+    with mock.patch.object(trainer.cli, "run", lambda main, flag_values: (
+        flag_values(["prog"]), 1 / 0)):
+      with self.assertRaises(ZeroDivisionError):
+        try:
+          trainer.main(model_trainer)
+        finally:
+          model_trainer.flag_values.unparse_flags()
 
   def test_trainers_keep_their_flags_apart(self):
     # Each trainer parses into its own flags, so two live in one process

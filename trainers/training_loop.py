@@ -40,7 +40,10 @@ once). Before every checkpoint, evaluation and stop the chief waits for
 every scheduled step (`coordinator.join`) and sets the step counter to the
 steps scheduled, so a checkpoint holds the tables after exactly the batches
 its input position (the chief's iterator) has consumed. Logged metrics are
-those each logged step returned (fetched in step order).
+those each logged step returned (fetched in step order). A step's metrics
+stay on its worker until the chief fetches them: if that worker dies in
+between, the step's update is applied but its metrics are gone, and the
+chief prints "step N: metrics lost ..." instead of logging them.
 """
 
 import collections
@@ -250,6 +253,23 @@ def _distribute(strategy, dataset, skip_batches):
   return strategy.distribute_datasets_from_function(dataset_fn)
 
 
+def fetch_step_metrics(step, remote, log):
+  """Parameter servers: the metrics of `step` (its `RemoteValue`), fetched
+  to the chief; None, with a "metrics lost" line, if the worker that ran
+  the step died before they were copied (the step's update is applied).
+
+  A step that fails because its worker dies is run again on another worker
+  and does not raise here; a dead parameter server stops the run at the
+  next `schedule` or `join`.
+  """
+  try:
+    return remote.fetch()
+  except tf.errors.UnavailableError as e:
+    log(f"step {step}: metrics lost: its worker failed after the step "
+        f"({str(e).splitlines()[0]})")
+    return None
+
+
 def run(model_dir: str,
         config: LoopConfig,
         dataset,
@@ -412,7 +432,10 @@ def run(model_dir: str,
     fetched = None
     while len(in_flight) > keep:
       done_step, remote = in_flight.popleft()
-      fetched = remote.fetch()
+      step_metrics = fetch_step_metrics(done_step, remote, log)
+      if step_metrics is None:
+        continue
+      fetched = step_metrics
       if is_log_step(done_step):
         write_log(done_step, fetched)
     return fetched

@@ -233,6 +233,40 @@ class DistributedTrainingTest(tf.test.TestCase):
                         atol=1e-5)
 
 
+
+class FetchStepMetricsTest(tf.test.TestCase):
+
+  class _Remote:
+    """A `RemoteValue` whose `fetch` returns `value` or raises it."""
+
+    def __init__(self, value):
+      self.value = value
+
+    def fetch(self):
+      if isinstance(value := self.value, Exception):
+        raise value
+      return value
+
+  def test_metrics_of_a_step_whose_worker_died_are_lost_with_a_line(self):
+    lines = []
+    self.assertEqual(training_loop.fetch_step_metrics(
+        3, self._Remote({"loss": 1.5}), lines.append), {"loss": 1.5})
+    self.assertEqual(lines, [])
+    # What copying the metrics off a killed worker raises (TF 2.21).
+    dead = tf.errors.UnavailableError(
+        None, None, "failed to connect to all addresses; last error: "
+        "UNKNOWN: ipv4:127.0.0.1:56611: Connection refused\nmore")
+    self.assertIsNone(training_loop.fetch_step_metrics(
+        7, self._Remote(dead), lines.append))
+    self.assertEqual(lines, [
+        "step 7: metrics lost: its worker failed after the step (failed to "
+        "connect to all addresses; last error: UNKNOWN: "
+        "ipv4:127.0.0.1:56611: Connection refused)"])
+    # Any other error is the run's failure.
+    with self.assertRaises(tf.errors.InvalidArgumentError):
+      training_loop.fetch_step_metrics(8, self._Remote(
+          tf.errors.InvalidArgumentError(None, None, "bad")), lines.append)
+
 if __name__ == "__main__":
   tf.test.main()
 
