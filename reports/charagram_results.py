@@ -14,9 +14,15 @@ and the mean over all sets (the paper's "Average" is the mean of its 22
 sets; here 2013 SMT is absent, so the paper's mean over the same 21 sets is
 shown beside it). The paper's four sentence models are shown for reference.
 
+Runs named "<model> MAX" and "<model> MIX" are the two negative samplings
+of one model; the page compares models each at the one whose mean STS-B
+dev Pearson over its seeds is higher (a last row of the table, in no
+mean): the test sets choose nothing.
+
 Records: each seed's evaluation (per-set Pearson, the per-pair predicted
 scores the paired bootstrap needs, rounded to 4 decimals, and the run's
-training summary) is also written to <records_dir>/<run>/seed<k>/ (default
+training summary; and its STS-B dev Pearson) is also written to
+<records_dir>/<run>/seed<k>/ (default
 docs/records/charagram, committed; <run> is the --run folder's name), and a
 seed whose run folder has no export is read from its record: the page can be
 built over several sittings on different machines. --record_only evaluates
@@ -92,8 +98,15 @@ def evaluation_sets(data_dir):
   return pair_sets, missing
 
 
-def table_rows(set_names):
-  """[(row key, label, member set names or None)] in Table 1 order."""
+def dev_pair_set(data_dir):
+  """STS-B dev, on which each model's MAX or MIX is chosen (never in a test
+  mean)."""
+  return sts_data.load_stsb_split(data_dir, "dev")
+
+
+def table_rows(set_names, dev_name=None):
+  """[(row key, label, member set names or None)] in Table 1 order; the
+  dev set's row, when named, last."""
   rows = []
   for year in (2012, 2013, 2014, 2015):
     members = [n for n in set_names if sts_data.sts_year(n) == year]
@@ -107,6 +120,9 @@ def table_rows(set_names):
       rows.append((name, name, None))
   rows.append((ALL_MEAN, f"**Average** ({len(set_names)} sets)",
                list(set_names)))
+  if dev_name:
+    rows.append((dev_name, f"{dev_name} (chooses MAX or MIX; not in the "
+                 "Average)", None))
   return rows
 
 
@@ -140,15 +156,17 @@ def _fmt_spread(mean_std_n):
   return f"{mean:.1f} ± {std:.1f}"
 
 
-def format_markdown(columns, set_names, missing=()):
+def format_markdown(columns, set_names, missing=(), dev_name=None):
   """Markdown: the runs' Table 1 rows beside the paper's.
 
   Args:
-    columns: list of (column name, {set name: Pearson x 100}).
-    set_names: the evaluated sets, in order.
+    columns: list of (column name, {set name: Pearson x 100}, or a list of
+      them, one per seed).
+    set_names: the evaluated test sets, in order.
     missing: sets absent from the data.
+    dev_name: the dev set's name: a last row, outside every mean.
   """
-  rows = table_rows(set_names)
+  rows = table_rows(set_names, dev_name)
   seeded = []  # (name, [per-seed row values])
   for name, scores in columns:
     per_seed = scores if isinstance(scores, (list, tuple)) else [scores]
@@ -187,31 +205,60 @@ def format_markdown(columns, set_names, missing=()):
   return text, dict(values)
 
 
-def ordering_lines(averages, groups):
-  """Sentences on the paper's ordering and on MAX vs MIX.
+PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
+
+
+def choose_sampling(averages, dev_means, groups):
+  """Each model's MAX or MIX column, chosen on STS-B dev, with a line each.
 
   Args:
-    averages: {column name: overall average}.
+    averages: {column name: mean test Average} (reported, never chosen on).
+    dev_means: {column name: mean STS-B dev Pearson over its seeds; nan
+      when no seed has one}.
     groups: {model label: {"max": column name, "mix": column name}}.
+
+  Returns:
+    ({model: chosen column name}, [lines]). A model with one sampling has
+    that one; a model with both whose dev score is missing for either has
+    none (its line says so) and is left out of the ordering and the tests.
   """
-  lines = []
-  best = {}
+  best, lines = {}, []
   for model, by_sampling in groups.items():
-    scored = {s: averages[c] for s, c in by_sampling.items()
-              if c in averages and not math.isnan(averages[c])}
-    if scored:
-      best[model] = max(scored.values())
-    if "max" in scored and "mix" in scored:
-      winner = "MAX" if scored["max"] > scored["mix"] else "MIX"
-      lines.append(f"- {model}: MAX {scored['max']:.1f}, MIX "
-                   f"{scored['mix']:.1f} -> {winner} is better by "
-                   f"{abs(scored['max'] - scored['mix']):.1f}.")
-  paper_order = ["CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM"]
-  present = [m for m in paper_order if m in best]
-  order = sorted(present, key=lambda m: -best[m])
-  lines.append("- Ordering of the paper's four models by the better of "
-               "MAX/MIX: " + " > ".join(
-                   f"{m} ({best[m]:.1f})" for m in order) + ".")
+    present = {s: c for s, c in by_sampling.items()
+               if c in averages and not math.isnan(averages[c])}
+    if len(present) == 1:
+      best[model] = next(iter(present.values()))
+      continue
+    if len(present) != 2:
+      continue
+    test = (f"MAX {averages[present['max']]:.1f}, MIX "
+            f"{averages[present['mix']]:.1f} on the test Average")
+    dev = {s: dev_means.get(c, math.nan) for s, c in present.items()}
+    absent = [present[s] for s, v in dev.items() if math.isnan(v)]
+    if absent:
+      lines.append(f"- {model}: {test}; not chosen, no STS-B dev score for "
+                   f"{', '.join(absent)} (evaluate its run folders again), so "
+                   "it is left out of the ordering and the tests.")
+      continue
+    chosen = "max" if dev["max"] >= dev["mix"] else "mix"
+    best[model] = present[chosen]
+    lines.append(f"- {model}: {test}; STS-B dev MAX {dev['max']:.1f}, MIX "
+                 f"{dev['mix']:.1f} -> {chosen.upper()} is chosen.")
+  return best, lines
+
+
+def ordering_lines(averages, best):
+  """Sentences on the paper's ordering of the chosen columns.
+
+  Args:
+    averages: {column name: mean test Average}.
+    best: {model label: its chosen column name} (`choose_sampling`).
+  """
+  present = [m for m in PAPER_ORDER if m in best]
+  order = sorted(present, key=lambda m: -averages[best[m]])
+  lines = ["- Ordering of the paper's four models, each at its MAX or MIX "
+           "chosen on STS-B dev, by the test Average: " + " > ".join(
+               f"{m} ({averages[best[m]]:.1f})" for m in order) + "."]
   same = order == present
   lines.append("- Do the means rank them in the paper's order CHARAGRAM-"
                f"PHRASE > PARAGRAM-PHRASE > charCNN > charLSTM? "
@@ -221,7 +268,6 @@ def ordering_lines(averages, groups):
   return lines
 
 
-PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
 EVAL_CACHE = "charagram_eval.json"
 
 
@@ -332,7 +378,7 @@ def claim_lines(runs, best, gold, num_samples=1000):
 
   Args:
     runs: {column name: {seed: {"average", "predicted"}}}.
-    best: {model: column name} (the better of its MAX/MIX by mean Average).
+    best: {model: column name} (its MAX or MIX chosen on STS-B dev).
     gold: {set name: gold scores}.
   """
   lines = []
@@ -360,17 +406,30 @@ def claim_lines(runs, best, gold, num_samples=1000):
   return lines
 
 
+def _scores_json(evaluated):
+  scores = {"sets": evaluated["scores"], "export": evaluated.get("export")}
+  if evaluated.get("dev") is not None:
+    scores["dev"] = evaluated["dev"]
+  return scores
+
+
 def write_record(record, folder, evaluated):
   """Writes a seed's record from its evaluation and run folder, unless the
   record already holds these Pearsons (its wall seconds are added when the
-  record lacks them)."""
+  record lacks them; a dev score it lacks is added to its pearson.json
+  alone, leaving the per-pair scores' file as it was)."""
   if (os.path.isfile(os.path.join(folder, RECORD_WALL_SECONDS))
       and not os.path.isfile(os.path.join(record, RECORD_WALL_SECONDS))):
     run_records.copy_files(folder, record, [RECORD_WALL_SECONDS])
+  scores_path = os.path.join(record, RECORD_SCORES)
   if _is_recorded(record):
-    if run_records.read_json(os.path.join(
-        record, RECORD_SCORES))["sets"] == evaluated["scores"]:
-      return False
+    recorded = run_records.read_json(scores_path)
+    if recorded["sets"] == evaluated["scores"]:
+      if (evaluated.get("dev") is None
+          or recorded.get("dev") == evaluated["dev"]):
+        return False
+      run_records.write_json(scores_path, _scores_json(evaluated))
+      return True
   config = {}
   path = os.path.join(folder, RECORD_CONFIG)
   if os.path.exists(path):
@@ -379,15 +438,15 @@ def write_record(record, folder, evaluated):
   run_records.save_decimals(os.path.join(record, RECORD_PREDICTED),
                             evaluated["predicted"])
   run_records.write_json(os.path.join(record, RECORD_CONFIG), config)
-  run_records.write_json(os.path.join(record, RECORD_SCORES),
-                         {"sets": evaluated["scores"],
-                          "export": evaluated.get("export")})
+  run_records.write_json(scores_path, _scores_json(evaluated))
   return True
 
 
 def read_record(record, set_names):
-  """A seed's evaluation from its record (as `_evaluate_cached` gives)."""
-  scores = run_records.read_json(os.path.join(record, RECORD_SCORES))["sets"]
+  """A seed's evaluation from its record (as `_evaluate_cached` gives;
+  "dev" None when the record has no dev score)."""
+  recorded = run_records.read_json(os.path.join(record, RECORD_SCORES))
+  scores = recorded["sets"]
   predicted = run_records.load_decimals(os.path.join(record,
                                                      RECORD_PREDICTED))
   absent = [n for n in set_names if n not in scores or n not in predicted]
@@ -395,16 +454,17 @@ def read_record(record, set_names):
     raise errors.UserError(f"record {record} lacks the sets {absent}: "
                            "evaluate the run again (its run folder)")
   return {"scores": {n: scores[n] for n in set_names},
-          "predicted": {n: predicted[n] for n in set_names}}
+          "predicted": {n: predicted[n] for n in set_names},
+          "dev": recorded.get("dev")}
 
 
-def evaluate_source(source, pair_sets, missing, name):
+def evaluate_source(source, pair_sets, missing, name, dev_set=None):
   """One seed's evaluation from its run folder (cached, and recorded) or
   its record; per-pair scores rounded as a record keeps them."""
   folder, record, from_record = source
   if from_record:
     return read_record(record, [p.name for p in pair_sets])
-  evaluated = _evaluate_cached(folder, pair_sets, missing, name)
+  evaluated = _evaluate_cached(folder, pair_sets, missing, name, dev_set)
   if record and write_record(record, folder, evaluated):
     size = run_records.size_bytes(record)
     print(f"{name}: recorded {folder} in {record} ({size:,} bytes)")
@@ -413,33 +473,36 @@ def evaluate_source(source, pair_sets, missing, name):
   return evaluated
 
 
-def _evaluate_cached(folder, pair_sets, missing, name):
-  """{"scores": {set: Pearson x 100}, "predicted": {set: array}} of the
-  export in folder, cached in folder/EVAL_CACHE (keyed by export path)."""
+def _evaluate_cached(folder, pair_sets, missing, name, dev_set=None):
+  """{"scores": {set: Pearson x 100}, "predicted": {set: array}, "dev":
+  Pearson x 100 on dev_set or None} of the export in folder, cached in
+  folder/EVAL_CACHE (keyed by export path; a set the cache lacks is
+  evaluated and added)."""
   export = encoder_lib.resolve_export_dir(
       os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
   cache = os.path.join(folder, EVAL_CACHE)
-  wanted = [p.name for p in pair_sets]
+  sets = {}
   if os.path.exists(cache):
     with open(cache) as f:
       cached = json.load(f)
-    if cached.get("export") == export and all(n in cached["sets"]
-                                              for n in wanted):
-      return {"export": export,
-              "scores": {n: cached["sets"][n]["pearson"] for n in wanted},
-              "predicted": {n: np.asarray(cached["sets"][n]["predicted"])
-                            for n in wanted}}
-  results = sts.evaluate_pair_sets(encoder_lib.load_encoder(export),
-                                   pair_sets, missing, model_name=name)
-  sets = {n: {"pearson": r.pearson,
-              "predicted": [float(x) for x in np.asarray(r.predicted)]}
-          for n, r in results.sets.items()}
-  model_dir_lib.write_text_atomically(
-      cache, json.dumps({"export": export, "sets": sets}))
+    if cached.get("export") == export:
+      sets = cached["sets"]
+  wanted = list(pair_sets) + ([dev_set] if dev_set is not None else [])
+  absent = [p for p in wanted if p.name not in sets]
+  if absent:
+    results = sts.evaluate_pair_sets(encoder_lib.load_encoder(export),
+                                     absent, missing, model_name=name)
+    sets.update({n: {"pearson": r.pearson,
+                     "predicted": [float(x) for x in np.asarray(r.predicted)]}
+                 for n, r in results.sets.items()})
+    model_dir_lib.write_text_atomically(
+        cache, json.dumps({"export": export, "sets": sets}))
+  names = [p.name for p in pair_sets]
   return {"export": export,
-          "scores": {n: v["pearson"] for n, v in sets.items()},
-          "predicted": {n: np.asarray(v["predicted"])
-                        for n, v in sets.items()}}
+          "scores": {n: sets[n]["pearson"] for n in names},
+          "predicted": {n: np.asarray(sets[n]["predicted"]) for n in names},
+          "dev": sets[dev_set.name]["pearson"] if dev_set is not None
+                 else None}
 
 
 FLAGS = flags.FLAGS
@@ -465,13 +528,16 @@ def _training_line(name, model_dir, config_dir=None):
           f"{t.get('initialisation', 'random')}")
 
 
-def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
-  """Evaluates (or reads from records) every --run.
+def load_runs(runs, seeds, pair_sets, missing, records_dir=None,
+              dev_set=None):
+  """Evaluates (or reads from records) every --run, on the test sets and
+  on dev_set.
 
-  Returns (columns, per_run, present): format_markdown's columns,
-  claim_lines' runs, and [(name, run folder shown, folder holding its
-  model_config.json, seeds, [training wall seconds of each seed that has
-  them])].
+  Returns (columns, per_run, present): format_markdown's columns (each
+  seed's scores with its dev score under dev_set's name, when it has one),
+  claim_lines' runs (with "dev": the seed's dev Pearson or None), and
+  [(name, run folder shown, folder holding its model_config.json, seeds,
+  [training wall seconds of each seed that has them])].
   """
   rows = table_rows([p.name for p in pair_sets])
   columns, per_run, present = [], {}, []
@@ -482,11 +548,15 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
             + (f" nor in {records_dir}" if records_dir else "")
             + "; left out")
       continue
-    evaluated = {k: evaluate_source(source, pair_sets, missing, name)
+    evaluated = {k: evaluate_source(source, pair_sets, missing, name,
+                                    dev_set)
                  for k, source in sources.items()}
-    columns.append((name, [e["scores"] for e in evaluated.values()]))
+    columns.append((name, [
+        {**e["scores"], **({dev_set.name: e["dev"]} if dev_set is not None
+                           and e.get("dev") is not None else {})}
+        for e in evaluated.values()]))
     per_run[name] = {k: {"average": row_values(e["scores"], rows)[ALL_MEAN],
-                         "predicted": e["predicted"]}
+                         "predicted": e["predicted"], "dev": e.get("dev")}
                      for k, e in evaluated.items()}
     folder, record, _ = next(iter(sources.values()))
     config_dir = run_records.first_with(model_dir_lib.MODEL_CONFIG_FILE,
@@ -500,27 +570,30 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None):
 
 
 def page_text(runs, seeds, pair_sets, missing, records_dir=None,
-              bootstrap_samples=1000):
-  """The page below the preamble: table, ordering, paired tests, runs."""
+              bootstrap_samples=1000, dev_set=None):
+  """The page below the preamble: table, MAX/MIX chosen on dev_set,
+  ordering, paired tests, runs."""
   gold = {p.name: p.scores for p in pair_sets}
   columns, per_run, present = load_runs(runs, seeds, pair_sets, missing,
-                                        records_dir)
+                                        records_dir, dev_set)
   set_names = [p.name for p in pair_sets]
-  table, values = format_markdown(columns, set_names, missing)
+  table, values = format_markdown(
+      columns, set_names, missing,
+      dev_set.name if dev_set is not None else None)
   averages = {name: v[ALL_MEAN] for name, v in values.items()}
+  dev_means = {name: _mean([s["dev"] for s in seeded.values()])
+               for name, seeded in per_run.items()}
   groups = {}
   for name, _, _, _, _ in present:
     model, _, sampling = name.rpartition(" ")
     if sampling.lower() in ("max", "mix"):
       groups.setdefault(model, {})[sampling.lower()] = name
-  best = {}
-  for model, by_sampling in groups.items():
-    scored = [c for c in by_sampling.values() if not math.isnan(averages[c])]
-    if scored:
-      best[model] = max(scored, key=lambda c: averages[c])
-  text = table + "\n" + "\n".join(ordering_lines(averages, groups)) + "\n"
-  text += ("\nPaired tests (each model at the better of its MAX / MIX by "
-           "mean Average): a paired t-test over seeds of the Average (seed k "
+  best, choice = choose_sampling(averages, dev_means, groups)
+  text = (table + "\nMAX or MIX, chosen per model by the mean STS-B dev "
+          "Pearson over its seeds (the test sets choose nothing):\n\n"
+          + "\n".join(choice + ordering_lines(averages, best)) + "\n")
+  text += ("\nPaired tests (each model at its MAX or MIX chosen on STS-B "
+           "dev): a paired t-test over seeds of the Average (seed k "
            "vs seed k) and a paired bootstrap (1,000 samples) of the "
            "difference of the mean-over-sets Pearson, redrawing the pairs of "
            "every set, with all seeds of each model. A claim \"A > B\" "
@@ -567,13 +640,14 @@ def main(argv):
     raise errors.UserError(f"--seeds must be integers, got {FLAGS.seeds}")
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
+  dev_set = dev_pair_set(data_dir)
   if FLAGS.record_only:
     if not FLAGS.records_dir:
       raise errors.UserError("--record_only needs --records_dir")
-    load_runs(runs, seeds, pair_sets, missing, FLAGS.records_dir)
+    load_runs(runs, seeds, pair_sets, missing, FLAGS.records_dir, dev_set)
     return
   text = page_text(runs, seeds, pair_sets, missing, FLAGS.records_dir,
-                   FLAGS.bootstrap_samples)
+                   FLAGS.bootstrap_samples, dev_set)
   print(text)
   if FLAGS.output_markdown:
     with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:

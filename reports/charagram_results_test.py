@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import time
+from unittest import mock
 
 import numpy as np
 
@@ -59,22 +60,45 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertIn("61.0 |", text.split("**Average**")[1].split("\n")[0])
     self.assertIn("Missing sets (not in the data): STS2013.SMT", text)
 
-  def test_ordering_and_max_vs_mix(self):
+  def test_max_or_mix_is_chosen_on_dev_not_on_test(self):
     averages = {"CHARAGRAM-PHRASE MAX": 60.0, "CHARAGRAM-PHRASE MIX": 61.0,
                 "PARAGRAM-PHRASE MAX": 55.0, "charCNN MAX": 50.0,
                 "charLSTM MAX": 52.0}
+    # MIX is better on test, MAX on dev: MAX is chosen.
+    dev = {"CHARAGRAM-PHRASE MAX": 70.0, "CHARAGRAM-PHRASE MIX": 69.0}
     groups = {"CHARAGRAM-PHRASE": {"max": "CHARAGRAM-PHRASE MAX",
                                    "mix": "CHARAGRAM-PHRASE MIX"},
               "PARAGRAM-PHRASE": {"max": "PARAGRAM-PHRASE MAX"},
               "charCNN": {"max": "charCNN MAX"},
               "charLSTM": {"max": "charLSTM MAX"}}
-    lines = charagram_results.ordering_lines(averages, groups)
-    self.assertIn("MIX is better by 1.0", lines[0])
+    best, lines = charagram_results.choose_sampling(averages, dev, groups)
+    self.assertEqual(best["CHARAGRAM-PHRASE"], "CHARAGRAM-PHRASE MAX")
+    self.assertEqual(best["charCNN"], "charCNN MAX")
+    self.assertEqual(lines, [
+        "- CHARAGRAM-PHRASE: MAX 60.0, MIX 61.0 on the test Average; STS-B "
+        "dev MAX 70.0, MIX 69.0 -> MAX is chosen."])
+    dev["CHARAGRAM-PHRASE MIX"] = 71.0
+    best, _ = charagram_results.choose_sampling(averages, dev, groups)
+    self.assertEqual(best["CHARAGRAM-PHRASE"], "CHARAGRAM-PHRASE MIX")
+    # Without a dev score for one of them, no choice is made.
+    dev["CHARAGRAM-PHRASE MIX"] = math.nan
+    best, lines = charagram_results.choose_sampling(averages, dev, groups)
+    self.assertNotIn("CHARAGRAM-PHRASE", best)
+    self.assertIn("not chosen, no STS-B dev score for CHARAGRAM-PHRASE MIX",
+                  lines[0])
+
+  def test_ordering(self):
+    averages = {"CHARAGRAM-PHRASE MIX": 61.0, "PARAGRAM-PHRASE MAX": 55.0,
+                "charCNN MAX": 50.0, "charLSTM MAX": 52.0}
+    best = {m.rpartition(" ")[0]: m for m in averages}
+    lines = charagram_results.ordering_lines(averages, best)
+    self.assertIn("CHARAGRAM-PHRASE (61.0) > PARAGRAM-PHRASE (55.0) > "
+                  "charLSTM (52.0) > charCNN (50.0).", lines[0])
     self.assertIn("order CHARAGRAM-PHRASE > PARAGRAM-PHRASE > charCNN > "
                   "charLSTM? no", lines[-1])
     averages["charLSTM MAX"] = 40.0
     self.assertIn("charLSTM? yes",
-                  charagram_results.ordering_lines(averages, groups)[-1])
+                  charagram_results.ordering_lines(averages, best)[-1])
 
   def test_nan_scores_are_dashes(self):
     text, values = charagram_results.format_markdown(
@@ -128,12 +152,15 @@ class CharagramResultsTest(tf.test.TestCase):
     rng = np.random.default_rng(1)
     pair_sets = [PairSet("STS2012.MSRpar", rng.uniform(0, 5, 300)),
                  PairSet("SICK.test", rng.uniform(0, 5, 200))]
+    dev_set = PairSet("STSB.dev", rng.uniform(0, 5, 100))
     gold = {p.name: p.scores for p in pair_sets}
     runs = [("CHARAGRAM-PHRASE MAX", os.path.join(root, "runs", "phrase")),
-            ("charCNN MAX", os.path.join(root, "runs", "cnn"))]
+            ("charCNN MAX", os.path.join(root, "runs", "cnn")),
+            ("charCNN MIX", os.path.join(root, "runs", "cnn_mix"))]
     for i, (_, model_dir) in enumerate(runs):
       for k in (0, 1):
-        _fake_run(os.path.join(model_dir, f"seed{k}"), gold, 0.3 + i, k)
+        _fake_run(os.path.join(model_dir, f"seed{k}"),
+                  {**gold, dev_set.name: dev_set.scores}, 0.3 + i, k)
     # docs/run_charagram.sh writes each seed's training wall seconds.
     for k, seconds in ((0, "90"), (1, "150\n")):
       with open(os.path.join(runs[1][1], f"seed{k}", "wall_seconds"),
@@ -141,7 +168,20 @@ class CharagramResultsTest(tf.test.TestCase):
         f.write(seconds)
     records = os.path.join(root, "records")
     from_runs = charagram_results.page_text(runs, [0, 1, 2], pair_sets, [],
-                                            records, bootstrap_samples=50)
+                                            records, bootstrap_samples=50,
+                                            dev_set=dev_set)
+    # The dev row is outside the Average; charCNN MAX (less noise) is
+    # chosen on it.
+    self.assertIn("| STSB.dev (chooses MAX or MIX; not in the Average) |",
+                  from_runs)
+    self.assertIn("| **Average** (2 sets) |", from_runs)
+    self.assertRegex(from_runs, r"- charCNN: MAX [0-9.]+, MIX [0-9.]+ on the "
+                     r"test Average; STS-B dev MAX [0-9.]+, MIX [0-9.]+ -> "
+                     "MAX is chosen.")
+    self.assertIn("vs charCNN MAX;", from_runs.split("CHARAGRAM-PHRASE > "
+                                                     "charCNN:")[1])
+    self.assertIn("dev", run_records.read_json(
+        os.path.join(records, "cnn", "seed0", "pearson.json")))
     record = os.path.join(records, "cnn", "seed1")
     self.assertCountEqual(os.listdir(record), [
         "pearson.json", "predicted.npz", "model_config.json",
@@ -158,7 +198,8 @@ class CharagramResultsTest(tf.test.TestCase):
              os.path.join(records, "cnn", f"seed{k}"), True)
          for k in (0, 1)})
     from_records = charagram_results.page_text(
-        runs, [0, 1, 2], pair_sets, [], records, bootstrap_samples=50)
+        runs, [0, 1, 2], pair_sets, [], records, bootstrap_samples=50,
+        dev_set=dev_set)
     self.assertEqual(from_records, from_runs)
     self.assertIn("- charCNN MAX (seeds 0, 1): `" + runs[1][1] + "/seed0`: "
                   "char_cnn, 12564 pairs", from_records)
@@ -167,6 +208,32 @@ class CharagramResultsTest(tf.test.TestCase):
                   "training wall time per seed 1.5 / 2.5 min\n", from_records)
     self.assertIn("Training wall time of the runs above: 4.0 min in all, "
                   "over the 2 trained seeds", from_records)
+
+  def test_cache_evaluates_only_the_sets_it_lacks(self):
+    folder = os.path.join(self.get_temp_dir(), "cached", "seed0")
+    os.makedirs(folder)
+    rng = np.random.default_rng(2)
+    test_set = PairSet("SICK.test", rng.uniform(0, 5, 50))
+    dev_set = PairSet("STSB.dev", rng.uniform(0, 5, 40))
+    _fake_run(folder, {test_set.name: test_set.scores}, 0.3, 0)
+    asked = []
+    def fake_evaluate(encoder, pair_sets, missing, model_name):
+      asked.append([p.name for p in pair_sets])
+      return mock.Mock(sets={p.name: mock.Mock(
+          pearson=42.0, predicted=np.full(p.scores.size, 0.5))
+                             for p in pair_sets})
+    with mock.patch.object(charagram_results.encoder_lib, "load_encoder"), \
+         mock.patch.object(charagram_results.sts, "evaluate_pair_sets",
+                           side_effect=fake_evaluate):
+      first = charagram_results._evaluate_cached(folder, [test_set], [], "r",
+                                                 dev_set)
+      again = charagram_results._evaluate_cached(folder, [test_set], [], "r",
+                                                 dev_set)
+    self.assertEqual(asked, [["STSB.dev"]])
+    self.assertEqual(first["dev"], 42.0)
+    self.assertEqual(again["dev"], 42.0)
+    self.assertNotEqual(first["scores"]["SICK.test"], 42.0)
+    self.assertEqual(list(first["predicted"]), ["SICK.test"])
 
   def test_record_is_rewritten_only_when_it_changes(self):
     folder = os.path.join(self.get_temp_dir(), "rewrite", "seed0")
@@ -177,6 +244,19 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertTrue(charagram_results.write_record(record, folder, evaluated))
     self.assertFalse(charagram_results.write_record(record, folder,
                                                     evaluated))
+    self.assertIsNone(charagram_results.read_record(record, ["A"])["dev"])
+    # A dev score evaluated later is added to pearson.json alone.
+    predicted_path = os.path.join(record, "predicted.npz")
+    with open(predicted_path, "rb") as f:
+      predicted_bytes = f.read()
+    self.assertTrue(charagram_results.write_record(
+        record, folder, {**evaluated, "dev": 61.5}))
+    self.assertFalse(charagram_results.write_record(
+        record, folder, {**evaluated, "dev": 61.5}))
+    with open(predicted_path, "rb") as f:
+      self.assertEqual(f.read(), predicted_bytes)
+    self.assertEqual(charagram_results.read_record(record, ["A"])["dev"],
+                     61.5)
     # Wall seconds written after the record was are added to it.
     with open(os.path.join(folder, "wall_seconds"), "w") as f:
       f.write("61")
