@@ -38,6 +38,9 @@ fixed distance threshold (--threshold of the flagfiles, 0.5) and the
 threshold that maximises dev accuracy (`evaluation.decision_threshold`,
 tuned anew after every epoch; its own best dev epoch). The MLP's
 probability > 0.5 is kept for logistic and joint runs.
+Below each task's table: the accuracy of always answering the test set's
+majority class (its labels read from --data_dir, or $SENTZOO_DATA_DIR),
+and the contrastive cells whose dev-tuned mean falls below it.
 
 The claim "joint >= each single loss" is decided per encoder by two paired
 tests of joint against contrastive (fixed threshold) and against logistic:
@@ -66,8 +69,10 @@ from absl import flags
 import numpy as np
 
 from sentzoo.common import cli
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import significance
+from sentzoo.inputs import pair_datasets
 from sentzoo.reports import run_records
 from sentzoo.reports import word_vector_choice
 from sentzoo.trainers import hybrid_siamese
@@ -392,6 +397,47 @@ def _word_vectors_source(fv):
           f"(`{fv.word_vector_choice}`: {scores})")
 
 
+def majority_accuracy(fv, task):
+  """(accuracy, label) of always answering the test split's more common
+  class, or None when the data directory or the file is not there."""
+  try:
+    path = pair_datasets.task_files(
+        data_dir_lib.resolve_data_dir(fv.data_dir), task)["test"]
+  except errors.DataDirError:
+    return None
+  if not os.path.isfile(path):
+    return None
+  labels = pair_datasets.load_file(task, path).labels
+  share = float(np.mean(labels))
+  return (share, "match") if share >= 0.5 else (1 - share, "no match")
+
+
+def majority_line(fv, task, seeds):
+  """The test split's majority-class accuracy, and the contrastive cells
+  whose dev-tuned threshold stays below it."""
+  majority = majority_accuracy(fv, task)
+  if majority is None:
+    return ("Majority class of the test set: unknown (its file is not in "
+            "the data directory).")
+  accuracy, label = majority
+  below, present = [], []
+  for encoder in fv.encoders:
+    values = [test_accuracy(read_results(fv, task, encoder, "contrastive",
+                                         seed), TUNED) for seed in seeds]
+    values = [v for v in values if v is not None]
+    if values:
+      present.append(ENCODERS[encoder])
+      if np.mean(values) < 100 * accuracy:
+        below.append(f"{ENCODERS[encoder]} ({np.mean(values):.2f})")
+  line = (f"Always answering \"{label}\", the test set's majority class, "
+          f"scores {100 * accuracy:.2f}%.")
+  if present:
+    line += (" Contrastive cells (dev-tuned threshold, mean over seeds) "
+             "below it: " + (", ".join(below) if below else "none") +
+             f" (of {', '.join(present)}).")
+  return line
+
+
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
   seeds = seeds_of(fv)
@@ -470,6 +516,8 @@ def format_page(fv):
               f"| {ENCODERS[encoder]} | {t_test.difference:+.2f} | "
               f"{_p(t_test.pvalue)} | {_p(mcnemar and mcnemar.pvalue)} | "
               f"{t_test.num} |")
+    if "contrastive" in fv.modes:
+      lines += ["", majority_line(fv, task, seeds)]
     if tests:
       lines += ["", "Joint loss against Contrastive (dev-tuned threshold), "
                 "the same two tests:", "",

@@ -29,6 +29,15 @@ def _write_result(runs_dir, task, encoder, mode, test, dev=0.8, seed=0,
     np.savez(os.path.join(folder, "test_predictions.npz"), **correct)
 
 
+def _write_msrp_test(data_dir, labels):
+  """An MSRP test file of len(labels) pairs under data_dir/msrp/."""
+  os.makedirs(os.path.join(data_dir, "msrp"), exist_ok=True)
+  with open(os.path.join(data_dir, "msrp", "msr-para-test.tsv"), "w") as f:
+    f.write("Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n")
+    for i, label in enumerate(labels):
+      f.write(f"{label}\t{i}\t{i + 100}\tA {i}.\tB {i}.\n")
+
+
 def _decisions(accuracy, n=200, offset=0):
   """bool [n] with round(accuracy * n) right, starting at `offset`."""
   right = np.zeros([n], bool)
@@ -70,9 +79,12 @@ class HybridTableTest(tf.test.TestCase):
                                "parameters_without_embeddings": 422001,
                                "seconds_per_100_steps": 12.5}]}, f)
     output = os.path.join(root, "page.md")
+    data_dir = os.path.join(root, "data")
+    _write_msrp_test(data_dir, [1, 0, 1])
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
         [sys.executable, "-m", "reports.hybrid_table", "--table_only",
+         f"--data_dir={data_dir}",
          f"--runs_dir={runs}", f"--output={output}", "--tasks=msrp",
          f"--records_dir={root}/no_records",
          "--encoders=gru,cnn,lstm", f"--speed_results={speed}"],
@@ -91,6 +103,10 @@ class HybridTableTest(tf.test.TestCase):
                   "p<0.05 |", page)
     self.assertIn("| LSTM | not run | not run | not run | not run | not run",
                   page)
+    # Only GRU has a dev-tuned contrastive cell, 73.00 > 66.67.
+    self.assertIn("Always answering \"match\", the test set's majority class, "
+                  "scores 66.67%. Contrastive cells (dev-tuned threshold, "
+                  "mean over seeds) below it: none (of GRU).", page)
     # Per-run rows: the tuned threshold of contrastive runs.
     self.assertIn("| GRU | Contrastive | 1 | 3 | 80.00 | 71.00 | 1.250 "
                   "(epoch 4) | 90.00 | 73.00 | 1,234 | 5 |", page)
@@ -102,6 +118,30 @@ class HybridTableTest(tf.test.TestCase):
     self.assertIn("| GRU | lazy Adam | 422,001 | 12.5 |", page)
     self.assertIn("| Quora (paper, Table 1) | GRU | 86.72 | 83.00 | 86.82 |",
                   page)
+
+  def test_majority_line_names_the_cells_below_it(self):
+    root = os.path.join(self.get_temp_dir(), "majority")
+    runs = os.path.join(root, "runs")
+    for seed, tuned_test in enumerate((0.60, 0.62)):
+      _write_result(runs, "msrp", "cnn", "contrastive", 0.4, seed=seed,
+                    tuned={"threshold": 1.9, "epoch": 1, "dev_accuracy": 0.7,
+                           "test_accuracy": tuned_test})
+    _write_msrp_test(os.path.join(root, "data"), [0, 0, 0, 1])
+    fv = hybrid_table.cli.parse_own_flags(
+        hybrid_table.define_flags,
+        ["x", f"--runs_dir={runs}", f"--data_dir={root}/data",
+         "--records_dir=", "--tasks=msrp", "--encoders=cnn,gru"])
+    self.assertEqual(
+        hybrid_table.majority_line(fv, "msrp", [0, 1, 2]),
+        "Always answering \"no match\", the test set's majority class, "
+        "scores 75.00%. Contrastive cells (dev-tuned threshold, mean over "
+        "seeds) below it: CNN (61.00) (of CNN).")
+    fv = hybrid_table.cli.parse_own_flags(
+        hybrid_table.define_flags,
+        ["x", f"--runs_dir={runs}", f"--data_dir={root}/no_data",
+         "--records_dir=", "--tasks=msrp"])
+    self.assertIn("unknown (its file is not in the data directory)",
+                  hybrid_table.majority_line(fv, "msrp", [0]))
 
   def test_significant_loss_is_does_not_hold(self):
     root = self.get_temp_dir()
