@@ -399,7 +399,8 @@ def _word_vectors_source(fv):
 
 def majority_accuracy(fv, task):
   """(accuracy, label) of always answering the test split's more common
-  class, or None when the data directory or the file is not there."""
+  class, or None when the data directory or the file is not there, or
+  the file has no pairs."""
   try:
     path = pair_datasets.task_files(
         data_dir_lib.resolve_data_dir(fv.data_dir), task)["test"]
@@ -408,6 +409,8 @@ def majority_accuracy(fv, task):
   if not os.path.isfile(path):
     return None
   labels = pair_datasets.load_file(task, path).labels
+  if not labels.size:
+    return None
   share = float(np.mean(labels))
   return (share, "match") if share >= 0.5 else (1 - share, "no match")
 
@@ -418,7 +421,7 @@ def majority_line(fv, task, seeds):
   majority = majority_accuracy(fv, task)
   if majority is None:
     return ("Majority class of the test set: unknown (its file is not in "
-            "the data directory).")
+            "the data directory, or has no pairs).")
   accuracy, label = majority
   below, present = [], []
   for encoder in fv.encoders:

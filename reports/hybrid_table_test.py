@@ -140,8 +140,16 @@ class HybridTableTest(tf.test.TestCase):
         hybrid_table.define_flags,
         ["x", f"--runs_dir={runs}", f"--data_dir={root}/no_data",
          "--records_dir=", "--tasks=msrp"])
-    self.assertIn("unknown (its file is not in the data directory)",
-                  hybrid_table.majority_line(fv, "msrp", [0]))
+    self.assertIn("unknown (its file is not in the data directory, or has "
+                  "no pairs)", hybrid_table.majority_line(fv, "msrp", [0]))
+    # An empty test file: no majority (and no NaN).
+    _write_msrp_test(os.path.join(root, "empty"), [])
+    fv = hybrid_table.cli.parse_own_flags(
+        hybrid_table.define_flags,
+        ["x", f"--runs_dir={runs}", f"--data_dir={root}/empty",
+         "--records_dir=", "--tasks=msrp"])
+    self.assertIsNone(hybrid_table.majority_accuracy(fv, "msrp"))
+    self.assertNotIn("nan", hybrid_table.majority_line(fv, "msrp", [0]))
 
   def test_significant_loss_is_does_not_hold(self):
     root = self.get_temp_dir()
