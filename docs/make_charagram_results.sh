@@ -18,6 +18,7 @@ runs=(
   "CHARAGRAM-PHRASE MAX=$R/charagram_phrase_max"
   "CHARAGRAM-PHRASE MIX=$R/charagram_phrase_mix"
   "CHARAGRAM-PHRASE + task paraphrases MAX=$R/charagram_phrase_tasks_max"
+  "CHARAGRAM-PHRASE + PPDB-XL word pairs MAX=$R/charagram_phrase_lexicon_max"
   "PARAGRAM-PHRASE MAX=$R/paragram_phrase_max"
   "PARAGRAM-PHRASE MIX=$R/paragram_phrase_mix"
   "charCNN MAX=$R/char_cnn_max"
@@ -52,7 +53,10 @@ on all word pairs of the PPDB-XL lexical lexicon (`ppdb/retrofitting-lexicon-ppd
 its ~374k lines list each pair both ways, 187,276 distinct pairs). The row "CHARAGRAM-PHRASE +
 task paraphrases" adds the paraphrase pairs of the TRAINING splits of MSRP (label 1), SICK
 (relatedness >= 4), STS 2012 train (score >= 4) and Twitter PIT dev (>= 3 of 5 votes),
-without any pair that also occurs in a test split (`inputs/task_paraphrases.py`). This
+without any pair that also occurs in a test split (`inputs/task_paraphrases.py`). The row
+"CHARAGRAM-PHRASE + PPDB-XL word pairs" trains the phrase model (its flagfile, 2 epochs instead of
+10: 2 x 1,988 steps) on the human-rated pairs and the lexicon's 187,276 word pairs together
+(`--lexicon_files`), so that it uses every PPDB pair the data directory has. This
 is a much smaller and differently distributed training set than the paper's, so absolute numbers
 are not comparable with the paper; the comparison that matters is between the variants, which
 share data, loss (margin 0.4, in-batch MAX or MIX negatives), optimiser and budget (10 epochs,

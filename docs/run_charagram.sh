@@ -31,6 +31,7 @@ CHARAGRAM_RUNS="
 charagram_phrase_max        | charagram_phrase          |
 charagram_phrase_mix        | charagram_phrase          | --sampling=mix
 charagram_phrase_tasks_max  | charagram_phrase          | --task_paraphrases=msrp,sick,sts2012,twitter
+charagram_phrase_lexicon_max | charagram_phrase         | --lexicon_files=ppdb/retrofitting-lexicon-ppdb-xl.txt.gz --num_epochs=2
 paragram_phrase_max         | charagram_paragram_phrase | $PARAGRAM_INIT
 paragram_phrase_mix         | charagram_paragram_phrase | $PARAGRAM_INIT --sampling=mix
 char_cnn_max                | charagram_char_cnn        |

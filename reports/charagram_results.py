@@ -522,7 +522,11 @@ def _training_line(name, model_dir, config_dir=None):
   t = config.get("training", {})
   return (f"- {name}: `{model_dir}`: {config.get('variant')}, "
           f"{t.get('num_pairs')} pairs of {', '.join(t.get('train_files', []))}"
-          f" (format {t.get('train_format')}, min score {t.get('min_score')}),"
+          f" (format {t.get('train_format')}, min score {t.get('min_score')})"
+          + "".join(f" + word pairs of {f} (format lexicon)"
+                    for f in t.get("lexicon_files", []))
+          + (f" + task paraphrases of {', '.join(t['task_paraphrases'])}"
+             if t.get("task_paraphrases") else "") + ","
           f" {t.get('total_steps')} steps of {t.get('batch_size')}, sampling "
           f"{t.get('sampling')}, L2 {t.get('l2')}, init "
           f"{t.get('initialisation', 'random')}")

@@ -134,6 +134,22 @@ class CharagramResultsTest(tf.test.TestCase):
     self.assertIn("- CHARAGRAM-PHRASE > charLSTM: does not hold", lines[2])
     self.assertTrue(lines[-1].endswith(": does not hold."))
 
+  def test_runs_list_names_every_source_of_pairs(self):
+    folder = self.get_temp_dir()
+    with open(os.path.join(folder, "model_config.json"), "w") as f:
+      json.dump({"model_type": "charagram", "variant": "charagram",
+                 "training": {"num_pairs": 198826, "train_files": ["a.tsv"],
+                              "train_format": "human_labels",
+                              "min_score": 3.0,
+                              "lexicon_files": ["lexicon.txt.gz"],
+                              "task_paraphrases": ["msrp", "sick"],
+                              "total_steps": 3976, "batch_size": 100,
+                              "sampling": "max", "l2": 1e-6}}, f)
+    line = charagram_results._training_line("run", folder)
+    self.assertIn("198826 pairs of a.tsv (format human_labels, min score 3.0)"
+                  " + word pairs of lexicon.txt.gz (format lexicon)"
+                  " + task paraphrases of msrp, sick, 3976 steps", line)
+
   def test_seed_dirs(self):
     root = self.get_temp_dir()
     for k in (0, 2):
@@ -315,11 +331,16 @@ fi
                       "pearson.json"), "w").close()
     out, log = self._runner(root)
     self.assertIn("char_cnn_max seed 0: recorded in", out)
+    names = subprocess.run(
+        ["bash", "docs/run_charagram.sh", "--list"], cwd=REPO_ROOT,
+        capture_output=True, text=True, check=True).stdout.split()
+    self.assertIn("char_cnn_max", names)
+    # Every run but the recorded one is trained, and then recorded.
     trained = [line for line in log if "-m trainers.charagram" in line]
-    self.assertLen(trained, 11)
+    self.assertLen(trained, len(names) - 1)
     self.assertFalse(any("char_cnn_max" in line for line in trained))
     recorded = [line for line in log if "--record_only" in line]
-    self.assertLen(recorded, 11)
+    self.assertLen(recorded, len(names) - 1)
     self.assertIn(f"--run=char_cnn_mix={root}/runs/char_cnn_mix --seeds=0 "
                   f"--records_dir={root}/records", "\n".join(recorded))
     # Named: trained again (and recorded again).

@@ -66,6 +66,11 @@ flags.DEFINE_float("min_score", 3.0, "Keep pairs scored at least this "
                    "(human_labels: mean rating 1-5; ppdb: PPDB2.0Score).", flag_values=FLAGS)
 flags.DEFINE_integer("max_pairs", 0, "Keep a seeded random subset of this "
                      "many pairs (0: all).", lower_bound=0, flag_values=FLAGS)
+flags.DEFINE_list("lexicon_files", [], "Also train on the word pairs of "
+                  "these lexicon files (format lexicon: `word para1 para2 "
+                  "...` lines; absolute, or relative to --data_dir), beside "
+                  "--train_files: the way to train a phrase model on PPDB's "
+                  "phrase and word pairs together.", flag_values=FLAGS)
 flags.DEFINE_list("task_paraphrases", [], "Also train on the paraphrase "
                   "pairs of these TRAINING splits (inputs/task_paraphrases.py:"
                   f" any of {', '.join(task_paraphrases.SOURCES)}); a pair "
@@ -135,6 +140,8 @@ def load_pairs(data_dir):
   for path in FLAGS.train_files:
     pairs.extend(ppdb.load(_resolve(data_dir, path), FLAGS.train_format,
                            min_score=FLAGS.min_score))
+  for path in FLAGS.lexicon_files:
+    pairs.extend(ppdb.load(_resolve(data_dir, path), "lexicon"))
   if FLAGS.task_paraphrases:
     if data_dir is None:
       raise errors.UserError("--task_paraphrases needs --data_dir")
@@ -297,7 +304,7 @@ class CharagramTrainer(trainer.ModelTrainer):
                      "ngram_min_count", "ngram_buckets", "char_dim",
                      "filter_widths", "filters_per_width", "word_vocab",
                      "keep_punctuation", "train_files", "train_format",
-                     "min_score", "max_pairs")
+                     "lexicon_files", "min_score", "max_pairs")
 
   def check_flags(self, strategy):
     distribution.check_global_batch(FLAGS.batch_size, strategy)
@@ -347,6 +354,8 @@ class CharagramTrainer(trainer.ModelTrainer):
                      "train_format": FLAGS.train_format,
                      "min_score": FLAGS.min_score,
                      "max_pairs": FLAGS.max_pairs,
+                     "lexicon_files": [os.path.basename(p)
+                                       for p in FLAGS.lexicon_files],
                      "task_paraphrases": list(FLAGS.task_paraphrases),
                      "num_pairs": len(pairs), "total_steps": total_steps,
                      "batch_size": FLAGS.batch_size,

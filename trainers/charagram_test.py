@@ -214,6 +214,27 @@ class WordModelDataTest(tf.test.TestCase):
       fv.unparse_flags()
 
 
+  def test_lexicon_files_add_word_pairs_to_the_phrase_pairs(self):
+    from sentzoo.trainers import charagram as charagram_trainer
+    data_dir = self.get_temp_dir()
+    with open(os.path.join(data_dir, "phrases.tsv"), "w") as f:
+      f.write("a big dog\ta large dog\nthe car\tthe auto\n")
+    with open(os.path.join(data_dir, "lexicon.txt"), "w") as f:
+      # Each pair listed both ways, as in PPDB's lexicon: kept once.
+      f.write("big large huge\nlarge big\nalone\n")
+    fv = charagram_trainer.FLAGS
+    fv.unparse_flags()
+    fv(["charagram", "--train_files=phrases.tsv", "--train_format=tsv",
+        "--lexicon_files=lexicon.txt", "--batch_size=2"])
+    try:
+      pairs = charagram_trainer.load_pairs(data_dir)
+    finally:
+      fv.unparse_flags()
+    self.assertEqual(sorted((p.phrase1, p.phrase2) for p in pairs),
+                     [("a big dog", "a large dog"), ("big", "huge"),
+                      ("big", "large"), ("the car", "the auto")])
+
+
 class DistributedTrainingTest(tf.test.TestCase):
   """--strategy gives the one-device run: MIX negatives from the whole
   global batch (all-gathered embeddings), L2 split over replicas."""
