@@ -29,7 +29,8 @@ by the user from the public repository; never needed by the tests):
    token cache of it.
 2. Then --repeats times, each in a fresh process and in this order: ours
    (this module, reading that file through the token cache with the
-   trainer's settings: --steps_per_call, --op_threads, --input_threads),
+   trainer's settings: --steps_per_call, --step_threads, --op_threads,
+   --input_threads),
    then theirs (`fasttext sent2vec -input <that file> -epoch 1 -thread
    --reference_threads`, every other flag mapped from ours: see
    `reference_command`).
@@ -141,6 +142,10 @@ flags.DEFINE_string("token_cache", None, "Ours only: read word ids from "
                     "side, ours always reads a token cache of the file, "
                     "written once before the first run (the trainer's "
                     "default).")
+flags.DEFINE_integer("step_threads", 1, "As the trainer's flag: step loops "
+                     "running at once on the shared input and tables "
+                     "(Hogwild; needs --steps_per_call >= this).",
+                     lower_bound=1)
 flags.DEFINE_integer("op_threads", 1, "As the trainer's flag: threads one "
                      "op may use (0: TensorFlow's default, one per core).",
                      lower_bound=0)
@@ -168,7 +173,7 @@ flags.DEFINE_string("output_markdown", None, "Side by side: also write the "
 SETTINGS = ("embedding_dim", "num_negatives", "word_ngrams", "num_buckets",
             "sample", "min_count_label", "dropout_k", "learning_rate",
             "negative_group", "max_multiplicity", "block_lines",
-            "steps_per_call", "op_threads", "input_threads")
+            "steps_per_call", "step_threads", "op_threads", "input_threads")
 _PROGRESS = re.compile(rb"Progress: *([0-9]+(?:\.[0-9]*)?)%")
 
 
@@ -238,7 +243,7 @@ def measure_ours():
       model, FLAGS.learning_rate, total_tokens=10 * total_tokens,
       num_negatives=FLAGS.num_negatives, negative_group=FLAGS.negative_group,
       max_multiplicity=FLAGS.max_multiplicity,
-      element_spec=dataset.element_spec)
+      element_spec=dataset.element_spec, concurrent=FLAGS.step_threads > 1)
   lines_seen = tf.Variable(0, dtype=tf.int64)
 
   @tf.function(input_signature=[dataset.element_spec])
@@ -249,7 +254,8 @@ def measure_ours():
   # As the trainer's loop runs them (`training_loop.run`): one Python call
   # per step reading the step counter, or `steps_per_call` steps per call.
   steps_in_graph = training_loop.multi_step(counted_step,
-                                            dataset.element_spec)
+                                            dataset.element_spec,
+                                            threads=FLAGS.step_threads)
 
   def run(num_steps):
     if FLAGS.steps_per_call == 1:
@@ -308,6 +314,7 @@ def print_ours(result):
         f"{FLAGS.num_negatives} negatives (groups of "
         f"{FLAGS.negative_group}), blocks of {FLAGS.block_lines} lines, "
         f"{FLAGS.steps_per_call} steps per call, "
+        f"{FLAGS.step_threads} step loop(s) at once, "
         + ("word ids from the token cache" if result["token_cache"]
            else "tokenising text")
         + f", word n-grams {FLAGS.word_ngrams}, "
@@ -751,6 +758,10 @@ def side_by_side():
 
 def main(argv):
   del argv
+  if FLAGS.steps_per_call < FLAGS.step_threads:
+    raise errors.UserError(
+        f"--step_threads={FLAGS.step_threads} needs --steps_per_call >= "
+        "--step_threads")
   if FLAGS.reference_binary:
     result = side_by_side()
     markdown = side_by_side_markdown(result)

@@ -87,6 +87,14 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
     self.assertEqual(speed["lines"], 48)
     self.assertGreater(speed["peak_rss_mb"], 0)
 
+  def test_step_threads_run_the_same_measured_steps(self):
+    speed, stdout = self._run("threads", "--step_threads=2")
+    self.assertIn("2 step loop(s) at once", stdout)
+    self.assertEqual(speed["step_threads"], 2)
+    # Two loops share the 6 measured steps of 8 lines: 48 lines in all.
+    self.assertEqual(speed["lines"], 48)
+    self.assertGreater(speed["words_per_second"], 0)
+
   def test_unibi_settings_from_the_token_cache_with_tf_threads(self):
     cache = os.path.join(self.get_temp_dir(), "cache", "blocks_8.tfrecord")
     speed, _ = self._run("unibi", "--word_ngrams=2", "--num_buckets=100",

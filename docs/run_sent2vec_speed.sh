@@ -26,6 +26,8 @@
 # Without a binary: ours only at the same settings (words/s and peak RSS,
 # no ratio), and docs/sent2vec.md is left alone. DOC_ONLY=1: only rewrite
 # the section from the runs/sent2vec_speed_*.json already there.
+# STEP_THREADS=N (default 1): ours runs N step loops at once (the trainer's
+# --step_threads, Hogwild; not deterministic).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
@@ -33,13 +35,14 @@ binary=${1:-${SENT2VEC_FASTTEXT:-}}
 data_dir=${SENTZOO_DATA_DIR:-../shared/data}
 parts=${CORPUS_PARTS-1}
 repeats=${REPEATS:-3}
+step_threads=${STEP_THREADS:-1}
 takes='embedding_dim|word_ngrams|num_buckets|min_count|min_count_label|sample|learning_rate|num_negatives|dropout_k|negative_group|max_multiplicity|block_lines'
 mkdir -p runs
 for model in uni unibi; do
   [[ ${DOC_ONLY:-0} == 1 ]] && break
   mapfile -t settings < <(grep -E "^--($takes)=" "configs/sent2vec_books_$model.flags")
   common=(--data_dir="$data_dir" --corpus_parts="$parts" --repeats="$repeats"
-          "${settings[@]}")
+          --step_threads="$step_threads" "${settings[@]}")
   if [[ -n $binary ]]; then
     $py -m benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" \
       --output_json="runs/sent2vec_speed_$model.json" \
@@ -63,6 +66,7 @@ results = {m: json.load(open(f"runs/sent2vec_speed_{m}.json"))
            for m in ("uni", "unibi")}
 uni = results["uni"]
 load = lambda values: " / ".join(f"{v:.2f}" for v in values)
+step_threads = uni["settings"].get("step_threads", 1)
 
 def ratio(stats):
   if stats is None:
@@ -97,7 +101,10 @@ section = [
     "machine the C++ code keeps both cores busy.",
     "- Ours runs the trainer's defaults: 16 steps per graph call, word ids from its token cache "
     "(written once before the first run and not timed, as the C++ code's dictionary pass is "
-    "not), one thread per op and the input pipeline on its own thread. C++: `-thread 2`.", "",
+    "not), one thread per op and the input pipeline on its own thread"
+    + (f"; and {step_threads} step loops at once (`--step_threads={step_threads}`, Hogwild on "
+       "the shared tables, as the C++ code's threads; not the trainer's default, which is 1)"
+       if step_threads > 1 else "; one step loop") + ". C++: `-thread 2`.", "",
     f"Machine: {doc_sections.cpu_model()}, {uni['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
     f"(1 / 5 / 15 min) {load(uni['load_average_before'])} before the sequence, "
     f"{load(results['unibi']['load_average_after'])} after.", "",

@@ -130,6 +130,15 @@ flags.DEFINE_integer("steps_per_call", 16, "Steps run per call of one "
                      "Python dispatch of each step, which costs small "
                      "blocks ~10% of their speed. 1: one call per step.",
                      lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_integer("step_threads", 1, "One device: step loops running "
+                     "at once, each from its own thread, on the shared "
+                     "input and tables (Hogwild, as the C++ code's -thread "
+                     "threads): they use the cores that one loop's ops "
+                     "leave idle. Updates are then subtracted in place, so "
+                     "two steps' updates of one row both count, and the "
+                     "run is not deterministic. Needs --steps_per_call >= "
+                     "this. 1: one loop, deterministic.", lower_bound=1,
+                     flag_values=FLAGS)
 flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
                      "(TensorFlow's intra-op parallelism; 0: TensorFlow's "
                      "default, one per core). A step's ops are small (a few "
@@ -276,8 +285,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
   directory_flags = ("embedding_dim", "word_ngrams", "num_buckets",
                      "min_count", "keep_punctuation", "corpus_parts",
                      "corpus_files")
-  runtime_flags = ("token_cache", "steps_per_call", "op_threads",
-                   "input_threads")
+  runtime_flags = ("token_cache", "steps_per_call", "step_threads",
+                   "op_threads", "input_threads")
   supports_parameter_server = True
 
   def configure_runtime(self):
@@ -294,6 +303,11 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       raise errors.UserError(
           f"--block_lines={FLAGS.block_lines} (the global block) must be a "
           f"positive multiple of the {replicas} replicas")
+    if FLAGS.step_threads > 1 and (strategy is not None
+                                   or FLAGS.steps_per_call < FLAGS.step_threads):
+      raise errors.UserError(
+          f"--step_threads={FLAGS.step_threads} runs on one device (no "
+          "--strategy) and needs --steps_per_call >= --step_threads")
     if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
 
@@ -384,7 +398,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       else:
         make_step = functools.partial(sent2vec_step.make_train_step,
                                       element_spec=dataset.element_spec,
-                                      jit_compile=FLAGS.jit_compile)
+                                      jit_compile=FLAGS.jit_compile,
+                                      concurrent=FLAGS.step_threads > 1)
     else:
       dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
       make_step = functools.partial(sent2vec_step.make_replica_step,
@@ -440,7 +455,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         unit_name="tokens",
         units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),
         learning_rate_fn=learning_rate_fn, eval_fn=eval_fn,
-        steps_per_call=FLAGS.steps_per_call, export_module=export_module)
+        steps_per_call=FLAGS.steps_per_call,
+        step_threads=FLAGS.step_threads, export_module=export_module)
 
 
 def run(argv):

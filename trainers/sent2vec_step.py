@@ -249,6 +249,19 @@ def _write_back(table, rows, update, threshold=None):
   table.scatter_update(tf.IndexedSlices(new_rows, update.indices))
 
 
+def _subtract(source, target, updates, threshold=None, gather_rows=tf.gather):
+  """Subtracts the updates from the tables in place (`scatter_sub`: updates
+  of one row by steps running at once add up), then soft-thresholds the
+  updated rows when `threshold` is given."""
+  target.scatter_sub(updates["target"])
+  source.scatter_sub(updates["source"])
+  if updates["added"] is not None:
+    source.scatter_sub(updates["added"])
+  if threshold is not None:
+    _soft_threshold(target, updates["target"].indices, threshold, gather_rows)
+    _soft_threshold(source, updates["source"].indices, threshold, gather_rows)
+
+
 def _schedule(model, learning_rate, total_tokens, max_multiplicity,
               max_source_multiplicity):
   """Variables and learning rate shared by both steps."""
@@ -273,7 +286,7 @@ def _schedule(model, learning_rate, total_tokens, max_multiplicity,
 def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
                     negative_group=1, l1_weight=0.0, max_multiplicity=0.0,
                     max_source_multiplicity=None, jit_compile=False,
-                    element_spec=None):
+                    element_spec=None, concurrent=False):
   """Returns (train_step(batch) -> metrics, step_counter, tokens_seen,
   learning_rate_fn) for one device.
 
@@ -302,6 +315,13 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
       ~8-12 ms, which `reduce_retracing` spends relaxing the shapes of the
       batch's ~25 tensors on every call (measured on 2 CPU cores; it
       dominates steps of small blocks).
+    concurrent: steps of this function run at once from several threads
+      (`training_loop.multi_step(threads=...)`, Hogwild): the updates are
+      subtracted in place with `scatter_sub`, as `make_sharded_step` does,
+      so that two steps updating one row both count (a write-back of the
+      rows read at the start of a step would overwrite the other step's
+      update of a shared row, and the frequent rows are in nearly every
+      step). One step alone computes the same tables either way.
 
   Metrics: "loss" (mean over the batch's targets) and "targets".
   """
@@ -315,16 +335,20 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
                             negative_group, max_multiplicity, source_cap,
                             scale=lr)
     threshold = lr * l1_weight if l1_weight > 0 else None
-    _write_back(target, updates["target_rows"], updates["target"], threshold)
-    if updates["added"] is None:
-      _write_back(source, updates["source_rows"], updates["source"],
-                  threshold)
+    if concurrent:
+      _subtract(source, target, updates, threshold)
     else:
-      # Placeholder rows may repeat, and be among the distinct rows.
-      _write_back(source, updates["source_rows"], updates["source"])
-      source.scatter_sub(updates["added"])
-      if threshold is not None:
-        _soft_threshold(source, updates["source"].indices, threshold)
+      _write_back(target, updates["target_rows"], updates["target"],
+                  threshold)
+      if updates["added"] is None:
+        _write_back(source, updates["source_rows"], updates["source"],
+                    threshold)
+      else:
+        # Placeholder rows may repeat, and be among the distinct rows.
+        _write_back(source, updates["source_rows"], updates["source"])
+        source.scatter_sub(updates["added"])
+        if threshold is not None:
+          _soft_threshold(source, updates["source"].indices, threshold)
     tokens_seen.assign_add(batch["num_tokens"])
     step_counter.assign_add(1)
     num_targets = updates["num_targets"]
@@ -456,16 +480,8 @@ def make_sharded_step(model, learning_rate, total_tokens, element_spec,
     updates = batch_updates(batch, source, target, num_negatives,
                             negative_group, max_multiplicity, source_cap,
                             scale=lr, gather_rows=gather_sharded_rows)
-    target.scatter_sub(updates["target"])
-    source.scatter_sub(updates["source"])
-    if updates["added"] is not None:
-      source.scatter_sub(updates["added"])
-    if l1_weight > 0:
-      threshold = lr * l1_weight
-      _soft_threshold(target, updates["target"].indices, threshold,
-                      gather_sharded_rows)
-      _soft_threshold(source, updates["source"].indices, threshold,
-                      gather_sharded_rows)
+    _subtract(source, target, updates,
+              lr * l1_weight if l1_weight > 0 else None, gather_sharded_rows)
     tokens_seen.assign_add(batch["num_tokens"])
     step_counter.assign_add(1)
     num_targets = updates["num_targets"]

@@ -16,6 +16,7 @@ from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec
 from sentzoo.trainers import sent2vec_step
+from sentzoo.trainers import training_loop
 
 _WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
 _LINES = ["the cat sat on the mat", "a dog ran", "", "the dog sat on a cat",
@@ -215,6 +216,48 @@ class Sent2VecStepTest(tf.test.TestCase):
     self.assertAllEqual(
         model.target_embeddings.numpy()[batch["target_ids"].numpy()],
         np.zeros([int(tf.size(batch["target_ids"])), 6]))
+
+  def test_concurrent_step_subtracts_the_same_update(self):
+    # One thread: subtracting in place (`concurrent`) gives the write-back
+    # step's tables, placeholder rows and L1 included.
+    tables = []
+    for concurrent in (False, True):
+      model, batch = self._setup(3, "placeholder", 1)
+      step, counter, _, _ = sent2vec_step.make_train_step(
+          model, 0.1, total_tokens=10**12, num_negatives=3, l1_weight=0.01,
+          max_multiplicity=2.0, concurrent=concurrent)
+      for _ in range(2):
+        step(batch)
+      self.assertEqual(int(counter.numpy()), 2)
+      tables.append((model.source_embeddings.numpy(),
+                     model.target_embeddings.numpy()))
+    self.assertAllClose(tables[0][0], tables[1][0], atol=1e-6)
+    self.assertAllClose(tables[0][1], tables[1][1], atol=1e-6)
+
+  def test_step_threads_apply_every_step(self):
+    # Steps at once from 2 threads (Hogwild) on 16 copies of a batch, at a
+    # learning rate small enough that the updates barely interact: every
+    # step is counted and applied, so the tables end where 16 steps one
+    # after another take them (a lost update would be off by a whole step's
+    # change, ~1/16 of it).
+    tables = []
+    for threads in (1, 2):
+      model, batch = self._setup(2, "remove", 4)
+      before = model.source_embeddings.numpy()
+      step, counter, tokens, _ = sent2vec_step.make_train_step(
+          model, 1e-4, total_tokens=10**12, num_negatives=3,
+          negative_group=4, concurrent=threads > 1)
+      dataset = tf.data.Dataset.from_tensors(batch).repeat(16)
+      steps = training_loop.multi_step(step, dataset.element_spec,
+                                       threads=threads)
+      _, done = steps(iter(dataset), tf.constant(16))
+      self.assertEqual(int(done), 16)
+      self.assertEqual(int(counter.numpy()), 16)
+      self.assertEqual(int(tokens.numpy()), 16 * int(batch["num_tokens"]))
+      tables.append(model.source_embeddings.numpy() - before)
+    change = np.abs(tables[0]).max()
+    self.assertGreater(change, 0)
+    self.assertAllClose(tables[1], tables[0], atol=change / 100)
 
   def test_mirrored_replica_step_equals_one_device_step(self):
     path = os.path.join(tempfile.mkdtemp(dir=self.get_temp_dir()), "out.npz")

@@ -233,6 +233,25 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     self.assertIn(f"error: {part}: truncated or corrupt gzip", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
 
+  def test_step_threads_train_on_one_device(self):
+    model_dir = os.path.join(self.get_temp_dir(), "step_threads")
+    result = _train(self.common + ["--step_threads=2", "--num_epochs=1",
+                                   "--noexport", "--model_dir=" + model_dir])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    losses = _losses(model_dir)
+    self.assertGreater(len(losses), 0)
+    self.assertTrue(np.isfinite(losses).all())
+    self.assertTrue(np.isfinite(_source_table(model_dir)).all())
+    for extra in (["--steps_per_call=1"],
+                  ["--strategy=mirrored", "--num_cpu_devices=2"]):
+      result = _train(self.common + ["--step_threads=2", "--model_dir="
+                                     + self.get_temp_dir()] + extra)
+      self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+      self.assertIn("error: --step_threads=2 runs on one device (no "
+                    "--strategy) and needs --steps_per_call >= "
+                    "--step_threads", result.stderr)
+      self.assertNotIn("Traceback", result.stderr)
+
   def test_user_errors_print_one_line(self):
     result = _train(["--model_dir=" + self.get_temp_dir(),
                      "--data_dir=" + self.data_dir, "--word_ngrams=2",

@@ -214,6 +214,9 @@ class TrainingPlan:
     eval_every_steps: a model's own evaluation interval, which the flag
       does not change (a model that keeps its best epoch); None: the flag.
     steps_per_call: train steps per call into the compiled loop.
+    step_threads: compiled loops running at once on one device, each from
+      its own thread (`training_loop.multi_step(threads=...)`); the train
+      step must then make concurrent updates add up.
     before_training: runs on the chief before the first step.
     export_module: step -> the export module built from the trained model in
       memory (with `input_caps`); None: the exporter restores the latest
@@ -235,6 +238,7 @@ class TrainingPlan:
   eval_fn: Optional[Callable[[], Mapping[str, float]]] = None
   eval_every_steps: Optional[int] = None
   steps_per_call: int = 1
+  step_threads: int = 1
   before_training: Optional[Callable[[], None]] = None
   export_module: Optional[Callable[[int], tf.Module]] = None
   baseline: Optional[Callable[[], Optional[tuple]]] = None
@@ -406,7 +410,8 @@ def _loop_config(fv, plan: TrainingPlan,
       unit_name=plan.unit_name,
       units_per_step=plan.units_per_step,
       max_steps_per_run=fv.max_steps_per_run,
-      steps_per_call=plan.steps_per_call)
+      steps_per_call=plan.steps_per_call,
+      step_threads=plan.step_threads)
 
 
 def _evaluate_export(model_trainer, context, plan, path, module=None):

@@ -47,6 +47,7 @@ chief prints "step N: metrics lost ..." instead of logging them.
 """
 
 import collections
+import concurrent.futures
 import dataclasses
 import json
 import os
@@ -84,6 +85,11 @@ class LoopConfig:
   # there). Calls stop at log, checkpoint and eval steps, so those happen
   # at the same steps whatever this is. Ignored under a strategy.
   steps_per_call: int = 1
+  # One device, steps_per_call > 1: graph calls running at once, each from
+  # its own thread on the shared iterator (`multi_step(threads=...)`); the
+  # train step must make concurrent updates add up. Ignored under a
+  # strategy.
+  step_threads: int = 1
 
 
 def _cluster(strategy):
@@ -190,18 +196,29 @@ def read_train_log(model_dir: str,
     return [json.loads(line) for line in f if line.strip()]
 
 
-def multi_step(train_step, element_spec):
+def multi_step(train_step, element_spec, threads=1):
   """Runs up to `count` steps of `train_step` in one graph call.
 
   Args:
     train_step: batch -> dict of scalar metrics (a tf.function or a Python
       function; traced once here for its output structure).
     element_spec: the structure of the batches (`dataset.element_spec`).
+    threads: > 1: that many calls of the graph run at once, from their own
+      Python threads, each taking its batches from the shared iterator
+      and running its share of the `count` steps (Hogwild, as the C++
+      Sent2Vec code's threads: the steps read and update the same
+      variables without waiting for each other, so `train_step` must make
+      concurrent updates add up, and the run is not deterministic). A
+      graph call releases the GIL, so the calls keep several cores busy
+      where one step's ops alone leave them idle.
 
   Returns:
-    A tf.function (iterator, count: int32 []) -> (metrics of the last step
+    A callable (iterator, count: int32 []) -> (metrics of the last step
     run, number of steps run): fewer than `count` only when the iterator
-    ends (0: it had ended already).
+    ends (0: it had ended already). With threads > 1 the metrics are those
+    of the last thread's last step, and every call returns once all its
+    threads are done, so the variables are settled between calls (the loop
+    checkpoints there).
   """
   if not isinstance(train_step, tf.types.experimental.PolymorphicFunction):
     train_step = tf.function(train_step)
@@ -220,7 +237,25 @@ def multi_step(train_step, element_spec):
       done += 1
     return metrics, done
 
-  return steps
+  if threads <= 1:
+    return steps
+  pool = concurrent.futures.ThreadPoolExecutor(
+      threads, thread_name_prefix="train_step")
+
+  def concurrent_steps(iterator, count):
+    count = int(count)
+    shares = [count // threads + (i < count % threads)
+              for i in range(threads)]
+    results = [future.result() for future in [
+        pool.submit(steps, iterator, tf.constant(share, tf.int32))
+        for share in shares if share]]
+    if not results:
+      return zeros, tf.constant(0)
+    # A thread that ran no step returns zeros: keep a real step's metrics.
+    ran = [metrics for metrics, done in results if int(done)] or [zeros]
+    return ran[-1], tf.constant(sum(int(done) for _, done in results))
+
+  return concurrent_steps
 
 
 def _next_stop(step, config, first_step):
@@ -380,7 +415,8 @@ def run(model_dir: str,
 
   steps_in_graph = None
   if strategy is None and config.steps_per_call > 1:
-    steps_in_graph = multi_step(train_step, iterator.element_spec)
+    steps_in_graph = multi_step(train_step, iterator.element_spec,
+                                threads=config.step_threads)
 
   writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())

@@ -304,8 +304,8 @@ class StepsPerCallTest(tf.test.TestCase):
     counts = []
     make_steps = training_loop.multi_step
 
-    def counting_multi_step(*args):
-      steps = make_steps(*args)
+    def counting_multi_step(*args, **kwargs):
+      steps = make_steps(*args, **kwargs)
 
       def call(iterator, count):
         counts.append(int(count))
@@ -336,6 +336,49 @@ class StepsPerCallTest(tf.test.TestCase):
     # Calls of up to 3 steps, cut at the log (8, 16) and checkpoint (10)
     # steps; one step per call does not use multi_step.
     self.assertEqual(counts, [3, 3, 2, 2, 3, 3, 3, 1])
+
+  def test_step_threads_share_the_steps_and_the_input(self):
+    # Two graph calls at once on one iterator: every call runs its count
+    # of steps in all, no batch twice, and the loop logs and checkpoints
+    # at the same steps as one thread.
+    model_dir = os.path.join(self.get_temp_dir(), "threads")
+    outcome, total, _, _ = self._run(
+        model_dir, 4, step_threads=2, log_every_steps=8,
+        checkpoint_every_steps=10, max_checkpoints=5)
+    self.assertEqual(outcome["step"], 20)
+    self.assertEqual(total, sum(range(20)))
+    self.assertEqual([r["step"] for r in training_loop.read_train_log(
+        model_dir)], [8, 16, 20])
+    checkpoints = tf.train.get_checkpoint_state(
+        os.path.join(model_dir, "checkpoints")).all_model_checkpoint_paths
+    self.assertEqual([os.path.basename(p) for p in checkpoints],
+                     ["ckpt-10", "ckpt-20"])
+    # The input ends inside a call: the threads together ran what was left.
+    outcome, total, _, _ = self._run(
+        os.path.join(self.get_temp_dir(), "threads_short"), 4,
+        step_threads=2, batches=11, log_every_steps=100)
+    self.assertEqual(outcome["step"], 11)
+    self.assertEqual(total, sum(range(11)))
+
+  def test_multi_step_threads_count(self):
+    counter = tf.Variable(0, dtype=tf.int64)
+
+    @tf.function
+    def train_step(batch):
+      counter.assign_add(batch)
+      return {"loss": tf.cast(batch, tf.float32)}
+
+    dataset = tf.data.Dataset.range(10)
+    steps = training_loop.multi_step(train_step, dataset.element_spec,
+                                     threads=3)
+    iterator = iter(dataset)
+    metrics, done = steps(iterator, tf.constant(7))
+    self.assertEqual((int(done), int(counter.numpy())), (7, sum(range(7))))
+    self.assertIn(float(metrics["loss"]), [float(x) for x in range(7)])
+    _, done = steps(iterator, tf.constant(7))
+    self.assertEqual((int(done), int(counter.numpy())), (3, sum(range(10))))
+    _, done = steps(iterator, tf.constant(7))
+    self.assertEqual(int(done), 0)
 
   def test_input_ending_inside_a_call(self):
     outcome, total, _, lines = self._run(
