@@ -216,7 +216,7 @@ def multi_step(train_step, element_spec, threads=1):
     A callable (iterator, count: int32 []) -> (metrics of the last step
     run, number of steps run): fewer than `count` only when the iterator
     ends (0: it had ended already). With threads > 1 the metrics are those
-    of the last thread's last step, and every call returns once all its
+    of the last step of the last thread that ran one, and every call returns once all its
     threads are done, so the variables are settled between calls (the loop
     checkpoints there).
   """
@@ -249,8 +249,6 @@ def multi_step(train_step, element_spec, threads=1):
     results = [future.result() for future in [
         pool.submit(steps, iterator, tf.constant(share, tf.int32))
         for share in shares if share]]
-    if not results:
-      return zeros, tf.constant(0)
     # A thread that ran no step returns zeros: keep a real step's metrics.
     ran = [metrics for metrics, done in results if int(done)] or [zeros]
     return ran[-1], tf.constant(sum(int(done) for _, done in results))
