@@ -14,6 +14,9 @@ reports, exiting with status 1:
     `py_library` or `py_binary`), or a package folder with modules but no
     BUILD file;
   * a `.py` file named in a BUILD file (`srcs` or `main`) that does not exist;
+  * a class or function of a `*_test.py` file defined after its
+    `if __name__ == "__main__":` block (the py_test runs the file, so its
+    tests would never run there);
   * unless --no_deps_check: an import that the importing target does not
     declare in `deps` (or `data`): a first-party module (`from inputs import tokenizer`)
     needs the `py_library` that holds it (`from sentzoo.inputs import
@@ -425,10 +428,30 @@ def check(root, package_dirs=None, deps_check=True):
                       (module, package))
   for package in sorted(packages_without_build):
     problems.append("%s/: has Python modules but no BUILD file" % package)
+  for module in modules:
+    if module.endswith("_test.py"):
+      problems.extend(_definitions_after_main(root, module))
 
   if deps_check:
     problems.extend(_check_deps(root, targets, by_file, package_dirs))
   return problems
+
+
+def _definitions_after_main(root, module):
+  """Classes and functions defined below a test's `if __name__ ==
+  "__main__":` block: Bazel runs the file as its main, which starts the
+  tests before Python reaches them, so they never run there."""
+  with open(os.path.join(root, module)) as f:
+    body = ast.parse(f.read(), module).body
+  main = next((i for i, node in enumerate(body)
+               if isinstance(node, ast.If)
+               and "__main__" in ast.unparse(node.test)), None)
+  if main is None:
+    return []
+  return ["%s:%d: %s is defined after the `if __name__ == \"__main__\":` "
+          "block, so the py_test (which runs the file) never runs it" %
+          (module, node.lineno, node.name) for node in body[main + 1:]
+          if isinstance(node, (ast.ClassDef, ast.FunctionDef))]
 
 
 def _check_deps(root, targets, by_file, package_dirs):

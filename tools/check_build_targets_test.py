@@ -148,6 +148,22 @@ class FixtureTreeTest(unittest.TestCase):
     self.assertIn("common/cli.py: no py_library in common/BUILD names it",
                   self.check())
 
+  def test_test_class_after_the_main_block_fails(self):
+    self.write("inputs/tokenizer_test.py", """
+        import unittest
+        class FirstTest(unittest.TestCase):
+          pass
+        if __name__ == "__main__":
+          unittest.main()
+        class LateTest(unittest.TestCase):
+          pass
+        """)
+    self.assertEqual(
+        self.check(deps_check=False),
+        ["inputs/tokenizer_test.py:6: LateTest is defined after the "
+         "`if __name__ == \"__main__\":` block, so the py_test (which runs "
+         "the file) never runs it"])
+
   def test_build_naming_missing_file_fails(self):
     self.remove("common/errors.py")
     self.assertEqual(self.check(), [

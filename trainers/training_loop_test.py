@@ -22,6 +22,7 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.tests import local_cluster
 from sentzoo.trainers import training_loop
@@ -267,9 +268,6 @@ class FetchStepMetricsTest(tf.test.TestCase):
       training_loop.fetch_step_metrics(8, self._Remote(
           tf.errors.InvalidArgumentError(None, None, "bad")), lines.append)
 
-if __name__ == "__main__":
-  tf.test.main()
-
 
 class StepsPerCallTest(tf.test.TestCase):
   """`LoopConfig.steps_per_call`: several steps per graph call, in process."""
@@ -427,3 +425,51 @@ class StepsPerCallTest(tf.test.TestCase):
     second, total, last, _ = self._run(model_dir, 4, log_every_steps=100)
     self.assertFalse(second["interrupted"])
     self.assertEqual((second["step"], total, last), (20, sum(range(20)), 19))
+
+  def test_full_disk_is_a_plain_error_and_the_rerun_resumes(self):
+    model_dir = os.path.join(self.get_temp_dir(), "full_disk")
+    checkpoints = os.path.join(model_dir, "checkpoints")
+    save = tf.train.CheckpointManager.save
+
+    def save_until_full(manager, checkpoint_number=None):
+      if checkpoint_number == 10:
+        # As SaveV2 on a full disk: part of the checkpoint written, then
+        # the error.
+        os.makedirs(os.path.join(checkpoints, "ckpt-10_temp"))
+        raise tf.errors.ResourceExhaustedError(
+            None, None, "ckpt-10_temp/part-00000; No space left on device")
+      return save(manager, checkpoint_number=checkpoint_number)
+
+    with mock.patch.object(tf.train.CheckpointManager, "save",
+                           save_until_full):
+      with self.assertRaises(errors.UserError) as raised:
+        self._run(model_dir, 1, checkpoint_every_steps=5)
+    message = str(raised.exception)
+    self.assertIn("no space left on device writing checkpoint ckpt-10 in "
+                  f"{checkpoints} (each takes 0.0 GB, ", message)
+    self.assertIn("--max_checkpoints=3): make room or lower "
+                  "--max_checkpoints, then rerun the same command to resume "
+                  f"from {os.path.join(checkpoints, 'ckpt-5')}", message)
+    self.assertEqual(sorted(os.listdir(checkpoints)),
+                     ["checkpoint", "ckpt-5.data-00000-of-00001",
+                      "ckpt-5.index"])
+    outcome, total, last, _ = self._run(model_dir, 1,
+                                        checkpoint_every_steps=5)
+    self.assertEqual((outcome["step"], total, last),
+                     (20, sum(range(20)), 19))
+
+  def test_warns_when_the_next_checkpoint_would_not_fit(self):
+    model_dir = os.path.join(self.get_temp_dir(), "nearly_full")
+    with mock.patch.object(training_loop, "_free_bytes", return_value=0):
+      _, _, _, lines = self._run(model_dir, 1, checkpoint_every_steps=10)
+    warnings = [line for line in lines if line.startswith("warning:")]
+    self.assertLen(warnings, 2)  # After ckpt-10 and ckpt-20.
+    self.assertStartsWith(warnings[0], "warning: the next checkpoint will "
+                          "not fit: each takes 0.0 GB, 0.0 GB free in ")
+    _, _, _, lines = self._run(os.path.join(self.get_temp_dir(), "room"), 1,
+                               checkpoint_every_steps=10)
+    self.assertEmpty([line for line in lines if "will not fit" in line])
+
+
+if __name__ == "__main__":
+  tf.test.main()
