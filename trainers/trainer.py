@@ -94,6 +94,12 @@ def define_common_flags(flag_values):
   flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval "
                        "in steps (0: once per epoch).", lower_bound=0,
                        flag_values=fv)
+  flags.DEFINE_integer("max_checkpoints", 3, "Checkpoints kept in "
+                       "<model_dir>/checkpoints: the newest ones (the next "
+                       "is written before the oldest is deleted, so the disk "
+                       "holds one more while saving). Each holds every "
+                       "table: 6.1 GB for Sent2Vec uni+bi with 2M buckets.",
+                       lower_bound=1, flag_values=fv)
   flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard "
                        "interval.", lower_bound=1, flag_values=fv)
   flags.DEFINE_integer("eval_every_steps", 0, "Dev evaluation interval in "
@@ -132,16 +138,17 @@ def define_common_flags(flag_values):
 COMMON_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "seed",
                 "learning_rate", "num_epochs", "train_steps",
                 "max_steps_per_run", "checkpoint_every_steps",
-                "log_every_steps", "eval_every_steps", "jit_compile",
-                "max_bytes_per_sentence", "max_tokens_per_sentence",
-                "quantize", "reexport")
+                "max_checkpoints", "log_every_steps", "eval_every_steps",
+                "jit_compile", "max_bytes_per_sentence",
+                "max_tokens_per_sentence", "quantize", "reexport")
 
 # Flags that say how a run goes, not what it trains: changing them does not
 # make a finished run's rerun a new run (with the trainer's own
 # `ModelTrainer.runtime_flags`).
 RUNTIME_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "reexport",
                  "max_steps_per_run", "checkpoint_every_steps",
-                 "log_every_steps", "eval_every_steps", "jit_compile",
+                 "max_checkpoints", "log_every_steps", "eval_every_steps",
+                 "jit_compile",
                  "max_bytes_per_sentence", "max_tokens_per_sentence",
                  "quantize", "strategy", "num_cpu_devices", "verbose",
                  "verify_data")
@@ -405,6 +412,7 @@ def _loop_config(fv, plan: TrainingPlan,
   return training_loop.LoopConfig(
       total_steps=steps,
       checkpoint_every_steps=max(1, checkpoint_every),
+      max_checkpoints=fv.max_checkpoints,
       log_every_steps=fv.log_every_steps,
       eval_every_steps=eval_every,
       unit_name=plan.unit_name,
