@@ -134,9 +134,10 @@ flags.DEFINE_integer("step_threads", 1, "One device: step loops running "
                      "at once, each from its own thread, on the shared "
                      "input and tables (Hogwild, as the C++ code's -thread "
                      "threads): they use the cores that one loop's ops "
-                     "leave idle. Updates are then subtracted in place, so "
-                     "two steps' updates of one row both count, and the "
-                     "run is not deterministic. Needs --steps_per_call >= "
+                     "leave idle. Each step then writes its rows back "
+                     "under a lock, as they are then minus its update, so "
+                     "two steps' updates of one row both count; the run is "
+                     "not deterministic. Needs --steps_per_call >= "
                      "this. 1: one loop, deterministic.", lower_bound=1,
                      flag_values=FLAGS)
 flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
