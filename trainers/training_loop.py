@@ -118,22 +118,30 @@ def save_checkpoint(manager, step: int, log: Callable[[str], None],
     if tf.io.gfile.exists(partial):
       tf.io.gfile.rmtree(partial)
     previous = manager.latest_checkpoint
-    size = (f"each takes {_checkpoint_bytes(previous) / 1e9:.1f} GB, "
+    size = (f"each takes {_size(_checkpoint_bytes(previous))}, "
             if previous else "")
     raise errors.UserError(
         f"no space left on device writing checkpoint ckpt-{step} in "
         f"{manager.directory} ({size}"
-        f"{_free_bytes(manager.directory) / 1e9:.1f} GB free, "
-        f"--max_checkpoints={max_checkpoints}): make room or lower "
-        "--max_checkpoints, then rerun the same command to resume from "
+        f"{_size(_free_bytes(manager.directory))} free, "
+        f"--max_checkpoints={max_checkpoints}): make room"
+        f"{' or lower --max_checkpoints' if max_checkpoints > 1 else ''}, "
+        "then rerun the same command to resume from "
         f"{previous or 'the start'}") from None
   if "://" not in path:  # A local disk (statvfs).
     size, free = _checkpoint_bytes(path), _free_bytes(manager.directory)
     if free < size:
       log(f"warning: the next checkpoint will not fit: each takes "
-          f"{size / 1e9:.1f} GB, {free / 1e9:.1f} GB free in "
-          f"{manager.directory}")
+          f"{_size(size)}, {_size(free)} free in {manager.directory}")
   return path
+
+
+def _size(num_bytes: int) -> str:
+  """"6.1 GB", "9.2 MB", "529 bytes"."""
+  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+    if num_bytes >= scale / 10:
+      return f"{num_bytes / scale:.1f} {unit}"
+  return f"{num_bytes} bytes"
 
 
 def _free_bytes(directory: str) -> int:
