@@ -98,7 +98,7 @@ def _checkpoint_bytes(path: str) -> int:
              for name in tf.io.gfile.glob(path + ".*"))
 
 
-def save_checkpoint(manager, step: int, log: Callable[[str], None],
+def _save_checkpoint(manager, step: int, log: Callable[[str], None],
                     max_checkpoints: int) -> str:
   """`manager.save(checkpoint_number=step)`, with a full disk made plain.
 
@@ -426,8 +426,8 @@ def run(model_dir: str,
         strategy.cluster_resolver, checkpoint, read_checkpoints,
         termination_config=tf.distribute.experimental.TerminationConfig(
             exit_fn=lambda: preempted.append(True),
-            save_fn=lambda: save_checkpoint(manager, step, log,
-                                            config.max_checkpoints)))
+            save_fn=lambda: _save_checkpoint(manager, step, log,
+                                             config.max_checkpoints)))
   latest = None  # The checkpoint restored.
   for path in model_dir_lib.checkpoints_newest_first(model_dir):
     try:
@@ -612,7 +612,7 @@ def run(model_dir: str,
         if is_log_step(step):
           write_log(step, metrics)
       if step % config.checkpoint_every_steps == 0:
-        save_checkpoint(manager, step, log, config.max_checkpoints)
+        _save_checkpoint(manager, step, log, config.max_checkpoints)
         saved_step = step
       if config.eval_every_steps and step % config.eval_every_steps == 0:
         evaluate()
@@ -631,7 +631,7 @@ def run(model_dir: str,
   # Not twice at one step: a large model's checkpoint takes seconds to
   # write (6.1 GB for Sent2Vec uni+bi).
   if not preempted and saved_step != step:
-    save_checkpoint(manager, step, log, config.max_checkpoints)
+    _save_checkpoint(manager, step, log, config.max_checkpoints)
   if preemption is not None:
     # Once every worker is here (a one-number all-reduce), release the
     # handler's thread that waits for a peer's preemption notice, so that it
