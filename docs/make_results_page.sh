@@ -16,6 +16,9 @@ SC_PAPER="Siamese CBOW (paper flags; 1 epoch)"
 SC_UNTRAINED="Siamese CBOW before training (step 1)"
 CHARAGRAM="CHARAGRAM-PHRASE (MAX; PPDB human-label samples; seed 0)"
 SENT2VEC_UNI="Sent2Vec uni (book corpus, 9 epochs)"
+# uni+bi: the book settings of configs/sent2vec_books_unibi.flags, trained
+# with two step loops at once (Hogwild).
+SENT2VEC_UNIBI="Sent2Vec uni+bi (book corpus, 12 epochs; 2 step threads)"
 args=(
   --model="${SC_BEST}=runs/siamese_cbow_best/export"
   --train_command="${SC_BEST}=bash docs/train_zoo_word_vectors.sh (python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data --model_dir=runs/siamese_cbow_best)"
@@ -27,6 +30,8 @@ args=(
   --train_command="${CHARAGRAM}=SEEDS=0 bash docs/run_charagram.sh charagram_phrase_max"
   --model="${SENT2VEC_UNI}=runs/sent2vec_books_uni/export"
   --train_command="${SENT2VEC_UNI}=bash docs/train_zoo_word_vectors.sh (python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni)"
+  --model="${SENT2VEC_UNIBI}=runs/sent2vec_books_unibi_t2/export"
+  --train_command="${SENT2VEC_UNIBI}=python -m trainers.sent2vec --flagfile=configs/sent2vec_books_unibi.flags --step_threads=2 --data_dir=../shared/data --model_dir=runs/sent2vec_books_unibi_t2"
   --compare="${SC_UNTRAINED},${SC_BEST}"
   --compare="${SC_UNTRAINED},${SC_PAPER}"
 )
