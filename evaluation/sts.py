@@ -293,8 +293,7 @@ def format_table(results, names: Optional[Sequence[str]] = None,
                  references: Optional[Mapping[str, Mapping[str, Any]]] = None,
                  style: str = "brackets",
                  significance: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 alpha: float = significance_lib.ALPHA,
-                 bold_best: bool = True,
+                 alpha: float = significance_lib.TABLE_ALPHA,
                  digits: int = 2,
                  caption: bool = True) -> str:
   """Formats results as a markdown table in the layout of the paper's Table 1.
@@ -311,10 +310,13 @@ def format_table(results, names: Optional[Sequence[str]] = None,
       is (pearson, spearman), {"pearson": .., "spearman": ..}, a Pearson
       number or a verbatim string. Numbers are x 100, like the results.
     style: "brackets" ("r (rho)" in one cell) or "columns" (two columns).
-    significance: column name -> {set name: WilcoxonResult}; cells whose
-      test has p < alpha get a dagger.
+    significance: column name -> {set name: CorrelationComparison of that
+      column's model (A) against the first model (B)}
+      (`significance.compare_per_set`). A cell is bold when its Pearson is
+      significantly higher than the first model's and marked with
+      significance.WORSE when significantly lower (Holm-corrected p <
+      alpha); nothing else is bold.
     alpha: the significance threshold.
-    bold_best: bold the highest Pearson of each row.
     digits: decimals.
     caption: put a one-line caption above the table.
 
@@ -352,28 +354,21 @@ def format_table(results, names: Optional[Sequence[str]] = None,
 
   def render(row_label, pairs, row_key, is_set):
     cells = column_cells(row_key, is_set)
-    best = None
-    if bold_best:
-      values = [c[0] for c in cells
-                if c[0] is not None and not math.isnan(c[0])]
-      if len(values) > 1:
-        best = max(values)
     out = [row_label]
     if pairs is not None:
       out.append(pairs)
     for column, (pearson, spearman, text) in zip(columns, cells):
-      mark = ""
       test = significance.get(column, {}).get(row_key) if is_set else None
-      if (test is not None and pearson is not None and
-          test.pvalue < alpha):
-        mark = significance_lib.DAGGER
+      direction = 0 if test is None or pearson is None else test.direction(
+          alpha)
       if text is not None:
         parts = [text] if style == "brackets" else [text, text if text else ""]
       else:
-        p_text = ("" if pearson is None else
-                  format_number(pearson, digits) + mark)
+        p_text = ("" if pearson is None else format_number(pearson, digits))
+        if direction < 0:
+          p_text += significance_lib.WORSE
         s_text = "" if spearman is None else format_number(spearman, digits)
-        if best is not None and pearson is not None and pearson == best:
+        if direction > 0:
           p_text = f"**{p_text}**"
         if style == "brackets":
           parts = [f"{p_text} ({s_text})" if s_text else p_text]
@@ -395,8 +390,11 @@ def format_table(results, names: Optional[Sequence[str]] = None,
             "Pearson's r and Spearman's \u03c1, \u00d7 100")
     text += "; cosine similarity of the sentence embeddings."
     if significance:
-      text += (f" {significance_lib.DAGGER}: significantly different from "
-               f"{names[0]} (Wilcoxon signed-rank, p < {alpha:g}).")
+      text += (f" **Bold**: Pearson significantly higher than {names[0]}'s, "
+               f"{significance_lib.WORSE}: significantly lower (Williams' "
+               "test of dependent correlations with the gold scores, "
+               f"Holm-corrected over the table's sets, p < {alpha:g}); "
+               "other differences are not significant.")
     lines.extend([text, ""])
   lines.append("| " + " | ".join(header) + " |")
   lines.append("|---|---:|" + "---:|" * (len(header) - 2))

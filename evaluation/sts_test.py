@@ -147,7 +147,7 @@ class EvaluateTest(absltest.TestCase):
         self.missing, model_name="B")
     reference = {"STS2013.SMT": (24.94, 29.19), "STS.mean": (41.56, 44.78),
                  "STS2012.MSRpar": {"pearson": 34.19, "spearman": 35.21}}
-    tests = {"B": significance.wilcoxon_per_set(results_a, results_b)}
+    tests = {"B": significance.compare_per_set(results_b, results_a)}
     table = sts.format_table([results_a, results_b],
                              references={"w2v": reference},
                              significance=tests)
@@ -174,15 +174,15 @@ class EvaluateTest(absltest.TestCase):
     row = next(l for l in lines if l.startswith("| STS2012.MSRpar |"))
     self.assertIn(f"| 4 | ", row)
     self.assertIn("| 34.19 (35.21) |", row)
-    # The best Pearson (here A's) is bold.
-    self.assertIn(f"| **{msrpar.pearson:.2f}** ({msrpar.spearman:.2f}) |",
-                  row)
+    # No test says B differs on 4 pairs: nothing is bold.
+    self.assertIn(f"| {msrpar.pearson:.2f} ({msrpar.spearman:.2f}) |", row)
+    self.assertNotIn("**", row)
     forums = next(l for l in lines
                   if l.startswith("| STS2015.answers-forums |"))
     self.assertIn("| 3 |", forums)  # Scored pairs only.
 
     two_columns = sts.format_table([results_a, results_b], names=["a", "b"],
-                                   style="columns", bold_best=False,
+                                   style="columns",
                                    caption=False)
     lines = two_columns.splitlines()
     self.assertEqual(lines[0], "| set | pairs | a Pearson | a Spearman | "
@@ -192,15 +192,26 @@ class EvaluateTest(absltest.TestCase):
     self.assertIn("| STS2013.SMT |  | missing | missing | missing | "
                   "missing |", two_columns)
 
-  def test_dagger(self):
+  def test_marks_only_significant_differences(self):
     results = sts.evaluate_pair_sets(LetterEncoder(), [TOY], model_name="A")
-    fake = {"toy": significance.WilcoxonResult("toy", 6, 0.0, 1e-6)}
-    table = sts.format_table([results, results], names=["A", "B"],
-                             significance={"B": fake}, bold_best=False)
-    row = next(l for l in table.splitlines() if l.startswith("| toy |"))
-    cells = row.split(" | ")
-    self.assertNotIn(significance.DAGGER, cells[2])
-    self.assertIn(significance.DAGGER, cells[3])
+
+    def comparison(difference, pvalue):
+      return significance.CorrelationComparison(
+          "toy", 6, 50.0 + difference, 50.0, 0.9, 1.0, pvalue, pvalue,
+          (0.0, 1.0))
+
+    for difference, pvalue, bold, worse in ((1.0, 0.001, True, False),
+                                            (-1.0, 0.001, False, True),
+                                            (1.0, 0.2, False, False)):
+      table = sts.format_table(
+          [results, results, results], names=["A", "B", "C"],
+          significance={"B": {"toy": comparison(difference, pvalue)}})
+      row = next(l for l in table.splitlines() if l.startswith("| toy |"))
+      cells = row.split(" | ")
+      self.assertEqual("**" in cells[3], bold, row)
+      self.assertEqual(significance.WORSE in cells[3], worse, row)
+      self.assertNotIn("**", cells[2] + cells[4])
+      self.assertIn("Williams", table)
 
   def test_json_round_trip(self):
     results = sts.evaluate_pair_sets(LetterEncoder(), self.pair_sets,
