@@ -173,6 +173,19 @@ class DependentCorrelationsTest(absltest.TestCase):
         self.assertTrue(all(c.pvalue == 1.0 and c.difference == 0
                             for c in out.values()))
 
+  def test_a_significant_but_negligible_shift_is_no_difference(self):
+    # As the demo model's float16 export does on SICK: every score moves a
+    # little, r drops by 0.04 points, and r(A, B) > 0.99999 makes the shift
+    # "significant". It is below MIN_DIFFERENCE: no mark.
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 4927)
+    a = gold + rng.normal(0, 3, 4927)
+    b = a - 0.001 * (gold - gold.mean())
+    out = significance.compare_correlations(gold, b, a, num_samples=0)
+    self.assertLess(out.pvalue, 0.001)
+    self.assertLess(abs(out.difference), significance.MIN_DIFFERENCE)
+    self.assertEqual(out.direction(), 0)
+
   def test_errors_and_degenerate_input(self):
     with self.assertRaisesRegex(ValueError, "3 gold, 3 and 2"):
       significance.compare_correlations([1, 2, 3], [1, 2, 3], [1, 2])

@@ -47,45 +47,22 @@ from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import twitter_pit
+from sentzoo.reports import formatting
+from sentzoo.reports import paper_numbers
 from sentzoo.reports import run_records
 from sentzoo.reports import sts_tables
 
-PAPER_COLUMNS = ("charCNN", "charLSTM", "PARAGRAM-PHRASE", "CHARAGRAM-PHRASE")
-# Supplement Table 1 (Pearson's r x 100), per set: charCNN, charLSTM,
-# PARAGRAM-PHRASE, CHARAGRAM-PHRASE.
-PAPER_SETS = {
-    "STS2012.MSRpar": (50.6, 23.6, 42.9, 59.7),
-    "STS2012.MSRvid": (72.2, 47.2, 76.1, 79.6),
-    "STS2012.surprise.OnWN": (61.8, 53.0, 70.7, 68.7),
-    "STS2012.SMTeuroparl": (50.9, 38.5, 45.5, 57.2),
-    "STS2012.surprise.SMTnews": (46.8, 38.3, 57.2, 65.2),
-    "STS2013.FNWN": (26.4, 10.6, 47.5, 42.3),
-    "STS2013.OnWN": (54.4, 33.5, 70.5, 67.8),
-    "STS2013.SMT": (42.0, 24.2, 40.3, 43.6),
-    "STS2013.headlines": (68.1, 54.4, 72.3, 75.0),
-    "STS2014.OnWN": (66.8, 46.1, 79.9, 77.0),
-    "STS2014.deft-forum": (45.6, 19.4, 50.2, 62.7),
-    "STS2014.deft-news": (73.5, 54.6, 73.2, 77.0),
-    "STS2014.headlines": (67.4, 53.7, 69.1, 74.3),
-    "STS2014.images": (68.7, 53.6, 80.0, 77.6),
-    "STS2014.tweet-news": (66.2, 53.6, 76.8, 79.1),
-    "STS2015.answers-forums": (47.2, 27.3, 67.4, 61.5),
-    "STS2015.answers-students": (75.0, 63.1, 78.3, 78.5),
-    "STS2015.belief": (65.7, 22.6, 76.0, 77.2),
-    "STS2015.headlines": (72.2, 61.7, 74.5, 78.7),
-    "STS2015.images": (70.0, 52.8, 82.2, 84.4),
-    "SICK.test": (62.9, 50.3, 72.0, 70.0),
-    twitter_pit.SET_NAME: (48.6, 39.9, 52.7, 53.6),
-}
-# The paper's printed yearly means and overall average (over its 22 sets).
-PAPER_MEANS = {
-    "STS2012.mean": (56.5, 40.1, 58.5, 66.1),
-    "STS2013.mean": (47.7, 30.7, 57.7, 57.2),
-    "STS2014.mean": (64.7, 46.8, 71.5, 74.7),
-    "STS2015.mean": (66.0, 45.5, 75.7, 76.1),
-    "all.mean": (59.2, 41.9, 66.2, 68.7),
-}
 ALL_MEAN = "all.mean"
+# Supplement Table 1 (Pearson's r x 100), from reports.paper_numbers: the
+# sets, and the paper's printed yearly means and Average (over its 22 sets).
+PAPER_COLUMNS = paper_numbers.CHARAGRAM_COLUMNS
+_PAPER_KEYS = {"Twitter2015": twitter_pit.SET_NAME, "Average": ALL_MEAN}
+PAPER_SETS = {_PAPER_KEYS.get(k, k): v
+              for k, v in paper_numbers.CHARAGRAM_TABLE1.items()
+              if not k.endswith(".mean") and k != "Average"}
+PAPER_MEANS = {_PAPER_KEYS.get(k, k): v
+               for k, v in paper_numbers.CHARAGRAM_TABLE1.items()
+               if k.endswith(".mean") or k == "Average"}
 
 
 def evaluation_sets(data_dir):
@@ -145,17 +122,6 @@ def row_values(scores, rows):
   return out
 
 
-def _fmt(value):
-  return "–" if value is None or math.isnan(value) else f"{value:.1f}"
-
-
-def _fmt_spread(mean_std_n):
-  mean, std, n = mean_std_n
-  if not n:
-    return "–"
-  return f"{mean:.1f} ± {std:.1f}"
-
-
 def format_markdown(columns, set_names, missing=(), dev_name=None):
   """Markdown: the runs' Table 1 rows beside the paper's.
 
@@ -184,11 +150,11 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
   lines = ["| " + " | ".join(header) + " |",
            "|" + "---|" * len(header)]
   for key, label, _ in rows:
-    cells = [label] + [_fmt(v[key]) if counts[n] == 1 else
-                       _fmt_spread(spreads[n][key]) for n, v in values]
-    cells += [_fmt(v[key]) for _, v in paper_values]
+    cells = [label] + [formatting.number(v[key], 1) if counts[n] == 1 else
+                       formatting.mean_std(spreads[n][key], 1) for n, v in values]
+    cells += [formatting.number(v[key], 1) for _, v in paper_values]
     lines.append("| " + " | ".join(cells) + " |")
-  printed = [_fmt(PAPER_MEANS[ALL_MEAN][i]) for i in range(len(PAPER_COLUMNS))]
+  printed = [formatting.number(PAPER_MEANS[ALL_MEAN][i], 1) for i in range(len(PAPER_COLUMNS))]
   lines.append("| paper's printed Average (22 sets, incl. 2013 SMT) | "
                + " | ".join("" for _ in values) + " | "
                + " | ".join(printed) + " |")
@@ -367,12 +333,6 @@ def compare(run_a, run_b, gold, num_samples=1000):
   return t_test, bootstrap
 
 
-def _p(value):
-  if value is None or math.isnan(value):
-    return "–"
-  return f"{value:.3f}" if value >= 0.001 else "<0.001"
-
-
 def claim_lines(runs, best, gold, num_samples=1000):
   """Verdicts on CHARAGRAM-PHRASE > each baseline and on the paper's order.
 
@@ -386,8 +346,8 @@ def claim_lines(runs, best, gold, num_samples=1000):
     t_test, boot = compare(runs[best[a]], runs[best[b]], gold, num_samples)
     direction = significance.direction([t_test, boot])
     detail = (f"{boot.difference:+.1f} ({best[a]} vs {best[b]}; t-test over "
-              f"{t_test.num} seeds p {_p(t_test.pvalue)}, bootstrap p "
-              f"{_p(boot.pvalue)}, 95% interval {boot.detail['ci95'][0]:+.1f}"
+              f"{t_test.num} seeds p {formatting.pvalue(t_test.pvalue)}, bootstrap p "
+              f"{formatting.pvalue(boot.pvalue)}, 95% interval {boot.detail['ci95'][0]:+.1f}"
               f" to {boot.detail['ci95'][1]:+.1f})" if boot.num else
               "(no common sets)")
     return direction, detail

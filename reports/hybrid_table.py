@@ -73,6 +73,8 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import significance
 from sentzoo.inputs import pair_datasets
+from sentzoo.reports import formatting
+from sentzoo.reports import paper_numbers
 from sentzoo.reports import run_records
 from sentzoo.reports import word_vector_choice
 from sentzoo.trainers import hybrid_siamese
@@ -94,18 +96,7 @@ COLUMN_NAMES = {("contrastive", None): "Contrastive (d < 0.5)",
 
 OPTIMIZERS = {"lazy": "lazy Adam", "dense": "Keras Adam (dense)"}
 
-# Nicosia and Moschitti (CIKM 2017), test accuracy: Table 1 (Quora) and
-# Table 2 (binary SNLI); columns contrastive, logistic, joint.
-PAPER = {
-    "Quora (paper, Table 1)": {"lstm": (85.26, 81.98, 85.71),
-                               "gru": (86.72, 83.00, 86.82),
-                               "cnn": (83.1, 83.04, 83.95),
-                               "bigru": (85.74, 84.38, 86.06)},
-    "SNLI binary (paper, Table 2)": {"lstm": (84.58, 88.25, 89.08),
-                                     "gru": (84.96, 88.53, 90.58),
-                                     "cnn": (80.78, 90.99, 92.00),
-                                     "bigru": (85.58, 91.40, 91.97)},
-}
+PAPER = paper_numbers.HYBRID_SIAMESE_TABLES
 
 
 def define_flags(flag_values: flags.FlagValues) -> None:
@@ -330,10 +321,8 @@ def test_accuracy(result, rule=None):
 
 def _cell(values):
   """'mean ± sd (n=k)' of the seeds' accuracies present; 'not run'."""
-  mean, std, n = significance.mean_std([v for v in values if v is not None])
-  if not n:
-    return "not run"
-  return f"{mean:.2f} ± {std:.2f} (n={n})"
+  spread = significance.mean_std([v for v in values if v is not None])
+  return formatting.mean_std(spread, count=True) if spread[2] else "not run"
 
 
 def compare(fv, task, encoder, seeds, a, b):
@@ -361,12 +350,6 @@ def compare(fv, task, encoder, seeds, a, b):
   return t_test, mcnemar
 
 
-def _p(value):
-  if value is None or np.isnan(value):
-    return "–"
-  return f"{value:.3f}" if value >= 0.001 else "<0.001"
-
-
 def joint_claim(fv, task, encoder, seeds):
   """(verdict, detail) on "joint >= each single loss" for one encoder."""
   joint = ("joint", None)
@@ -381,7 +364,7 @@ def joint_claim(fv, task, encoder, seeds):
     tests = [t for t in (t_test, mcnemar) if t is not None]
     directions.append(significance.direction(tests) if mcnemar else 0)
     details.append(f"{t_test.difference:+.2f} vs {single[0]}, p "
-                   f"{_p(t_test.pvalue)} / {_p(mcnemar and mcnemar.pvalue)}")
+                   f"{formatting.pvalue(t_test.pvalue)} / {formatting.pvalue(mcnemar and mcnemar.pvalue)}")
   return significance.claim_verdict(directions), "; ".join(details)
 
 
@@ -517,7 +500,7 @@ def format_page(fv):
         if t_test is not None:
           tests.append(
               f"| {ENCODERS[encoder]} | {t_test.difference:+.2f} | "
-              f"{_p(t_test.pvalue)} | {_p(mcnemar and mcnemar.pvalue)} | "
+              f"{formatting.pvalue(t_test.pvalue)} | {formatting.pvalue(mcnemar and mcnemar.pvalue)} | "
               f"{t_test.num} |")
     if "contrastive" in fv.modes:
       lines += ["", majority_line(fv, task, seeds)]

@@ -17,6 +17,9 @@ Sources:
     the 2014 SICK test set.
   * SENT2VEC_TABLE1: Pagliardini, Gupta, Jaggi (NAACL 2018), Table 1:
     transfer accuracies (MSRP accuracy / F1), Toronto books models.
+  * HYBRID_SIAMESE_TABLES: Nicosia and Moschitti (CIKM 2017), Tables 1
+    (Quora) and 2 (binary SNLI): test accuracy x 100 of each encoder
+    trained with the contrastive, logistic and joint losses.
   * SENT2VEC_TABLE2: same paper, Table 2: Spearman / Pearson on the six STS
     2014 sets and on SICK 2014 (test + train, unlike the SICK test set
     evaluated here).
@@ -180,6 +183,19 @@ SENT2VEC_TABLE2 = {
     model: {name: (None if v is None else (float(v[0]), float(v[1])))
             for name, v in zip(SENT2VEC_TABLE2_SETS, values)}
     for model, values in _SENT2VEC_TABLE2_ROWS.items()}
+
+# Nicosia and Moschitti (CIKM 2017): table -> encoder -> (contrastive,
+# logistic, joint) test accuracy.
+HYBRID_SIAMESE_TABLES = {
+    "Quora (paper, Table 1)": {"lstm": (85.26, 81.98, 85.71),
+                               "gru": (86.72, 83.00, 86.82),
+                               "cnn": (83.1, 83.04, 83.95),
+                               "bigru": (85.74, 84.38, 86.06)},
+    "SNLI binary (paper, Table 2)": {"lstm": (84.58, 88.25, 89.08),
+                                     "gru": (84.96, 88.53, 90.58),
+                                     "cnn": (80.78, 90.99, 92.00),
+                                     "bigru": (85.58, 91.40, 91.97)},
+}
 
 
 def siamese_cbow_reference(column: str = "Siamese CBOW") -> dict:

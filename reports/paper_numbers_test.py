@@ -160,6 +160,15 @@ class PapersTest(tf.test.TestCase):
                           round(float(pearson) * 100, 6)),
                          expected, f"{model} {name}")
 
+  def test_hybrid_siamese_tables(self):
+    text = _read(self, "papers", "hybrid_siamese_contrastive_logistic.txt")
+    printed = set(re.findall(r"\b\d{2}\.\d{1,2}\b", text))
+    for table in paper_numbers.HYBRID_SIAMESE_TABLES.values():
+      for values in table.values():
+        for value in values:
+          self.assertTrue(f"{value:.2f}" in printed or f"{value:.1f}"
+                          in printed, value)
+
   def test_references_are_pearson_then_spearman(self):
     ref = paper_numbers.sent2vec_sts_reference("Sent2Vec uni.")
     self.assertEqual(ref["STS2014.OnWN"], (72.0, 75.0))  # WordNet .75/.72

@@ -93,7 +93,7 @@ class ResultsPageTest(tf.test.TestCase):
     self.assertIn("Seconds each evaluation took", page)
     for name in ("STS2012.MSRpar", "SICK.test", "STSB.dev"):
       self.assertIn(f"| {name} |", page)
-    self.assertIn("Wilcoxon signed-rank test p-values", page)
+    self.assertIn("Holm-corrected p of Williams' test", page)
     self.assertIn("b (sent2vec) vs Model A", page)
     # Cache: one JSON per export; a second run evaluates nothing.
     self.assertLen(os.listdir(self.cache_dir), 2)

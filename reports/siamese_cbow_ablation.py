@@ -27,6 +27,7 @@ from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.reports import baselines
+from sentzoo.reports import formatting
 
 # Flags that say where a run is, not what it is.
 _NOT_SETTINGS = ("data_dir", "model_dir", "export_dir", "flagfile")
@@ -130,12 +131,6 @@ def sets_beaten(run, references):
   return wins, len(names)
 
 
-def _number(x, digits=2):
-  if x is None or (isinstance(x, float) and math.isnan(x)):
-    return "–"
-  return f"{x:.{digits}f}"
-
-
 def selection(runs):
   """The run with the highest final STS-B dev Pearson (None if none has)."""
   scored = [r for r in runs if r.dev_pearson is not None]
@@ -155,13 +150,13 @@ def format_table(runs, base, references, unfinished=()):
     wins, compared = sets_beaten(run, references) if references else (0, 0)
     name = f"**{run.name}**" if run is best else run.name
     lines.append(
-        f"| {name} | {setting(run, base)} | {_number(run.sts.get(STS_MEAN))} "
-        f"| {_number(run.sts.get(STS2014_MEAN))} | "
-        f"{_number(run.sts.get(SICK))} | {_number(run.dev_pearson)} | "
-        f"{_number(run.neighbour_ranking, 4)} | "
+        f"| {name} | {setting(run, base)} | {formatting.number(run.sts.get(STS_MEAN))} "
+        f"| {formatting.number(run.sts.get(STS2014_MEAN))} | "
+        f"{formatting.number(run.sts.get(SICK))} | {formatting.number(run.dev_pearson)} | "
+        f"{formatting.number(run.neighbour_ranking, 4)} | "
         f"{f'{wins}/{compared}' if compared else '–'} | "
         f"{run.steps if run.steps is not None else '–'} | "
-        f"{_number(run.minutes, 1)} |")
+        f"{formatting.number(run.minutes, 1)} |")
   for name in unfinished:
     lines.append(f"| {name} | no finished run recorded yet: "
                  f"`bash docs/run_siamese_cbow_ablation.sh {name}` "
@@ -203,9 +198,9 @@ def report(flag_values):
   if best is not None:
     print(f"\nSelected on STS-B dev: **{best.name}** (dev Pearson "
           f"{best.dev_pearson:.2f}); its test scores: 19-set mean "
-          f"{_number(best.sts.get(STS_MEAN))}, STS 2014 "
-          f"{_number(best.sts.get(STS2014_MEAN))}, SICK "
-          f"{_number(best.sts.get(SICK))}.")
+          f"{formatting.number(best.sts.get(STS_MEAN))}, STS 2014 "
+          f"{formatting.number(best.sts.get(STS2014_MEAN))}, SICK "
+          f"{formatting.number(best.sts.get(SICK))}.")
   if flag_values.output_json:
     with open(flag_values.output_json, "w", encoding="utf-8") as f:
       json.dump({"selected": best.name if best else None,

@@ -5,8 +5,15 @@ Evaluates exported encoders on the STS-style sets with `evaluation.sts`
 the all-STS mean) and prints its results table (`evaluation.sts.format_table`)
 with:
 
-  * Wilcoxon signed-rank p-values of each further model against the first
-    (`format_significance_table`; p < 0.0001 marks a cell with a dagger);
+  * each further model against the first on every set: the difference in
+    Pearson's r with its paired-bootstrap 95% interval and Williams' test
+    of dependent correlations, Holm-corrected over the sets
+    (`format_significance_table`); bold cells in the results table are
+    significantly better than the first model, WORSE-marked ones worse;
+  * with --wilcoxon, also the Siamese CBOW paper's test (Wilcoxon
+    signed-rank on the cosines, p < 0.0001), labelled as such: it says
+    whether two models' scores differ, not which agrees better with the
+    gold;
   * reference columns read from baseline pages (`reports.baselines`,
     --reference=PREFIX=PATH) and a block comparing the first model with them
     (`compare_to_references`, `format_comparison`);
@@ -38,43 +45,66 @@ from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.reports import baselines as baselines_lib
-
-
-def _json_float(value):
-  return None if value is None or math.isnan(value) else float(value)
+from sentzoo.reports import formatting
 
 
 # ------------------------------------------------------------ significance --
 
 
 def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
-                              alpha: float = significance_lib.ALPHA) -> str:
-  """Formats Wilcoxon p-values as markdown: rows sets, columns comparisons.
+                              alpha: float = significance_lib.TABLE_ALPHA
+                              ) -> str:
+  """Formats correlation comparisons as markdown: rows sets, columns pairs.
 
   Args:
     significance: comparison label (e.g. "b vs a") -> {set name:
-      WilcoxonResult}.
-    alpha: p-values below it get a dagger.
+      CorrelationComparison}.
+    alpha: Holm-corrected p-values below it are marked better/worse.
   """
   labels = list(significance)
-  rows = []
-  for label in labels:
-    for name in significance[label]:
-      if name not in rows:
-        rows.append(name)
-  lines = [f"Wilcoxon signed-rank test p-values ({significance_lib.DAGGER}: "
-           f"p < {alpha:g})", "",
+  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
+  lines = ["Difference in Pearson's r \u00d7 100 [paired-bootstrap 95% "
+           "interval], Holm-corrected p of Williams' test (**better** / "
+           f"{significance_lib.WORSE} worse at p < {alpha:g})", "",
+           "| set | " + " | ".join(labels) + " |",
+           "|---|" + "---:|" * len(labels)]
+  for name in rows:
+    cells = []
+    for label in labels:
+      c = significance[label].get(name)
+      if c is None:
+        cells.append("")
+        continue
+      interval = ("" if any(math.isnan(x) for x in c.ci95) else
+                  f" [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]")
+      text = (f"{c.difference:+.2f}{interval} "
+              f"p={formatting.pvalue(c.adjusted_pvalue)}")
+      direction = c.direction(alpha)
+      cells.append(f"**{text}**" if direction > 0 else
+                   text + significance_lib.WORSE if direction < 0 else text)
+    lines.append(f"| {name} | " + " | ".join(cells) + " |")
+  return "\n".join(lines) + "\n"
+
+
+def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]],
+                          alpha: float = significance_lib.WILCOXON_ALPHA
+                          ) -> str:
+  """The Siamese CBOW paper's test: Wilcoxon p-values, labelled as such."""
+  labels = list(significance)
+  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
+  lines = [f"Kenter et al.'s test (Wilcoxon signed-rank on the cosines; "
+           f"{significance_lib.DAGGER}: p < {alpha:g}). It asks whether two "
+           "models' scores are shifted, not which agrees better with the "
+           "gold scores: it is not behind any mark above.", "",
            "| set | " + " | ".join(labels) + " |",
            "|---|" + "---:|" * len(labels)]
   for name in rows:
     cells = []
     for label in labels:
       test = significance[label].get(name)
-      if test is None:
-        cells.append("")
-      else:
-        mark = significance_lib.DAGGER if test.pvalue < alpha else ""
-        cells.append(f"{test.pvalue:.3g}{mark}")
+      mark = (significance_lib.DAGGER if test is not None
+              and test.significant(alpha) else "")
+      cells.append("" if test is None else f"{test.pvalue:.3g}{mark}")
     lines.append(f"| {name} | " + " | ".join(cells) + " |")
   return "\n".join(lines) + "\n"
 
@@ -83,12 +113,6 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
 
 # The aggregates that `compare_to_references` reports, in order.
 COMPARED_AGGREGATES = (sts.STS_MEAN_KEY, sts.year_mean_key(2014))
-
-
-def _number_or_none(value) -> Optional[float]:
-  if value is None or math.isnan(value):
-    return None
-  return float(value)
 
 
 def compare_to_references(results: sts.EvalResults,
@@ -118,8 +142,8 @@ def compare_to_references(results: sts.EvalResults,
     columns[name] = {}
     for key, value in column.items():
       pearson, spearman, _ = sts.reference_value(value)
-      if _number_or_none(pearson) is not None:
-        columns[name][key] = [float(pearson), _number_or_none(spearman)]
+      if formatting.number_or_none(pearson) is not None:
+        columns[name][key] = [float(pearson), formatting.number_or_none(spearman)]
   aggregates = []
   for key in COMPARED_AGGREGATES:
     agg = results.aggregates.get(key)
@@ -127,8 +151,8 @@ def compare_to_references(results: sts.EvalResults,
     if agg is not None and given:
       aggregates.append({
           "key": key, "label": agg.label,
-          "model": [_number_or_none(agg.pearson),
-                    _number_or_none(agg.spearman)],
+          "model": [formatting.number_or_none(agg.pearson),
+                    formatting.number_or_none(agg.spearman)],
           "references": given})
   compared, wins, losses = [], [], []
   for name, entry in results.sets.items():
@@ -138,7 +162,7 @@ def compare_to_references(results: sts.EvalResults,
       continue
     best, best_column = max(candidates, key=lambda x: x[0])
     compared.append(name)
-    model = _number_or_none(entry.pearson)
+    model = formatting.number_or_none(entry.pearson)
     if model is not None and model > best:
       wins.append(name)
     else:
@@ -189,11 +213,7 @@ def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
 
 def command_note_line(command: str) -> str:
   """The "Produced by: `command`" line of a results page."""
-  fence = "`"
-  while fence in command:
-    fence += "`"
-  pad = " " if command.startswith("`") or command.endswith("`") else ""
-  return f"Produced by: {fence}{pad}{command}{pad}{fence}"
+  return f"Produced by: {formatting.code(command)}"
 
 
 # ------------------------------------------------------------------- CLI --
@@ -218,9 +238,12 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_enum("table_style", "brackets", ["brackets", "columns"],
                     "brackets: 'r (rho)' per cell; columns: two columns.",
                     flag_values=flag_values)
-  flags.DEFINE_float("alpha", significance_lib.ALPHA, "Significance "
-                     "threshold of the Wilcoxon test.",
+  flags.DEFINE_float("alpha", significance_lib.TABLE_ALPHA, "Threshold "
+                     "of the Holm-corrected Williams test behind the marks.",
                      flag_values=flag_values)
+  flags.DEFINE_boolean("wilcoxon", False, "Also print the Siamese CBOW "
+                       "paper's Wilcoxon signed-rank p-values, labelled as "
+                       "the paper's test.", flag_values=flag_values)
   flags.DEFINE_string("output_json", "", "Write results (with per-pair "
                       "predictions) and p-values to this JSON file.",
                       flag_values=flag_values)
@@ -265,7 +288,7 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
 
   Returns:
     dict with "results" (list of sts.EvalResults), "names", "significance"
-    (comparison label -> {set: WilcoxonResult}), "references" (column name
+    (column name -> {set: CorrelationComparison against the first model}), "references" (column name
     -> {row key: (pearson, spearman)}), "comparison" (what
     `compare_to_references` returns for the first model, None without
     references) and "markdown" (the printed text; the file written to
@@ -299,9 +322,10 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
     results.append(sts.evaluate_pair_sets(encoder, pair_sets, missing,
                                           batch_size=fv.batch_size,
                                           model_name=name))
-  significance = {}
-  for name, r in zip(names[1:], results[1:]):
-    significance[name] = significance_lib.wilcoxon_per_set(results[0], r)
+  significance = {name: significance_lib.compare_per_set(r, results[0])
+                  for name, r in zip(names[1:], results[1:])}
+  wilcoxon = {name: significance_lib.wilcoxon_per_set(r, results[0])
+              for name, r in zip(names[1:], results[1:])} if fv.wilcoxon else {}
 
   markdown = sts.format_table(results, names, references=references,
                               style=fv.table_style, significance=significance,
@@ -315,6 +339,9 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   if significance:
     labelled = {f"{n} vs {names[0]}": s for n, s in significance.items()}
     markdown += "\n" + format_significance_table(labelled, alpha=fv.alpha)
+  if wilcoxon:
+    markdown += "\n" + format_wilcoxon_table(
+        {f"{n} vs {names[0]}": w for n, w in wilcoxon.items()})
   print(markdown, file=out)
 
   if fv.output_markdown:
@@ -330,11 +357,14 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
                    for r, m in zip(results, fv.model)],
         "significance": {
             f"{n} vs {names[0]}": {
-                set_name: {"statistic": _json_float(t.statistic),
-                           "pvalue": _json_float(t.pvalue),
-                           "num_pairs": t.num_pairs,
-                           "significant": t.significant(fv.alpha)}
-                for set_name, t in s.items()}
+                set_name: {"difference": formatting.number_or_none(c.difference),
+                           "ci95": [formatting.number_or_none(x) for x in c.ci95],
+                           "williams_t": formatting.number_or_none(c.t),
+                           "pvalue": formatting.number_or_none(c.pvalue),
+                           "holm_pvalue": formatting.number_or_none(c.adjusted_pvalue),
+                           "num_pairs": c.num_pairs,
+                           "direction": c.direction(fv.alpha)}
+                for set_name, c in s.items()}
             for n, s in significance.items()},
     }
     if references:

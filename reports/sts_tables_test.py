@@ -134,8 +134,18 @@ class CliTest(absltest.TestCase):
     self.assertIn("| set | pairs | first | second |", printed)
     self.assertIn("| SICK.test | 4 |", printed)
     self.assertNotIn("STSB.dev", printed)
-    self.assertIn("Wilcoxon signed-rank test p-values", printed)
+    self.assertIn("Holm-corrected p of Williams' test", printed)
     self.assertIn("| set | second vs first |", printed)
+    # 3-4 pairs per set: nothing is significant, so nothing is bold.
+    table = printed.split("\n\n")[1]
+    self.assertNotIn("| **", table.replace("| **20", "").replace(
+        "| **other", "").replace("| **STS", "").replace("| **mean", ""))
+    self.assertNotIn("Wilcoxon", printed)  # the paper's test: --wilcoxon
+    with_paper_test = sts_tables.run(
+        ["sts", f"--model={self.model_a}", f"--model={self.model_b}",
+         f"--data_dir={self.data_dir}", "--sets=sick", "--wilcoxon"],
+        out=io.StringIO())["markdown"]
+    self.assertIn("Kenter et al.'s test (Wilcoxon signed-rank", with_paper_test)
     self.assertIn("Missing sets (not in the data): STS2012.MSRvid", printed)
     with open(md_path, encoding="utf-8") as f:
       self.assertEqual(f.read(), output["markdown"])
@@ -158,6 +168,11 @@ class CliTest(absltest.TestCase):
     tests = data["significance"]["second vs first"]
     self.assertEqual(set(tests), set(direct.sets))
     self.assertEqual(tests["SICK.test"]["num_pairs"], 4)
+    self.assertEqual(tests["SICK.test"]["direction"], 0)
+    self.assertAlmostEqual(
+        tests["SICK.test"]["difference"],
+        data["models"][1]["sets"]["SICK.test"]["pearson"]
+        - data["models"][0]["sets"]["SICK.test"]["pearson"], places=4)
     self.assertLen(output["results"], 2)
 
   def test_references_and_command_note(self):
@@ -184,7 +199,7 @@ class CliTest(absltest.TestCase):
     printed = out.getvalue()
     self.assertIn("| set | pairs | w2v CBOW | w2v sg | first | second |",
                   printed)
-    self.assertIn("| 24.20 (27.36) | **99.00** |", printed)
+    self.assertIn("| 24.20 (27.36) | 99.00 |", printed)
     self.assertNotIn("Produced by", printed)
     comparison = output["comparison"]
     self.assertEqual(comparison["model"], "first")
