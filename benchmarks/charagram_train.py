@@ -16,13 +16,13 @@ CPU are not clean).
 
 
 import os
-import resource
 import time
 
 from absl import flags
 import tensorflow as tf
 
 from sentzoo.common import cli
+from sentzoo.common import resources
 from sentzoo.trainers import charagram
 from sentzoo.trainers import trainer
 
@@ -77,7 +77,7 @@ def _benchmark(plan):
         f"({FLAGS.sampling}) in {seconds:.2f} s = "
         f"{FLAGS.steps * FLAGS.batch_size / seconds:,.0f} pairs/s, "
         f"{1000 * seconds / FLAGS.steps:.1f} ms/step, {FLAGS.threads} threads")
-  print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f}"
+  print(f"peak RSS: {resources.peak_rss_mb():,.0f}"
         f" MiB; load average {os.getloadavg()[0]:.2f} (1 min) on "
         f"{os.cpu_count()} CPUs")
 

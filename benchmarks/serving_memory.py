@@ -32,7 +32,7 @@ from absl import flags
 import numpy as np
 
 from sentzoo.common import cli
-from sentzoo.common import errors
+from sentzoo.common import resources
 from sentzoo.export import input_limits
 
 FLAGS = flags.FLAGS
@@ -62,33 +62,6 @@ def _words(vocabulary_size):
   return [f"w{i}" for i in range(vocabulary_size)]
 
 
-def _status_mb(field):
-  """A memory field of /proc/self/status ("VmHWM", "VmRSS") in MB (2^20)."""
-  with open("/proc/self/status") as f:
-    for line in f:
-      if line.startswith(field + ":"):
-        return int(line.split()[1]) / 1024.0
-  raise errors.UserError(f"no {field} in /proc/self/status (Linux only)")
-
-
-def peak_rss_mb():
-  """VmHWM (peak resident set size) of this process, in MB."""
-  return _status_mb("VmHWM")
-
-
-def reset_peak_rss():
-  """Sets VmHWM to the current RSS (Linux >= 4.0); False if not possible.
-
-  Then the next peak is that of what runs next, not of loading the export.
-  """
-  try:
-    with open("/proc/self/clear_refs", "w") as f:
-      f.write("5")
-    return True
-  except OSError:
-    return False
-
-
 def _sentence(num_bytes, words):
   """About `num_bytes` bytes of words drawn from `words`, space-separated."""
   average = np.mean([len(w) + 1 for w in words])
@@ -109,10 +82,10 @@ def measure_in_this_process(export_path, num_bytes):
       card = json.load(f)
   sentence = tf.constant([_sentence(num_bytes,
                                     _words(FLAGS.vocabulary_size))])
-  reset = reset_peak_rss()
-  before = _status_mb("VmRSS") if reset else peak_rss_mb()
+  reset = resources.reset_peak_rss()
+  before = resources.current_rss_mb() if reset else resources.peak_rss_mb()
   embeddings = serve(sentences=sentence)["embeddings"].numpy()
-  after = peak_rss_mb()
+  after = resources.peak_rss_mb()
   return {"export": export_path, "input_bytes": num_bytes,
           "input_limits": card.get("input_limits"),
           "before_mb": round(before, 1), "peak_mb": round(after, 1),

@@ -36,7 +36,6 @@ not the tables').
 """
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -48,6 +47,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import cli
+from sentzoo.common import resources
 from sentzoo.models import siamese_cbow
 from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
@@ -86,22 +86,6 @@ flags.DEFINE_string("output_markdown", None, "--train: also write the "
 flags.DEFINE_string("phase_log", None, "(internal) --train's child: run the "
                     "trainer with --trainer_argv and write its phases here.")
 flags.DEFINE_string("trainer_argv", None, "(internal) JSON list of flags.")
-
-
-def _peak_rss_mb():
-  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _current_rss_mb():
-  """Resident memory now (Linux /proc), or None elsewhere."""
-  try:
-    with open("/proc/self/status") as f:
-      for line in f:
-        if line.startswith("VmRSS:"):
-          return int(line.split()[1]) / 1024.0
-  except OSError:
-    return None
-  return None
 
 
 def _placement(variable):
@@ -179,14 +163,6 @@ BOUND_EXTRA_BYTES = 1 << 30
 _SHARED_FILES = ("vocab.txt", "corpus_stats.json", "token_cache")
 
 
-def _status_kb(field):
-  with open("/proc/self/status") as f:
-    for line in f:
-      if line.startswith(field + ":"):
-        return int(line.split()[1])
-  raise KeyError(field)
-
-
 class PhaseRecorder:
   """Peak and current RSS of a process, phase by phase.
 
@@ -205,14 +181,11 @@ class PhaseRecorder:
     self._reset()
 
   def _reset(self):
-    try:
-      with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    except OSError:
+    if not resources.reset_peak_rss():
       self.resets = False
 
   def mark(self, name):
-    peak, now = _status_kb("VmHWM") / 1024.0, _status_kb("VmRSS") / 1024.0
+    peak, now = resources.peak_rss_mb(), resources.current_rss_mb()
     phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
     phase["peak_mb"] = max(phase["peak_mb"], peak)
     phase["end_mb"] = now
@@ -410,13 +383,13 @@ def main(argv):
   strategy = distribution.make_strategy(FLAGS.strategy,
                                        FLAGS.num_cpu_devices)
   dim = FLAGS.dim or (300 if FLAGS.model == "siamese_cbow" else 700)
-  start_rss = _peak_rss_mb(), _current_rss_mb()
+  start_rss = resources.peak_rss_mb(), resources.current_rss_mb()
   build = _siamese_cbow if FLAGS.model == "siamese_cbow" else _sent2vec
   tables, step = build(strategy, dim)
-  built_rss = _peak_rss_mb(), _current_rss_mb()
+  built_rss = resources.peak_rss_mb(), resources.current_rss_mb()
   for _ in range(FLAGS.steps):
     step()
-  end_rss = _peak_rss_mb(), _current_rss_mb()
+  end_rss = resources.peak_rss_mb(), resources.current_rss_mb()
   replicas = distribution.num_replicas(strategy)
   total = 0
   print(f"{FLAGS.model}, {FLAGS.strategy} strategy, {replicas} replica(s)")
