@@ -116,3 +116,4 @@ cmd=(python -m reports.charagram_results "${args[@]}"
      --records_dir="$RECORDS"
      --preamble="$preamble" --output_markdown=docs/charagram.md)
 .venv/bin/"${cmd[@]}" --command_note="bash docs/make_charagram_results.sh"
+.venv/bin/python -m reports.formatting docs/charagram.md  # no machine path, no overlong line

@@ -40,3 +40,4 @@ args=(
   --output=docs/RESULTS.md --cache_dir=runs/results_cache \
   --command_note="bash docs/make_results_page.sh" \
   "${args[@]}" "$@"
+.venv/bin/python -m reports.formatting docs/RESULTS.md  # no machine path, no overlong line

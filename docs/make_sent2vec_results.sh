@@ -131,4 +131,5 @@ PY
 if [[ -n $speed_section ]]; then
   printf '\n\n%s\n' "$speed_section" >> docs/sent2vec.md
 fi
+.venv/bin/python -m reports.formatting docs/sent2vec.md  # no machine path, no overlong line
 echo "wrote docs/sent2vec.md"

@@ -87,4 +87,5 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   echo
   cat $tmp/per_set.md
 } > $out
+.venv/bin/python -m reports.formatting "$out"  # no machine path, no overlong line
 echo "wrote $out"

@@ -87,3 +87,4 @@ doc_sections.replace_section(path, "Compact exports", "\n".join(section),
                              blank_lines=1)
 print(f"wrote the Compact exports section of {path}")
 PY
+.venv/bin/python -m reports.formatting docs/sent2vec.md  # no machine path, no overlong line

@@ -54,3 +54,4 @@ path = "docs/sent2vec.md"
 doc_sections.replace_section(path, "Training memory", section)
 print(f"wrote the Training memory section of {path}")
 PY
+.venv/bin/python -m reports.formatting docs/sent2vec.md  # no machine path, no overlong line

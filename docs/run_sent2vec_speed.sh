@@ -126,3 +126,4 @@ doc_sections.replace_section(path, "Training speed",
                              keep_from="### Ours only, another day")
 print(f"wrote the side-by-side part of {path}")
 PY
+.venv/bin/python -m reports.formatting docs/sent2vec.md  # no machine path, no overlong line

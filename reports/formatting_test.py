@@ -36,6 +36,34 @@ class FormattingTest(absltest.TestCase):
     self.assertIn("```\nbash a.sh\npython -m b\n```", section)
     self.assertTrue(section.rstrip().endswith("</details>"))
 
+  def test_readable(self):
+    long_row = "| a | " + "x" * 200 + " | " + "y" * 150 + " |"
+    page = "\n".join([
+        "# Title", "",
+        "Produced by: `python -m reports.x --output=/tmp/tmp.AbC123/out.md "
+        + "--flag=1 " * 10 + "`", "",
+        "word " * 100, "",
+        "- item " + "word " * 80, "",
+        "| h | i | j |", "|---|---|---|", long_row, "",
+        "```", "code " * 100, "```",
+        "run /work/main/.venv/bin/python -m a in /work/wt_x/docs"])
+    out = formatting.readable(page)
+    self.assertNotIn("/tmp/", out)
+    self.assertNotIn("/work/", out)
+    self.assertIn("--output=$TMPDIR/out.md", out)
+    self.assertIn("run python -m a in docs", out)
+    self.assertIn("<details><summary>Produced by</summary>", out)
+    lines = out.split("\n")
+    code = [i for i, l in enumerate(lines) if l == "```"]
+    for i, line in enumerate(lines):
+      if not any(a < i < b for a, b in zip(code[::2], code[1::2])):
+        self.assertLessEqual(len(line), 300, line[:80])
+    self.assertIn("code " * 100, out)  # code blocks are kept whole
+    self.assertIn("| a | [1] | " + "y" * 150 + " |", out)
+    self.assertIn("- [1] " + "x" * 94, out)
+    self.assertTrue(any(l.startswith("  word") for l in lines))  # list item
+    self.assertEqual(formatting.readable(out), out)
+
 
 if __name__ == "__main__":
   absltest.main()

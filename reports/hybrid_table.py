@@ -602,7 +602,7 @@ def run(argv: Sequence[str]) -> str:
   page = format_page(fv)
   os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
   with open(fv.output, "w") as f:
-    f.write(page)
+    f.write(formatting.readable(page))
   print(page)
   return page
 

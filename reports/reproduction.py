@@ -297,8 +297,9 @@ def generate(fv):
       ("Sent2Vec", "sent2vec.md", sent2vec_rows(
           os.path.join(records, "charagram"), fv.results_page)),
   ]
-  page = format_page(sections, "python -m reports.reproduction "
-                     "--data_dir=../shared/data --output=docs/REPRODUCTION.md")
+  page = formatting.readable(format_page(
+      sections, "python -m reports.reproduction --data_dir=../shared/data "
+      "--output=docs/REPRODUCTION.md"))
   if fv.output:
     with open(fv.output, "w", encoding="utf-8") as f:
       f.write(page)
