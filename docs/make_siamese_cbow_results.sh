@@ -37,7 +37,7 @@ norms=(python -m reports.word_norms
        --model_dir=$runs_dir/paper --export=$runs_dir/paper/export/1
        --model_dir=$runs_dir/$best --export=$runs_dir/$best/export/1
        --names="untrained,paper flags,$best (selected)"
-       --output_png=docs/siamese_cbow_word_norms.png)
+       --output_record=docs/records/word_norms/siamese_cbow_ablation.json)
 .venv/bin/"${norms[@]}" 2>/dev/null > $tmp/norms.txt
 
 per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
@@ -75,8 +75,6 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   echo
   echo "\`${norms[*]}\`"
   echo
-  echo "![norm against log frequency](siamese_cbow_word_norms.png)"
-  echo
   echo '```'
   cat $tmp/norms.txt
   echo '```'
@@ -88,4 +86,5 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   cat $tmp/per_set.md
 } > $out
 .venv/bin/python -m reports.formatting "$out"  # no machine path, no overlong line
+bash docs/make_word_norms.sh  # the plot (demo model) above the band medians
 echo "wrote $out"

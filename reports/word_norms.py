@@ -3,11 +3,16 @@ r"""Word-vector norm against corpus frequency (Kenter et al. 2016, section 5).
 The paper observes that after training, frequent words have smaller norms
 than content words, so an average is dominated by the informative words.
 This reads a model directory's vocabulary (with counts) and the word table of
-an export, prints the median norm per frequency band, and can plot every
-word's norm against its log frequency:
+an export, prints the median norm per frequency band, and plots, for all
+models on one pair of axes, each word's norm relative to its model's median
+norm against its log frequency (median and quartiles per frequency bin):
 
   python -m reports.word_norms --model_dir=runs/scbow/best \
-      --export=runs/scbow/best/export/1 --output_png=docs/word_norms.png
+      --export=runs/scbow/best/export/1 --output_png=docs/word_norms.png \
+      --output_record=docs/records/word_norms.json
+
+The record holds what the plot draws (the binned curves), so the plot can
+be drawn again without the runs: --from_record=PATH --output_png=PATH.
 """
 
 import json
@@ -75,19 +80,63 @@ def spearman_norm_frequency(norms, counts):
   return float(stats.spearmanr(norms, counts).statistic)
 
 
-def plot(series, path):
-  """Scatter of norm against log10 count, one panel per (label, norms,
-  counts)."""
+def binned_curve(norms, counts, bins=12):
+  """Relative norm (norm / the model's median norm) per log10-count bin.
+
+  Returns:
+    [{"log10_count", "words", "q25", "median", "q75"}] for the non-empty
+    bins of `bins` equal-width bins of log10(count).
+  """
+  relative = norms / np.median(norms)
+  logs = np.log10(counts)
+  edges = np.linspace(logs.min(), logs.max() + 1e-9, bins + 1)
+  out = []
+  for low, high in zip(edges[:-1], edges[1:]):
+    members = relative[(logs >= low) & (logs < high)]
+    if members.size:
+      q25, median, q75 = np.percentile(members, [25, 50, 75])
+      out.append({"log10_count": float((low + high) / 2),
+                  "words": int(members.size), "q25": float(q25),
+                  "median": float(median), "q75": float(q75)})
+  return out
+
+
+def caption(record):
+  """What to look at, from the record's numbers."""
+  parts = []
+  for name, entry in record.items():
+    curve = entry["curve"]
+    parts.append(f"{name}: {curve[-1]['median']:.2f} for the most frequent "
+                 f"bin ({curve[-1]['words']:,} words), "
+                 f"{curve[0]['median']:.2f} for the rarest "
+                 f"({curve[0]['words']:,} words; Spearman "
+                 f"{entry['spearman_norm_count']:+.3f} over all words)")
+  return ("Median word-vector norm, relative to the model's median, per "
+          "frequency bin (shaded: quartiles). The paper (section 5) finds "
+          "frequent words shorter after training: the line would fall to "
+          "the right. " + "; ".join(parts) + ".")
+
+
+def plot(record, path):
+  """One panel, shared axes: each model's binned curve (`binned_curve`)."""
   import matplotlib  # Only the plot needs matplotlib.
   matplotlib.use("Agg")
   from matplotlib import pyplot
-  figure, axes = pyplot.subplots(1, len(series), figsize=(5 * len(series), 4),
-                                 sharey=False, squeeze=False)
-  for axis, (label, norms, counts) in zip(axes[0], series):
-    axis.scatter(np.log10(counts), norms, s=1, alpha=0.15, rasterized=True)
-    axis.set_title(label, fontsize=9)
-    axis.set_xlabel("log10 corpus count")
-    axis.set_ylabel("word vector norm")
+  figure, axis = pyplot.subplots(figsize=(7, 4.2))
+  for name, entry in record.items():
+    curve = entry["curve"]
+    x = [b["log10_count"] for b in curve]
+    line, = axis.plot(x, [b["median"] for b in curve], marker="o",
+                      markersize=5, linewidth=2,
+                      label=f"{name} (Spearman {entry['spearman_norm_count']:+.3f})")
+    axis.fill_between(x, [b["q25"] for b in curve], [b["q75"] for b in curve],
+                      color=line.get_color(), alpha=0.15)
+  axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+  axis.set_xlabel("log10 corpus count of the word")
+  axis.set_ylabel("norm / the model's median norm")
+  axis.set_title("Do frequent words get shorter vectors?", fontsize=11)
+  axis.legend(fontsize=8)
+  axis.grid(alpha=0.3)
   figure.tight_layout()
   figure.savefig(path, dpi=110)
   pyplot.close(figure)
@@ -106,6 +155,12 @@ def define_flags(flag_values):
                       flag_values=flag_values)
   flags.DEFINE_string("output_json", None, "Write the band medians here.",
                       flag_values=flag_values)
+  flags.DEFINE_string("output_record", None, "Write what the plot draws "
+                      "here (JSON), to draw it again with --from_record.",
+                      flag_values=flag_values)
+  flags.DEFINE_string("from_record", None, "Draw --output_png from this "
+                      "record instead of reading models.",
+                      flag_values=flag_values)
 
 
 def run(argv):
@@ -115,6 +170,13 @@ def run(argv):
 
 def report(flag_values):
   """Prints (and writes) the norm report for parsed flags."""
+  if flag_values.from_record:
+    with open(flag_values.from_record, encoding="utf-8") as f:
+      record = json.load(f)
+    if flag_values.output_png:
+      plot(record, flag_values.output_png)
+    print(caption(record))
+    return
   model_dirs, exports = flag_values.model_dir, flag_values.export
   if not model_dirs or len(model_dirs) != len(exports):
     raise errors.UserError("give one --export per --model_dir (at least one)")
@@ -122,7 +184,7 @@ def report(flag_values):
                                 for d in model_dirs]
   if len(names) != len(model_dirs):
     raise errors.UserError("--names needs one label per --model_dir")
-  series, result = [], {}
+  record, result = {}, {}
   for name, model_dir, export in zip(names, model_dirs, exports):
     words, counts = read_vocabulary(
         os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -149,10 +211,15 @@ def report(flag_values):
       print(f"  {band:>22}  {n:>7,} words  median norm {median:.4f}")
     print(f"  shortest of the words seen 1,000+ times: {' '.join(shortest)}")
     print(f"  longest of the words seen 1,000+ times:  {' '.join(longest)}")
-    series.append((f"{name} (Spearman {rho:+.2f})", norms, counts))
+    record[name] = {"spearman_norm_count": round(rho, 4),
+                    "curve": binned_curve(norms, counts)}
+  if flag_values.output_record:
+    with open(flag_values.output_record, "w", encoding="utf-8") as f:
+      json.dump(record, f, indent=1)
   if flag_values.output_png:
-    plot(series, flag_values.output_png)
+    plot(record, flag_values.output_png)
     print(f"wrote {flag_values.output_png}")
+  print(caption(record))
   if flag_values.output_json:
     with open(flag_values.output_json, "w") as f:
       json.dump(result, f, indent=2)

@@ -50,13 +50,30 @@ class WordNormsTest(tf.test.TestCase):
     word_norms.run(["word_norms", f"--model_dir={folder}",
                     f"--export={export}", "--names=toy",
                     f"--output_png={out}/norms.png",
-                    f"--output_json={out}/norms.json"])
+                    f"--output_json={out}/norms.json",
+                    f"--output_record={out}/record.json"])
     with open(f"{out}/norms.json") as f:
       result = json.load(f)["toy"]
     self.assertAllClose(result["spearman_norm_count"], -1.0)
     self.assertEqual(result["bands"][0]["words"], 100)
     with open(f"{out}/norms.png", "rb") as f:
       self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+    with open(f"{out}/record.json") as f:
+      curve = json.load(f)["toy"]["curve"]
+    # Frequent words are shorter: the relative median falls bin by bin.
+    medians = [b["median"] for b in curve]
+    self.assertEqual(medians, sorted(medians, reverse=True))
+    self.assertEqual(sum(b["words"] for b in curve), 200)
+    self.assertTrue(all(b["q25"] <= b["median"] <= b["q75"] for b in curve))
+    # The plot drawn again from the record alone.
+    os.remove(f"{out}/norms.png")
+    word_norms.run(["word_norms", f"--from_record={out}/record.json",
+                    f"--output_png={out}/norms.png"])
+    self.assertTrue(os.path.exists(f"{out}/norms.png"))
+    text = word_norms.caption({"toy": {"spearman_norm_count": -1.0,
+                                       "curve": curve}})
+    self.assertIn("would fall to the right", text)
+    self.assertIn(f"{medians[-1]:.2f} for the most frequent bin (", text)
 
   def test_mismatched_table_and_vocabulary(self):
     folder, export = self._model([5, 6, 7], np.zeros((3, 2)))
