@@ -1,11 +1,12 @@
-r"""Trains and tests the hybrid siamese matcher: encoders x losses, one table.
+r"""The hybrid siamese matcher's page: encoders x losses, one table.
 
   python -m reports.hybrid_table --data_dir=../shared/data \
       --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-(runs/zoo_word_vectors.json: `bash docs/train_zoo_word_vectors.sh`, the
-zoo's word vectors chosen on STS-B dev; or --word_vectors=PATH for any.)
+renders the page from the runs present under --runs_dir, or from their
+records; `python -m reports.hybrid_sweep` (same flags and more) trains the
+missing runs first:
 
 For each seed of --seeds (default 0,1,2), task (MSRP, SICK binary
 entailment), encoder (LSTM, GRU, CNN, stacked BiGRU) and loss (contrastive,
@@ -53,12 +54,9 @@ losses, "does not hold" when it is significantly worse than either, and is
 "not distinguishable at p<0.05" otherwise (`evaluation.significance.
 claim_verdict`).
 
-The command's flags are its own (`define_flags`, parsed by `run`): absl's
-process-wide flags are the trainer's, which `hybrid_siamese.run` parses
-anew for each run.
+The command's flags are its own (`define_flags`, parsed by `run`).
 """
 
-import contextlib
 import json
 import os
 import sys
@@ -103,17 +101,10 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   """Defines this command's flags on `flag_values`."""
   flags.DEFINE_string("data_dir", None, "Data directory (default "
                       "$SENTZOO_DATA_DIR).", flag_values=flag_values)
-  flags.DEFINE_string("word_vectors", None, "Word vectors for every run: "
-                      "a GloVe/word2vec text file, or a model dir or export "
-                      "of this project (see inputs/word_vectors.py).",
-                      flag_values=flag_values)
   flags.DEFINE_string("word_vector_choice", None, "Instead of "
                       "--word_vectors: the JSON of reports.word_vector_choice "
                       "(e.g. runs/zoo_word_vectors.json); its selected model "
                       "dir is the word vectors of every run.",
-                      flag_values=flag_values)
-  flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary of an export "
-                      "given as --word_vectors (default: found beside it).",
                       flag_values=flag_values)
   flags.DEFINE_string("runs_dir", "runs/hybrid_table",
                       "One model dir per run.", flag_values=flag_values)
@@ -121,9 +112,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                       "Records of finished runs (read when a run folder is "
                       "absent; written when a run finishes). Empty: none.",
                       flag_values=flag_values)
-  flags.DEFINE_list("retrain", [], "Runs to train even though they have a "
-                    "record: CELL (every seed) or CELL/seed<k>, CELL = "
-                    "<task>_<encoder>_<loss>.", flag_values=flag_values)
   flags.DEFINE_string("output", "docs/hybrid_siamese.md", "Markdown page.",
                       flag_values=flag_values)
   flags.DEFINE_list("tasks", list(TASKS), "Tasks.", flag_values=flag_values)
@@ -132,12 +120,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_list("modes", list(MODES), "Losses.", flag_values=flag_values)
   flags.DEFINE_list("seeds", ["0", "1", "2"], "Training seeds (--seed of "
                     "the trainer): one run per seed and cell.",
-                    flag_values=flag_values)
-  flags.DEFINE_integer("num_epochs", 0, "Override the flagfiles' epochs "
-                       "(0: keep them, 20).", flag_values=flag_values)
-  flags.DEFINE_list("extra_flags", [], "More trainer flags for every run.",
-                    flag_values=flag_values)
-  flags.DEFINE_bool("table_only", False, "Do not train; tabulate the runs.",
                     flag_values=flag_values)
   flags.DEFINE_list("speed_results", [], "JSON files written by "
                     "benchmarks.hybrid_siamese_speed --output, to include.",
@@ -182,40 +164,6 @@ def source_dir(fv, task, encoder, mode, seed):
       record_dir(fv, task, encoder, mode, seed))
 
 
-def write_record(fv, task, encoder, mode, seed):
-  """Copies a finished run's results.json and test decisions into its
-  record; returns the record folder (None without --records_dir)."""
-  destination = record_dir(fv, task, encoder, mode, seed)
-  if destination is None:
-    return None
-  source = run_dir(fv, task, encoder, mode, seed)
-  run_records.copy_files(source, destination, [hybrid_siamese.RESULTS_FILE])
-  predictions = os.path.join(source, hybrid_siamese.TEST_PREDICTIONS_FILE)
-  if os.path.exists(predictions):
-    with np.load(predictions) as saved:
-      run_records.save_bools(
-          os.path.join(destination, hybrid_siamese.TEST_PREDICTIONS_FILE),
-          {k: saved[k] for k in saved.files})
-  return destination
-
-
-def train_argv(fv, task, encoder, mode, seed):
-  """The flags of one run for `hybrid_siamese.run` (no program name)."""
-  argv = [f"--flagfile=configs/hybrid_{task}_{encoder}.flags",
-          f"--mode={mode}", f"--seed={seed}",
-          f"--model_dir={run_dir(fv, task, encoder, mode, seed)}",
-          "--noexport"]
-  if fv.data_dir:
-    argv.append(f"--data_dir={fv.data_dir}")
-  if fv.word_vectors:
-    argv.append(f"--word_vectors={fv.word_vectors}")
-  if fv.word_vectors_vocab:
-    argv.append(f"--word_vectors_vocab={fv.word_vectors_vocab}")
-  if fv.num_epochs:
-    argv.append(f"--num_epochs={fv.num_epochs}")
-  return argv + list(fv.extra_flags)
-
-
 def read_results(fv, task, encoder, mode, seed):
   """The run's results.json (from its folder or its record), or None."""
   folder = source_dir(fv, task, encoder, mode, seed)
@@ -237,76 +185,6 @@ def read_test_decisions(fv, task, encoder, mode, seed, rule=None):
   key = "correct_tuned" if rule == TUNED else "correct"
   with np.load(path) as saved:
     return saved[key] if key in saved else None
-
-
-@contextlib.contextmanager
-def _output_to(path):
-  """Appends this process's stdout and stderr to the file `path`.
-
-  At the level of file descriptors 1 and 2, so that Python's, absl's and
-  TensorFlow's C++ output all go there.
-  """
-  sys.stdout.flush()
-  sys.stderr.flush()
-  saved = [os.dup(1), os.dup(2)]
-  try:
-    with open(path, "a", buffering=1) as log:
-      os.dup2(log.fileno(), 1)
-      os.dup2(log.fileno(), 2)
-      try:
-        # Also the Python streams, where they are not descriptors 1 and 2
-        # (a test runner's capture).
-        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
-          yield
-      finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-  finally:
-    for fd in saved:
-      os.close(fd)
-
-
-def train_all(fv):
-  """Trains every run of the table that has neither results.json nor a
-  record (and those named in --retrain); records every finished run.
-
-  Seeds are the outer loop: every cell gets its seed 0 run before any gets
-  seed 1, so that an interrupted build still covers the whole table.
-  """
-  retrain = run_records.parse_retrain(fv.retrain)
-  for seed in seeds_of(fv):
-    for task in fv.tasks:
-      for encoder in fv.encoders:
-        for mode in fv.modes:
-          folder = run_dir(fv, task, encoder, mode, seed)
-          record = record_dir(fv, task, encoder, mode, seed)
-          asked = run_records.asked_for(
-              retrain, cell_name(task, encoder, mode), seed)
-          recorded = run_records.first_with(hybrid_siamese.RESULTS_FILE,
-                                            record) is not None
-          finished = run_records.first_with(hybrid_siamese.RESULTS_FILE,
-                                            folder) is not None
-          if not asked and (finished or recorded):
-            if finished and record and not recorded:
-              write_record(fv, task, encoder, mode, seed)
-              print(f"{task} {encoder} {mode} seed {seed}: recorded in "
-                    f"{record}", flush=True)
-            continue
-          os.makedirs(folder, exist_ok=True)
-          log = os.path.join(folder, "train.log")
-          print(f"{time.strftime('%H:%M:%S')} training {task} {encoder} "
-                f"{mode} seed {seed}: log {log}", flush=True)
-          try:
-            with _output_to(log):
-              hybrid_siamese.run(train_argv(fv, task, encoder, mode, seed))
-          except errors.UserError as e:
-            raise errors.UserError(f"{task} {encoder} {mode} seed {seed}: "
-                                   f"{e} (log: {log})") from e
-          result = read_results(fv, task, encoder, mode, seed)
-          print(f"  test accuracy {100 * result['test_accuracy']:.2f} at "
-                f"best dev epoch {result['best_epoch']}", flush=True)
-          if write_record(fv, task, encoder, mode, seed):
-            print(f"  recorded in {record}", flush=True)
 
 
 def test_accuracy(result, rule=None):
@@ -572,15 +450,8 @@ def format_page(fv):
   return "\n".join(lines)
 
 
-def run(argv: Sequence[str]) -> str:
-  """Runs the command in-process; argv[0] is the program. Returns the page.
-
-  Raises:
-    errors.UserError: a bad flag (of this command, or of a run's trainer).
-    errors.Interrupted: a run stopped early with a checkpoint saved (run the
-      command again to resume it).
-  """
-  fv = cli.parse_own_flags(define_flags, argv)
+def check_flags(fv):
+  """Raises errors.UserError for an unknown task, encoder, mode or seed."""
   for task in fv.tasks:
     if task not in TASKS:
       raise errors.UserError(f"unknown task {task!r}; one of {list(TASKS)}")
@@ -592,19 +463,28 @@ def run(argv: Sequence[str]) -> str:
       raise errors.UserError(f"unknown mode {mode!r}")
   seeds_of(fv)
   if fv.word_vector_choice:
-    if fv.word_vectors:
-      raise errors.UserError("give --word_vectors or --word_vector_choice, "
-                             "not both")
-    fv.word_vectors = word_vector_choice.read_choice(
-        fv.word_vector_choice)["model_dir"]
-  if not fv.table_only:
-    train_all(fv)
-  page = format_page(fv)
+    word_vector_choice.read_choice(fv.word_vector_choice)
+
+
+def write_page(fv) -> str:
+  """Writes the page of the runs present (or recorded) to --output."""
+  page = formatting.readable(format_page(fv))
   os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
   with open(fv.output, "w") as f:
-    f.write(formatting.readable(page))
+    f.write(page)
   print(page)
   return page
+
+
+def run(argv: Sequence[str]) -> str:
+  """Renders the page in-process; argv[0] is the program. Returns it.
+
+  Raises:
+    errors.UserError: a bad flag.
+  """
+  fv = cli.parse_own_flags(define_flags, argv)
+  check_flags(fv)
+  return write_page(fv)
 
 
 def main(command_line):

@@ -9,6 +9,7 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.reports import hybrid_sweep
 from sentzoo.reports import hybrid_table
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +84,7 @@ class HybridTableTest(tf.test.TestCase):
     _write_msrp_test(data_dir, [1, 0, 1])
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
-        [sys.executable, "-m", "reports.hybrid_table", "--table_only",
+        [sys.executable, "-m", "reports.hybrid_table",
          f"--data_dir={data_dir}",
          f"--runs_dir={runs}", f"--output={output}", "--tasks=msrp",
          f"--records_dir={root}/no_records",
@@ -170,7 +171,7 @@ class HybridTableTest(tf.test.TestCase):
   def test_unknown_encoder_is_a_user_error(self):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
-        [sys.executable, "-m", "reports.hybrid_table", "--table_only",
+        [sys.executable, "-m", "reports.hybrid_table",
          "--encoders=rnn", f"--output={self.get_temp_dir()}/x.md",
          "--records_dir="],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -196,9 +197,9 @@ class HybridTableTest(tf.test.TestCase):
                      "joint": 0.8}[mode] + 0.01 * seed, seed=seed)
 
     output = os.path.join(root, "in_process.md")
-    with mock.patch.object(hybrid_table.hybrid_siamese, "run", fake_run):
-      page = hybrid_table.run(
-          ["hybrid_table", f"--runs_dir={runs}", f"--output={output}",
+    with mock.patch.object(hybrid_sweep.hybrid_siamese, "run", fake_run):
+      page = hybrid_sweep.run(
+          ["hybrid_sweep", f"--runs_dir={runs}", f"--output={output}",
            f"--records_dir={root}/in_process_records",
            "--tasks=msrp", "--encoders=gru", "--data_dir=/data",
            "--num_epochs=2", "--extra_flags=--max_steps_per_run=9",
@@ -252,9 +253,9 @@ class HybridTableTest(tf.test.TestCase):
              f"--output={root}/recorded.md", "--tasks=msrp",
              "--encoders=gru", "--seeds=0,1"]
     calls = []
-    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+    with mock.patch.object(hybrid_sweep.hybrid_siamese, "run",
                            self._fake_trainer(runs, calls)):
-      from_runs = hybrid_table.run(["hybrid_table"] + flags)
+      from_runs = hybrid_sweep.run(["hybrid_sweep"] + flags)
     self.assertLen(calls, 6)
     record = os.path.join(records, "msrp_gru_contrastive", "seed1")
     self.assertCountEqual(os.listdir(record),
@@ -263,18 +264,18 @@ class HybridTableTest(tf.test.TestCase):
       self.assertAllEqual(saved["correct_tuned"], _decisions(0.72, offset=1))
     # On a fresh machine (no run folders) the page comes from the records.
     os.rename(runs, runs + ".gone")
-    from_records = hybrid_table.run(["hybrid_table", "--table_only"] + flags)
+    from_records = hybrid_table.run(["hybrid_table"] + flags)
     self.assertEqual(from_records, from_runs)
     self.assertIn("| GRU | 70.50 ± 0.71 (n=2) | 71.50 ± 0.71 (n=2) |",
                   from_records)
     # A recorded run is not trained again, unless named.
     calls.clear()
-    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+    with mock.patch.object(hybrid_sweep.hybrid_siamese, "run",
                            self._fake_trainer(runs, calls)):
-      self.assertEqual(hybrid_table.run(["hybrid_table"] + flags),
+      self.assertEqual(hybrid_sweep.run(["hybrid_sweep"] + flags),
                        from_runs)
       self.assertEqual(calls, [])
-      hybrid_table.run(["hybrid_table", "--retrain=msrp_gru_joint/seed1,"
+      hybrid_sweep.run(["hybrid_sweep", "--retrain=msrp_gru_joint/seed1,"
                         "msrp_gru_logistic"] + flags)
     self.assertEqual(
         [a[1:3] for a in calls],
@@ -287,8 +288,8 @@ class HybridTableTest(tf.test.TestCase):
     records = os.path.join(root, "unrecorded_records")
     _write_result(runs, "sick", "cnn", "joint", 0.8,
                   correct={"correct": _decisions(0.8)})
-    with mock.patch.object(hybrid_table.hybrid_siamese, "run") as trainer:
-      hybrid_table.run(["hybrid_table", f"--runs_dir={runs}",
+    with mock.patch.object(hybrid_sweep.hybrid_siamese, "run") as trainer:
+      hybrid_sweep.run(["hybrid_sweep", f"--runs_dir={runs}",
                         f"--records_dir={records}", "--tasks=sick",
                         "--encoders=cnn", "--modes=joint", "--seeds=0",
                         f"--output={root}/unrecorded.md"])
@@ -309,32 +310,33 @@ class HybridTableTest(tf.test.TestCase):
     flags = [f"--runs_dir={runs}", f"--records_dir={root}/choice_records",
              f"--output={root}/choice.md", "--tasks=msrp", "--encoders=gru",
              "--seeds=0", f"--word_vector_choice={choice}"]
-    with mock.patch.object(hybrid_table.hybrid_siamese, "run",
+    with mock.patch.object(hybrid_sweep.hybrid_siamese, "run",
                            self._fake_trainer(runs, calls)):
-      page = hybrid_table.run(["hybrid_table"] + flags)
+      page = hybrid_sweep.run(["hybrid_sweep"] + flags)
     self.assertLen(calls, 3)
     for argv in calls:
       self.assertIn("--word_vectors=runs/uni", argv)
+    text = " ".join(page.split())  # the page's prose is wrapped
     self.assertIn("Sent2Vec uni, the zoo's word vectors with the highest "
-                  "STS-B dev Pearson", page)
-    self.assertIn("Siamese CBOW 57.38; Sent2Vec uni 64.04", page)
+                  "STS-B dev Pearson", text)
+    self.assertIn("Siamese CBOW 57.38; Sent2Vec uni 64.04", text)
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "not both"):
-      hybrid_table.run(["hybrid_table", "--table_only", "--word_vectors=x"]
+      hybrid_sweep.run(["hybrid_sweep", "--word_vectors=x"]
                        + flags)
     with self.assertRaisesRegex(hybrid_table.errors.UserError,
                                 "train_zoo_word_vectors"):
-      hybrid_table.run(["hybrid_table", "--table_only",
+      hybrid_table.run(["hybrid_table",
                         f"--word_vector_choice={root}/missing.json"])
 
   def test_bad_retrain_is_a_user_error(self):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--retrain"):
-      hybrid_table.run(["hybrid_table", "--retrain=msrp_gru_joint/seedx",
+      hybrid_sweep.run(["hybrid_sweep", "--retrain=msrp_gru_joint/seedx",
                         "--records_dir=", f"--runs_dir={self.get_temp_dir()}"
                         "/none", f"--output={self.get_temp_dir()}/z.md"])
 
   def test_bad_seeds_are_a_user_error(self):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--seeds"):
-      hybrid_table.run(["hybrid_table", "--table_only", "--seeds=a",
+      hybrid_table.run(["hybrid_table", "--seeds=a",
                         f"--output={self.get_temp_dir()}/y.md"])
 
 

@@ -147,7 +147,7 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
 def hybrid_rows(records_dir):
   """Nicosia and Moschitti (2017): joint loss >= each single loss."""
   fv = cli.parse_own_flags(hybrid_table.define_flags, [
-      "hybrid_table", "--table_only", f"--records_dir={records_dir}",
+      "hybrid_table", f"--records_dir={records_dir}",
       "--runs_dir=/nonexistent"])
   seeds = hybrid_table.seeds_of(fv)
   papers = {"msrp": ("Quora (paper, Table 1)", "MSRP instead of Quora "
