@@ -44,7 +44,7 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
          --model=$runs_dir/paper/export --model=$runs_dir/untrained/export
          "--names=Siamese CBOW $best (selected on STS-B dev),Siamese CBOW (paper flags),Siamese CBOW before training"
          --data_dir="$data_dir" --sets=sts,sick --reference=$reference
-         --output_markdown=$tmp/per_set.md)
+         --wilcoxon --output_markdown=$tmp/per_set.md)
 .venv/bin/"${per_set[@]}" > /dev/null 2>&1
 
 {

@@ -260,5 +260,54 @@ class CliTest(absltest.TestCase):
 
 
 
+class QuantizedCopiesTest(tf.test.TestCase):
+  """A model's float16 and int8 exports are not marked different from it."""
+
+  def test_float16_and_int8_exports_are_not_different(self):
+    from sentzoo.export import export_model  # Only this test exports.
+    from sentzoo.tests import model_dir_fixtures
+    root = self.get_temp_dir()
+    model_dir = os.path.join(root, "model")
+    model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
+    exports = {}
+    for mode in ("none", "float16", "int8"):
+      exports[mode] = export_model.export(
+          model_dir, os.path.join(root, f"export_{mode}"), evaluate=False,
+          quantize=mode)
+    # SICK test: 600 pairs of the fixture's words, gold from word overlap.
+    rng = np.random.default_rng(0)
+    words = model_dir_fixtures.WORDS
+    rows = ["pair_ID\tsentence_A\tsentence_B\trelatedness_score\t"
+            "entailment_judgment\tSemEval_set"]
+    for i in range(600):
+      a, b = (list(rng.choice(words, size=rng.integers(2, 7)))
+              for _ in range(2))
+      overlap = len(set(a) & set(b)) / len(set(a) | set(b))
+      gold = min(5.0, 1 + 4 * overlap + rng.normal(0, 0.5))
+      rows.append(f"{i}\t{' '.join(a)}\t{' '.join(b)}\t{gold:.2f}\t"
+                  "NEUTRAL\tTEST")
+    data_dir = os.path.join(root, "data")
+    os.makedirs(os.path.join(data_dir, "sick2014"))
+    with open(os.path.join(data_dir, "sick2014", "SICK_test_annotated.txt"),
+              "w", encoding="utf-8") as f:
+      f.write("\n".join(rows) + "\n")
+    output = sts_tables.run(
+        ["sts", f"--model={exports['none']}", f"--model={exports['none']}",
+         f"--model={exports['float16']}", f"--model={exports['int8']}",
+         "--names=float32,itself,float16,int8", f"--data_dir={data_dir}",
+         "--sets=sick"], out=io.StringIO())
+    self.assertLen(output["results"][0].sets["SICK.test"].gold, 600)
+    for name in ("itself", "float16", "int8"):
+      test = output["significance"][name]["SICK.test"]
+      self.assertEqual(test.direction(), 0, (name, test))
+      self.assertLess(abs(test.difference), 0.1, (name, test))
+    self.assertEqual(output["significance"]["itself"]["SICK.test"].pvalue,
+                     1.0)
+    row = next(l for l in output["markdown"].splitlines()
+               if l.startswith("| SICK.test |"))
+    self.assertNotIn("**", row)
+    self.assertNotIn(sts_tables.significance_lib.WORSE, row)
+
+
 if __name__ == "__main__":
   tf.test.main()
