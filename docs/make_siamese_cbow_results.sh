@@ -86,5 +86,5 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   cat $tmp/per_set.md
 } > $out
 .venv/bin/python -m reports.formatting "$out"  # no machine path, no overlong line
-bash docs/make_word_norms.sh  # the plot (demo model) above the band medians
+bash docs/make_siamese_cbow_plots.sh  # the two plots and their captions
 echo "wrote $out"

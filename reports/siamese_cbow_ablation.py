@@ -164,6 +164,45 @@ def format_table(runs, base, references, unfinished=()):
   return "\n".join(lines)
 
 
+def dev_curves(runs_dir, names):
+  """{run: [(step, STS-B dev Pearson)]} from each run's eval_log.jsonl."""
+  curves = {}
+  for name in names:
+    path = os.path.join(runs_dir, name, model_dir_lib.EVAL_LOG_FILE)
+    if os.path.exists(path):
+      with open(path, encoding="utf-8") as f:
+        points = [json.loads(line) for line in f if line.strip()]
+      curves[name] = [(p["step"], p["stsb_dev_pearson"]) for p in points
+                      if "stsb_dev_pearson" in p]
+  return curves
+
+
+def plot_dev_curves(curves, untrained, path):
+  """STS-B dev against training step, one line per run, one pair of axes;
+  the untrained model's score as a dashed line. Returns the caption."""
+  import matplotlib  # Only the plot needs matplotlib.
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+  figure, axis = pyplot.subplots(figsize=(7, 4.2))
+  for name, points in curves.items():
+    axis.plot(*zip(*points), marker="o", markersize=5, linewidth=2,
+              label=name)
+  axis.axhline(untrained, color="grey", linestyle="--", linewidth=1,
+               label=f"before training ({untrained:.2f})")
+  axis.set_xlabel("training step (batches of 100)")
+  axis.set_ylabel("STS-B dev Pearson \u00d7 100")
+  axis.set_title("STS-B dev during training", fontsize=11)
+  axis.legend(fontsize=8)
+  axis.grid(alpha=0.3)
+  figure.tight_layout()
+  figure.savefig(path, dpi=110)
+  pyplot.close(figure)
+  ends = "; ".join(f"{n} {p[-1][1]:.2f}" for n, p in curves.items())
+  return (f"STS-B dev Pearson of each run at its evaluations; dashed: the "
+          f"model before training ({untrained:.2f}). A line above the dashed "
+          f"one means training helped. At the last step: {ends}.")
+
+
 def define_flags(flag_values):
   flags.DEFINE_string("runs_dir", "docs/records/siamese_cbow_ablation",
                       "Folder of the run folders (or of their records).",
@@ -177,6 +216,11 @@ def define_flags(flag_values):
                             flag_values=flag_values)
   flags.DEFINE_string("output_json", None, "Also write the rows as JSON.",
                       flag_values=flag_values)
+  flags.DEFINE_list("plot_runs", [], "Runs to draw in --output_png (STS-B "
+                    "dev against step; the run 'untrained' as a line).",
+                    flag_values=flag_values)
+  flags.DEFINE_string("output_png", None, "Write the STS-B dev plot here; "
+                      "its caption is printed last.", flag_values=flag_values)
 
 
 def report(flag_values):
@@ -206,6 +250,14 @@ def report(flag_values):
       json.dump({"selected": best.name if best else None,
                  "runs": [dataclasses.asdict(r) for r in runs],
                  "unfinished": unfinished}, f, indent=2)
+  if flag_values.output_png:
+    untrained = by_name.get("untrained")
+    if untrained is None or untrained.dev_pearson is None:
+      raise errors.UserError("--output_png needs the run 'untrained'")
+    print("\n" + plot_dev_curves(
+        dev_curves(flag_values.runs_dir, flag_values.plot_runs or
+                   [best.name]), untrained.dev_pearson,
+        flag_values.output_png))
   return best
 
 

@@ -105,6 +105,27 @@ class SiameseCbowAblationTest(tf.test.TestCase):
                                                ["running"])
     self.assertIn("| running | no finished run recorded yet", table)
 
+  def test_dev_curve_plot_from_the_records(self):
+    _write_run(self.runs_dir, "untrained", ["--train_steps=1"], [1, 2, 3],
+               53.0, 0.6, 1)
+    curves = siamese_cbow_ablation.dev_curves(self.runs_dir,
+                                              ["paper", "fast", "absent"])
+    self.assertEqual(curves, {"paper": [(1, 1.0), (100, 54.0)],
+                              "fast": [(1, 1.0), (100, 55.5)]})
+    png = os.path.join(self.runs_dir, "dev.png")
+    siamese_cbow_ablation.run(["ablation", f"--runs_dir={self.runs_dir}",
+                               "--runs=untrained,paper,fast",
+                               "--plot_runs=paper,fast",
+                               f"--output_png={png}"])
+    with open(png, "rb") as f:
+      self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+    caption = siamese_cbow_ablation.plot_dev_curves(curves, 53.0, png)
+    self.assertIn("before training (53.00)", caption)
+    self.assertIn("At the last step: paper 54.00; fast 55.50.", caption)
+    with self.assertRaisesRegex(errors.UserError, "'untrained'"):
+      siamese_cbow_ablation.run(["ablation", f"--runs_dir={self.runs_dir}",
+                                 "--runs=paper,fast", f"--output_png={png}"])
+
   def test_base_run_must_have_finished(self):
     with self.assertRaisesRegex(errors.UserError, "--base=paper"):
       siamese_cbow_ablation.run(["ablation", f"--runs_dir={self.runs_dir}",
