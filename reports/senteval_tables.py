@@ -39,36 +39,25 @@ def _get(result, name):
       result, name)
 
 
-def format_transfer_table(rows: Sequence[tuple], digits: int = 1,
-                          bold_best: bool = True) -> str:
+def format_transfer_table(rows: Sequence[tuple], digits: int = 1) -> str:
   """Markdown accuracy table in the layout of the Sent2Vec paper's Table 1.
+
+  Nothing is bold: the cross-validated accuracies come without the
+  per-example decisions a paired test needs, and the pages bold only what a
+  test finds significantly better.
 
   Args:
     rows: (label, {task: senteval.TaskResult or its JSON dict}) per row;
       absent tasks are left empty.
     digits: decimals.
-    bold_best: bold the best value of each column.
 
   Returns:
     The table: columns MSRP (Acc / F1), MR, CR, SUBJ, MPQA, TREC, Average.
   """
   order = ("MSRP", "MR", "CR", "SUBJ", "MPQA", "TREC")
-  best = {}
-  for task in (*order, "Average"):
-    values = []
-    for _, results in rows:
-      value = (senteval.average_accuracy(results) if task == "Average" else
-               _get(results.get(task), "accuracy"))
-      if value is not None:
-        values.append(value)
-    best[task] = max(values) if len(values) > 1 and bold_best else None
 
-  def cell(value, task):
-    if value is None:
-      return ""
-    text = f"{value:.{digits}f}"
-    return f"**{text}**" if best.get(task) is not None and round(
-        value, digits) == round(best[task], digits) else text
+  def cell(value):
+    return "" if value is None else f"{value:.{digits}f}"
 
   lines = ["| model | MSRP (Acc / F1) | MR | CR | SUBJ | MPQA | TREC | "
            "Average |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -79,11 +68,11 @@ def format_transfer_table(rows: Sequence[tuple], digits: int = 1,
       cells.append("")
     else:
       f1 = _get(msrp, "f1")
-      cells.append(cell(_get(msrp, "accuracy"), "MSRP") +
+      cells.append(cell(_get(msrp, "accuracy")) +
                    ("" if f1 is None else f" / {f1:.{digits}f}"))
     for task in order[1:]:
-      cells.append(cell(_get(results.get(task), "accuracy"), task))
-    cells.append(cell(senteval.average_accuracy(results), "Average"))
+      cells.append(cell(_get(results.get(task), "accuracy")))
+    cells.append(cell(senteval.average_accuracy(results)))
     lines.append("| " + " | ".join(cells) + " |")
   return "\n".join(lines) + "\n"
 

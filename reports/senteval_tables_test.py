@@ -53,10 +53,11 @@ class TableTest(tf.test.TestCase):
     rows = senteval_tables.paper_rows(["Sent2Vec uni."])
     rows.append(("mine", {"MR": senteval.TaskResult("MR", 70.04),
                           "MSRP": senteval.TaskResult("MSRP", 71.0, f1=80.5)}))
-    text = senteval_tables.format_transfer_table(rows, bold_best=False)
+    text = senteval_tables.format_transfer_table(rows)
     self.assertIn("| Sent2Vec uni. (paper, Table 1) | 72.2 / 80.3 | 75.1 | "
                   "80.2 | 90.6 | 86.3 | 83.8 | 81.4 |", text)
     self.assertIn("| mine | 71.0 / 80.5 | 70.0 |  |  |  |  |  |", text)
+    self.assertNotIn("**", text)  # no test, so no "better" mark
     times = senteval_tables.format_time_table([("mine", {
         "MR": senteval.TaskResult("MR", 70.0, encode_seconds=1.0,
                                   classifier_seconds=2.5)})])
