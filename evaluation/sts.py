@@ -393,8 +393,9 @@ def format_table(results, names: Optional[Sequence[str]] = None,
       text += (f" **Bold**: Pearson significantly higher than {names[0]}'s, "
                f"{significance_lib.WORSE}: significantly lower (Williams' "
                "test of dependent correlations with the gold scores, "
-               f"Holm-corrected over the table's sets, p < {alpha:g}); "
-               "other differences are not significant.")
+               f"Holm-corrected over the table's sets, p < {alpha:g}, and "
+               f"at least {significance_lib.MIN_DIFFERENCE:g} apart); other "
+               "differences are not significant.")
     lines.extend([text, ""])
   lines.append("| " + " | ".join(header) + " |")
   lines.append("|---|---:|" + "---:|" * (len(header) - 2))

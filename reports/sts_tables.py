@@ -65,7 +65,8 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
   rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
   lines = ["Difference in Pearson's r \u00d7 100 [paired-bootstrap 95% "
            "interval], Holm-corrected p of Williams' test (**better** / "
-           f"{significance_lib.WORSE} worse at p < {alpha:g})", "",
+           f"{significance_lib.WORSE} worse: p < {alpha:g} and at least "
+           f"{significance_lib.MIN_DIFFERENCE:g} apart)", "",
            "| set | " + " | ".join(labels) + " |",
            "|---|" + "---:|" * len(labels)]
   for name in rows:
