@@ -212,6 +212,14 @@ def _format_value(value) -> str:
   return str(value)
 
 
+# What the "training data" column shows of a card's "training" record: the
+# data, and how much of it was seen (the other settings are in the runs'
+# flagfiles, linked from each model's page).
+TRAINING_DATA_KEYS = ("corpus", "corpus_files", "train_files",
+                      "lexicon_files", "task_paraphrases", "num_pairs",
+                      "num_epochs", "total_steps")
+
+
 def training_data(card: Mapping[str, Any]) -> str:
   """What the export was trained on, from its model card."""
   training = card.get("training")
@@ -219,7 +227,8 @@ def training_data(card: Mapping[str, Any]) -> str:
     return "(no training record in the model card)"
   if not isinstance(training, Mapping):
     return _format_value(training)
-  return "; ".join(f"{k}: {_format_value(v)}" for k, v in training.items())
+  return "; ".join(f"{k}: {_format_value(training[k])}"
+                   for k in TRAINING_DATA_KEYS if training.get(k))
 
 
 def _cell(text: str) -> str:

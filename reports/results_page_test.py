@@ -136,6 +136,9 @@ class ResultsPageTest(tf.test.TestCase):
       results_page.read_model_card(os.path.dirname(os.path.dirname(bad)))
     self.assertIn("no training record",
                   results_page.training_data({"model_type": "x"}))
+    self.assertEqual(results_page.training_data({"training": {
+        "learning_rate": 0.2, "corpus_files": ["a", "b"], "dropout_k": 7,
+        "total_steps": 9}}), "corpus_files: a, b; total_steps: 9")
     self.assertEqual(json.loads(json.dumps(CARD)), CARD)
 
 

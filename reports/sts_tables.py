@@ -78,6 +78,9 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
         continue
       interval = ("" if any(math.isnan(x) for x in c.ci95) else
                   f" [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]")
+      if math.isnan(c.difference):
+        cells.append(formatting.MISSING)
+        continue
       text = (f"{c.difference:+.2f}{interval} "
               f"p={formatting.pvalue(c.adjusted_pvalue)}")
       direction = c.direction(alpha)
