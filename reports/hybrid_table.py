@@ -60,7 +60,6 @@ The command's flags are its own (`define_flags`, parsed by `run`).
 import json
 import os
 import sys
-import time
 from typing import Sequence
 
 from absl import flags

@@ -17,7 +17,6 @@ settings are chosen on dev, never on the STS test sets.
 
 import dataclasses
 import json
-import math
 import os
 from typing import Optional
 

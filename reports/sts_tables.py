@@ -33,7 +33,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Mapping, Sequence
 
 from absl import flags
 
