@@ -9,8 +9,8 @@ Builds the tables under the strategy's scope (MirroredStrategy keeps one full
 copy per replica device), runs --steps sparse SGD steps on random ids (a
 Siamese CBOW step, or a Sent2Vec-shaped lookup/update of source and target
 rows) and prints the computed table bytes, where each copy lives, and the
-process's peak resident memory (ru_maxrss) after building and after the
-steps (peak includes the initialiser's temporaries; current is what stays).
+process's peak resident memory (VmHWM, common/resources.py) after building
+and after the steps (peak includes the initialiser's temporaries; current is what stays).
 With logical CPU devices every copy is in host memory, so peak RSS
 shows the per-replica copies; on GPUs each copy is in its own GPU's memory.
 
