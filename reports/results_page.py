@@ -287,8 +287,9 @@ def build_page(entries: Sequence[dict], command: str,
         e["name"], model_type, e["path"], card.get("checkpoint", ""),
         training_data(card),
         paper_numbers.PAPER_TRAINING_DATA.get(model_type, "—"))) + " |")
-  lines += ["", "Commands that produced each model's rows (the page runs the "
-            "same functions; run from the repository root):", ""]
+  lines += ["", "<details><summary>Commands that produced each model's rows "
+            "(the page runs the same functions; run from the repository "
+            "root)</summary>", ""]
   for e in entries:
     sts_cmd, transfer_cmd = row_commands(e["path"], tasks, config)
     lines.append(f"- **{e['name']}**")
@@ -300,7 +301,7 @@ def build_page(entries: Sequence[dict], command: str,
     lines.append(
         f"  - evaluated {e.get('evaluated_at', '?')}; load average (1, 5, 15 "
         f"min) before {load[0]}, after {load[1]} on this machine's 2 cores")
-  lines.append("")
+  lines += ["", "</details>", ""]
 
   # -- transfer
   transfer_rows = senteval_tables.paper_rows()

@@ -79,8 +79,11 @@ class ResultsPageTest(tf.test.TestCase):
     self.assertIn("corpus: books", page)
     self.assertIn(
         "Toronto Book Corpus (74M sentences)", page)
-    # Commands per row.
+    # Commands per row, collapsed.
     self.assertIn("trained by: `python -m trainers.siamese_cbow --x=1`", page)
+    self.assertRegex(page, r"<details><summary>Commands that produced each "
+                     r"model's rows[^<]*</summary>\n\n- \*\*Model A\*\*"
+                     r"(.|\n)*</details>\n\n## Transfer tasks")
     self.assertIn(f"python -m reports.senteval_tables --model={self.export_a}",
                   page)
     self.assertIn(f"python -m reports.sts_tables --model={self.export_b}", page)
