@@ -116,6 +116,9 @@ def write_text_atomically(path, text):
   folder = os.path.dirname(os.path.abspath(path))
   fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.")
   try:
+    # mkstemp makes the file 0600; the file gets the mode `open` would give
+    # it (0666 less the umask), as the files written without a rename do.
+    os.chmod(tmp, 0o666 & ~current_umask())
     with os.fdopen(fd, "w", encoding="utf-8") as f:
       f.write(text)
       f.flush()
@@ -125,6 +128,13 @@ def write_text_atomically(path, text):
     if os.path.exists(tmp):
       os.remove(tmp)
     raise
+
+
+def current_umask():
+  """The process's umask (read by setting it and setting it back)."""
+  mask = os.umask(0o022)
+  os.umask(mask)
+  return mask
 
 
 def read_flags_file(model_dir):
