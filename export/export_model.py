@@ -29,6 +29,8 @@ from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import non_finite
+from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -138,6 +140,8 @@ def export(model_dir, export_dir, version=None, data_dir=None,
     raise ValueError(
         f"export(quantize={quantize!r}) was given a module built with "
         f"quantization {getattr(module, 'quantization_mode', 'none')!r}")
+  non_finite.check_variables(
+      module.variables, f"the model to export from {model_dir!r}")
   if evaluate and is_sentence_encoder(module) and (
       "evaluation" not in module.metadata):
     module.metadata["evaluation"] = export_time_scores(module, data_dir)
@@ -149,11 +153,15 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
-                data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
-                max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
-                max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
-                quantize=FLAGS.quantize)
+  model_dir_lib.read_model_config(FLAGS.model_dir)  # A model dir, or say so.
+  # One writer per model directory: not while a trainer (or another export)
+  # of it runs.
+  with run_lock.hold(FLAGS.model_dir, "export"):
+    path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
+                  data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
+                  max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
+                  max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
+                  quantize=FLAGS.quantize)
   print(f"exported to {path}")
 
 
