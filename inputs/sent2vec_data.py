@@ -39,10 +39,12 @@ negatives) rows instead of O(targets x tokens)).
 """
 
 import gzip
+import zlib
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.inputs import corpus as corpus_lib
 from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_featurizer
@@ -550,16 +552,29 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
 
 
 def count_lines(file_patterns):
-  """Lines `corpus.line_dataset` yields for these files (one pass)."""
+  """Lines `corpus.line_dataset` yields for these files (one pass).
+
+  Raises:
+    errors.DataDirError: a truncated or corrupt `.gz` file (Python's gzip
+      checks the end of the stream, which --noverify_data skipped before),
+      or a file that cannot be read, naming it.
+  """
   files = corpus_lib.list_files(file_patterns)
   total = len(files) - 1  # The boundary line between files.
   for path in files:
     opener = gzip.open if path.endswith(".gz") else open
     last = b"\n"
-    with opener(path, "rb") as f:
-      for block in iter(lambda: f.read(1 << 22), b""):
-        total += block.count(b"\n")
-        last = block[-1:]
+    try:
+      with opener(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+          total += block.count(b"\n")
+          last = block[-1:]
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+      raise errors.DataDirError(
+          f"{path}: truncated or corrupt gzip ({e}); restore the file (the "
+          "check that --noverify_data skips would have named it too)") from e
+    except OSError as e:
+      raise errors.DataDirError(f"{path}: cannot read ({e})") from e
     if last != b"\n":  # A last line without a newline still counts.
       total += 1
   return total

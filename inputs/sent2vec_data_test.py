@@ -6,11 +6,13 @@ contexts, pieces for distributed training."""
 import collections
 import gzip
 import os
+import re
 from unittest import mock
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
@@ -313,6 +315,22 @@ class DatasetTest(tf.test.TestCase):
         path, _featurizer(2), keep, cdf, block_lines=7, num_epochs=2))
     self.assertLen(batches, 2 * sent2vec_data.batches_per_epoch(lines, 7))
     self.assertEqual(sum(int(b["num_tokens"]) for b in batches), 2 * 310)
+
+  def test_count_lines_of_a_truncated_gzip_is_an_error_naming_it(self):
+    # Issue 33 row 11: with --noverify_data, an EOFError traceback.
+    path = os.path.join(self.get_temp_dir(), "cut.txt.gz")
+    data = gzip.compress(("\n".join(_LINES * 50) + "\n").encode())
+    with open(path, "wb") as f:
+      f.write(data[:len(data) // 2])
+    with self.assertRaisesRegex(
+        errors.DataDirError,
+        f"^{re.escape(path)}: truncated or corrupt gzip \\("):
+      sent2vec_data.count_lines(path)
+    with open(path, "wb") as f:
+      f.write(b"not gzip at all")
+    with self.assertRaisesRegex(errors.DataDirError,
+                                "truncated or corrupt gzip"):
+      sent2vec_data.count_lines(path)
 
   def test_pieces_are_the_blocks_cut_in_order(self):
     path = os.path.join(self.get_temp_dir(), "p.txt.gz")
