@@ -82,18 +82,23 @@ class RunLock:
   release the lock before it returns (e.g. to let the next run start).
   """
 
-  def __init__(self, model_dir, what="run", announce=None):
+  def __init__(self, model_dir, what="run", announce=None,
+               read_only_ok=False):
     """
     Args:
       model_dir: the folder (it is made if missing).
       what: what holds it ("training", "export"), recorded in the file.
       announce: function(str) for the take-over line (default: stderr).
+      read_only_ok: a run that only reads the folder (an export elsewhere)
+        goes on without the lock when the folder cannot be written (then
+        no run can write it either).
     """
     self.model_dir = model_dir
     self.path = os.path.join(model_dir, LOCK_FILE)
     self.what = what
     self.announce = announce or (
         lambda line: print(line, file=sys.stderr, flush=True))
+    self.read_only_ok = read_only_ok
     self._fd = None
 
   @property
@@ -117,6 +122,9 @@ class RunLock:
       os.makedirs(self.model_dir, exist_ok=True)
       fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as e:
+      if self.read_only_ok and e.errno in (errno.EROFS, errno.EACCES,
+                                           errno.EPERM):
+        return {}
       raise errors.UserError(
           f"cannot write the lock file {self.path} ({e.strerror}): is "
           f"{self.model_dir!r} a writable folder?") from e
@@ -173,9 +181,9 @@ class RunLock:
 
 
 @contextlib.contextmanager
-def hold(model_dir, what="run", announce=None):
+def hold(model_dir, what="run", announce=None, read_only_ok=False):
   """Holds `model_dir`'s lock inside the `with` block (see `RunLock`)."""
-  lock = RunLock(model_dir, what, announce)
+  lock = RunLock(model_dir, what, announce, read_only_ok)
   lock.acquire()
   try:
     yield lock

@@ -136,6 +136,20 @@ class RunLockTest(unittest.TestCase):
     with self.assertRaises(errors.UserError):
       run_lock.RunLock(path).acquire()
 
+  def test_read_only_folder_is_refused_unless_read_only_ok(self):
+    folder = tempfile.mkdtemp()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k",
+                           "tmpfs", folder], capture_output=True, check=False)
+    if done.returncode != 0:
+      self.skipTest(f"cannot mount a tmpfs here: {done.stderr!r}")
+    self.addCleanup(subprocess.run, ["umount", folder], check=False)
+    with self.assertRaisesRegex(errors.UserError,
+                                "cannot write the lock file"):
+      run_lock.RunLock(folder, "training").acquire()
+    # An export that only reads the model directory goes on.
+    with run_lock.hold(folder, "export", read_only_ok=True) as lock:
+      self.assertFalse(lock.held)
+
   def test_acquire_twice_is_a_bug(self):
     lock = run_lock.RunLock(self.model_dir)
     lock.acquire()

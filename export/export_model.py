@@ -21,6 +21,7 @@ only (`export.table_quantization`); the other models refuse it.
 
 import importlib
 import math
+import os
 import time
 
 from absl import flags
@@ -156,13 +157,24 @@ def main(argv):
   model_dir_lib.read_model_config(FLAGS.model_dir)  # A model dir, or say so.
   # One writer per model directory: not while a trainer (or another export)
   # of it runs.
-  with run_lock.hold(FLAGS.model_dir, "export"):
+  with run_lock.hold(FLAGS.model_dir, "export", read_only_ok=True):
     path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
                   data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
                   max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
                   max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
                   quantize=FLAGS.quantize)
   print(f"exported to {path}")
+  note = card_scores_note(path)
+  if note:
+    print(f"note: the model card has no STS scores ({note})", flush=True)
+
+
+def card_scores_note(path):
+  """Why the model card of the export at `path` has no scores, or None."""
+  card = model_dir_lib.read_json(
+      os.path.join(path, saved_model_writer.MODEL_CARD), "the model card")
+  evaluation = card.get("evaluation") or {}
+  return evaluation.get("note")
 
 
 if __name__ == "__main__":

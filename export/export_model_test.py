@@ -133,6 +133,8 @@ class ExportModelTest(tf.test.TestCase):
     with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
       evaluation = json.load(f)["evaluation"]
     self.assertIn("not measured", evaluation["note"])
+    # Issue 32: the command says so on the console.
+    self.assertEqual(export_model.card_scores_note(path), evaluation["note"])
 
   def test_quantize_mode_is_checked_and_recorded(self):
     with self.assertRaisesRegex(errors.UserError, "quantize must be one of"):
