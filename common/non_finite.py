@@ -84,9 +84,19 @@ def check_step(step, finite, loss=None, last_checkpoint=None):
       "checkpoint", step=step)
 
 
-def check_variables(variables, what):
+def check_variables(variables, what, action="not exported. Export an "
+                    "earlier checkpoint, or train again with a lower "
+                    "--learning_rate"):
   """Raises `NonFiniteError` naming the first variable of `variables` that
-  holds nan or inf (`what` says what they are, e.g. "checkpoint ckpt-20")."""
+  holds nan or inf.
+
+  Args:
+    variables: tf.Variables (or arrays); integer ones are skipped.
+    what: what they are, e.g. "the model to export from 'runs/m'".
+    action: what was not done and what to do, after the colon (the
+      default is the export's; a checkpoint save would say "not saved" and
+      name the checkpoint kept).
+  """
   for variable in variables:
     if not variable.dtype.is_floating:
       continue
@@ -99,5 +109,4 @@ def check_variables(variables, what):
       raise NonFiniteError(
           f"{what} holds non-finite values ({bad:,} of "
           f"{values.size:,} in {getattr(variable, 'name', 'a variable')}): "
-          "not exported. Export an earlier checkpoint, or train again with "
-          "a lower --learning_rate")
+          f"{action}")

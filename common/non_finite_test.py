@@ -64,6 +64,11 @@ class NonFiniteTest(tf.test.TestCase):
         non_finite.NonFiniteError,
         "^checkpoint ckpt-20 holds non-finite values \\(2 of 4 in words"):
       non_finite.check_variables([good, bad], "checkpoint ckpt-20")
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "\\(2 of 4 in words.*\\): not saved; the last checkpoint is kept$"):
+      non_finite.check_variables([bad], "step 30",
+                                 "not saved; the last checkpoint is kept")
 
 
 if __name__ == "__main__":
