@@ -1,5 +1,7 @@
 """Tests for common.non_finite."""
 
+import os
+
 import numpy as np
 import tensorflow as tf
 
@@ -69,6 +71,42 @@ class NonFiniteTest(tf.test.TestCase):
         "\\(2 of 4 in words.*\\): not saved; the last checkpoint is kept$"):
       non_finite.check_variables([bad], "step 30",
                                  "not saved; the last checkpoint is kept")
+
+  def test_a_loop_that_diverges_stops_at_the_step_and_keeps_its_checkpoint(
+      self):
+    # The contract the training loop follows: the step returns
+    # all_finite(loss, gradient); check_step runs before the step is saved.
+    table = tf.Variable(tf.ones([4, 2]))
+    step_counter = tf.Variable(0, dtype=tf.int64)
+    manager = tf.train.CheckpointManager(
+        tf.train.Checkpoint(table=table, step=step_counter),
+        os.path.join(self.get_temp_dir(), "loop"), max_to_keep=2)
+
+    @tf.function
+    def train_step(learning_rate):
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(table))
+      gradient = tape.gradient(loss, table)
+      table.assign_sub(learning_rate * gradient)
+      step_counter.assign_add(1)
+      return loss, non_finite.all_finite([loss, gradient, table])
+
+    learning_rates = [0.01] * 5 + [float("inf")] + [0.01] * 4
+    with self.assertRaises(non_finite.NonFiniteError) as caught:
+      for learning_rate in learning_rates:
+        loss, finite = train_step(tf.constant(learning_rate))
+        step = int(step_counter.numpy())
+        non_finite.check_step(step, finite, loss, manager.latest_checkpoint)
+        if step % 2 == 0:
+          manager.save(checkpoint_number=step)
+    self.assertEqual(caught.exception.step, 6)
+    self.assertIn("the last checkpoint, ", str(caught.exception))
+    self.assertTrue(manager.latest_checkpoint.endswith("ckpt-4"))
+    restored = tf.Variable(tf.zeros([4, 2]))
+    tf.train.Checkpoint(table=restored, step=tf.Variable(
+        0, dtype=tf.int64)).restore(manager.latest_checkpoint)
+    self.assertTrue(np.isfinite(restored.numpy()).all())
+    self.assertAllClose(restored, np.full([4, 2], 0.98 ** 4))
 
 
 if __name__ == "__main__":
