@@ -84,10 +84,17 @@ def parse_flags(argv, flag_values=flags.FLAGS):
     flags.FLAGS.mark_as_parsed()
   try:
     return parse_argv(argv, flag_values)
+  except FlagfileEncodingError as e:
+    print(f"error: {e}", file=sys.stderr)
+    sys.exit(errors.EXIT_USER_ERROR)
   except errors.UserError as e:
     print(f"error: {e} (--helpshort or --helpfull: help on flags)",
           file=sys.stderr)
     sys.exit(errors.EXIT_USER_ERROR)
+
+
+class FlagfileEncodingError(errors.UserError):
+  """A --flagfile is not text in the encoding absl reads it with."""
 
 
 def parse_argv(argv, flag_values=flags.FLAGS):
@@ -106,11 +113,11 @@ def parse_argv(argv, flag_values=flags.FLAGS):
   except UnicodeDecodeError as e:
     found = undecodable_flagfile(argv)
     if found is None:
-      raise errors.UserError(
+      raise FlagfileEncodingError(
           f"a --flagfile is not {e.encoding} text ({e.reason} at byte "
           f"{e.start}): save it as {e.encoding}") from e
     path, line, error = found
-    raise errors.UserError(
+    raise FlagfileEncodingError(
         f"--flagfile {path}: line {line} is not {error.encoding} text "
         f"(byte 0x{error.object[error.start]:02x}, {error.reason}), even "
         f"if it is in a comment: save the file as {error.encoding} (e.g. "

@@ -209,9 +209,11 @@ class CliTest(absltest.TestCase):
         self.assertEqual(done.stdout, "")
         lines = done.stderr.splitlines()
         self.assertLen(lines, 1, done.stderr)
-        self.assertTrue(lines[0].startswith(
-            f"error: --flagfile {bad}: line 2 is not utf-8 text (byte "
-            "0xe9"), lines[0])
+        self.assertEqual(
+            lines[0],
+            f"error: --flagfile {bad}: line 2 is not utf-8 text (byte 0xe9, "
+            "invalid continuation byte), even if it is in a comment: save "
+            "the file as utf-8 (e.g. iconv -f latin1 -t utf-8)")
     with self.assertRaisesRegex(errors.UserError,
                                 f"--flagfile {bad}: line 2 "):
       cli.parse_own_flags(_define, ["p", "--flagfile", bad])
