@@ -4,7 +4,9 @@ A trainer's --model_dir holds model_config.json (model type, model and
 tokeniser configs, training facts), flags.txt (the flags of the run),
 vocab.txt, corpus_stats.json (where the model counts its corpus),
 checkpoints/, tensorboard/, train_log.jsonl and eval_log.jsonl (the loss and
-evaluation curves), export/<version>/ and sts_results.{json,md}. Trainers,
+evaluation curves), export/<version>/, sts_results.{json,md}, corpus_fingerprint.json
+(the corpus of the first pass) and run.lock (the running writer; named in
+common/run_lock.py, which imports no TensorFlow). Trainers,
 exporters, input readers, benchmarks and reports all take the names from
 here.
 """
@@ -34,6 +36,9 @@ STS_TABLE_FILE = "sts_results.md"
 # Written last by a run that trained to its end and exported: its step, its
 # export and its flags.
 FINISHED_FILE = "finished.json"
+# The corpus the directory's vocabulary and plan were made from
+# (inputs/data_integrity.record_corpus).
+CORPUS_FINGERPRINT_FILE = "corpus_fingerprint.json"
 
 
 def write_model_config(model_dir, model_type, config):

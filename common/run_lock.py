@@ -33,6 +33,8 @@ import sys
 
 from sentzoo.common import errors
 
+# In the model directory. Named here, not in common/model_dir.py, so that
+# taking the lock imports no TensorFlow.
 LOCK_FILE = "run.lock"
 
 

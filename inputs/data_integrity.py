@@ -14,7 +14,10 @@ with what the data directory says about it:
 
 Every problem is an `errors.UserError` whose message names the file, so a
 command run through `common.cli.run` prints `error: <file>: <what>` and exits
-with status 2. Standard library only (no TensorFlow).
+with status 2.
+
+`record_corpus` and `check_corpus_unchanged` fingerprint the corpus of a
+model directory's first pass and compare a rerun's with it.
 """
 
 import datetime
@@ -28,6 +31,7 @@ import time
 import zlib
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 
 CHUNK_BYTES = 1 << 20
 SHA256SUMS = "SHA256SUMS"
@@ -309,8 +313,6 @@ def verify_corpus(data_dir, files, checksums=True, out=None):
   return counts
 
 
-# The corpus a model directory's plan was made from (`record_corpus`).
-CORPUS_FINGERPRINT_FILE = "corpus_fingerprint.json"
 # `file_fingerprint` samples this many blocks of SAMPLE_BYTES, evenly spaced.
 SAMPLE_BLOCKS = 16
 SAMPLE_BYTES = 1 << 16
@@ -351,7 +353,7 @@ def corpus_fingerprint(files):
   return prints
 
 
-def record_corpus(model_dir, files, write_text=None):
+def record_corpus(model_dir, files):
   """Records the corpus `files` in `<model_dir>/corpus_fingerprint.json`.
 
   Call it when the first pass over the corpus (the vocabulary, the plan of
@@ -361,14 +363,10 @@ def record_corpus(model_dir, files, write_text=None):
   Args:
     model_dir: the model directory.
     files: the corpus files, in the order the run reads them.
-    write_text: function(path, text) that writes a file atomically (default
-      `common.model_dir.write_text_atomically`).
   """
-  if write_text is None:
-    from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
-    write_text = model_dir_lib.write_text_atomically
-  write_text(os.path.join(model_dir, CORPUS_FINGERPRINT_FILE),
-             json.dumps({"files": corpus_fingerprint(files)}, indent=2))
+  model_dir_lib.write_text_atomically(
+      os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE),
+      json.dumps({"files": corpus_fingerprint(files)}, indent=2))
 
 
 def _describe(entry):
@@ -390,7 +388,7 @@ def check_corpus_unchanged(model_dir, files):
   Returns:
     How many files were compared.
   """
-  path = os.path.join(model_dir, CORPUS_FINGERPRINT_FILE)
+  path = os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE)
   if not os.path.exists(path):
     return 0
   try:

@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import data_integrity
 
 
@@ -314,12 +315,12 @@ class DataIntegrityTest(tf.test.TestCase):
     model_dir = self._model_dir()
     data_integrity.record_corpus(model_dir, [self.part])
     with open(os.path.join(model_dir,
-                           data_integrity.CORPUS_FINGERPRINT_FILE)) as f:
+                           model_dir_lib.CORPUS_FINGERPRINT_FILE)) as f:
       [entry] = json.load(f)["files"]
     self.assertEqual(entry["size"], os.path.getsize(self.part))
     self.assertEqual(entry["path"], os.path.abspath(self.part))
     with open(os.path.join(model_dir,
-                           data_integrity.CORPUS_FINGERPRINT_FILE), "w") as f:
+                           model_dir_lib.CORPUS_FINGERPRINT_FILE), "w") as f:
       f.write("{not json")
     with self.assertRaisesRegex(errors.DataDirError, "delete it"):
       data_integrity.check_corpus_unchanged(model_dir, [self.part])
