@@ -84,6 +84,40 @@ def check_step(step, finite, loss=None, last_checkpoint=None):
       "checkpoint", step=step)
 
 
+class StepWatch:
+  """Remembers the first step whose loss or update was not finite, inside
+  the compiled step, so the host learns the exact step without fetching a
+  flag every step (it checks at its log and checkpoint points).
+
+    watch = non_finite.StepWatch()            # beside the step counter
+    ... in the step: watch.record(step, [loss, gradients, updated rows])
+    ... before a save or a log: watch.check(manager.latest_checkpoint)
+
+  Create it in the scope the step's variables live in. Under a
+  distribution strategy call `record` where the loss is reduced (cross-
+  replica context), not in each replica.
+  """
+
+  def __init__(self):
+    self.first_step = tf.Variable(-1, dtype=tf.int64, trainable=False,
+                                  name="first_non_finite_step")
+
+  def record(self, step, tensors):
+    """Records `step` if `tensors` hold nan or inf and no step was recorded
+    before; returns `all_finite(tensors)`."""
+    finite = all_finite(tensors)
+    first = tf.logical_and(tf.logical_not(finite), self.first_step < 0)
+    self.first_step.assign(
+        tf.where(first, tf.cast(step, tf.int64), self.first_step))
+    return finite
+
+  def check(self, last_checkpoint=None):
+    """Raises `NonFiniteError` naming the recorded step, if any."""
+    step = int(self.first_step.numpy())
+    if step >= 0:
+      check_step(step, False, last_checkpoint=last_checkpoint)
+
+
 def check_variables(variables, what, action="not exported. Export an "
                     "earlier checkpoint, or train again with a lower "
                     "--learning_rate"):

@@ -108,6 +108,26 @@ class NonFiniteTest(tf.test.TestCase):
     self.assertTrue(np.isfinite(restored.numpy()).all())
     self.assertAllClose(restored, np.full([4, 2], 0.98 ** 4))
 
+  def test_step_watch_names_the_first_bad_step_without_a_fetch_per_step(self):
+    table = tf.Variable(tf.ones([3]))
+    watch = non_finite.StepWatch()
+
+    @tf.function
+    def step(number, learning_rate):
+      table.assign_sub(learning_rate * table)
+      return watch.record(number, [table])
+
+    for number, learning_rate in enumerate([0.1, 0.1, float("inf"), 0.1,
+                                            float("nan")], start=1):
+      step(tf.constant(number, tf.int64), tf.constant(learning_rate))
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "^training diverged at step 3: .*\\(the last checkpoint, c/ckpt-2, "
+        "was written before and is kept\\)"):
+      watch.check("c/ckpt-2")
+    fresh = non_finite.StepWatch()
+    fresh.check()  # Nothing recorded: nothing raised.
+
 
 if __name__ == "__main__":
   tf.test.main()
