@@ -1,5 +1,7 @@
 """Entry-point wrapper: a user's mistake prints one clear line, not a traceback."""
 
+import locale
+import math
 import sys
 
 from absl import app
@@ -81,12 +83,81 @@ def parse_flags(argv, flag_values=flags.FLAGS):
     # `app.run` requires the global flags parsed: none of them is given.
     flags.FLAGS.mark_as_parsed()
   try:
-    return flag_values(argv)
-  except flags.Error as e:
-    message = " ".join(str(e).split("\n"))
-    print(f"error: {message} (--helpshort or --helpfull: help on flags)",
+    return parse_argv(argv, flag_values)
+  except FlagfileEncodingError as e:
+    print(f"error: {e}", file=sys.stderr)
+    sys.exit(errors.EXIT_USER_ERROR)
+  except errors.UserError as e:
+    print(f"error: {e} (--helpshort or --helpfull: help on flags)",
           file=sys.stderr)
     sys.exit(errors.EXIT_USER_ERROR)
+
+
+class FlagfileEncodingError(errors.UserError):
+  """A --flagfile is not text in the encoding absl reads it with."""
+
+
+def parse_argv(argv, flag_values=flags.FLAGS):
+  """Parses `argv` into `flag_values`; returns the arguments left over.
+
+  Every way the command line can be wrong is an `errors.UserError` with a
+  one-line message: absl's flag errors (validators included) and a
+  --flagfile that is not text in the locale's encoding (absl's own
+  `UnicodeDecodeError` names no file), which names the file, the line and
+  the byte.
+  """
+  try:
+    return flag_values(list(argv))
+  except flags.Error as e:
+    raise errors.UserError(" ".join(str(e).split("\n"))) from e
+  except UnicodeDecodeError as e:
+    found = undecodable_flagfile(argv)
+    if found is None:
+      raise FlagfileEncodingError(
+          f"a --flagfile is not {e.encoding} text ({e.reason} at byte "
+          f"{e.start}): save it as {e.encoding}") from e
+    path, line, error = found
+    raise FlagfileEncodingError(
+        f"--flagfile {path}: line {line} is not {error.encoding} text "
+        f"(byte 0x{error.object[error.start]:02x}, {error.reason}), even "
+        f"if it is in a comment: save the file as {error.encoding} (e.g. "
+        f"iconv -f latin1 -t utf-8)") from e
+
+
+def undecodable_flagfile(argv):
+  """The first --flagfile of `argv` (or one they name) that is not text in
+  the encoding absl reads it with: (path, line number, UnicodeDecodeError),
+  or None."""
+  encoding = locale.getpreferredencoding(False)
+  pending = [value for value in _flagfile_values(argv)]
+  seen = set()
+  while pending:
+    path = pending.pop(0)
+    if path in seen:
+      continue
+    seen.add(path)
+    try:
+      with open(path, "rb") as f:
+        data = f.read()
+    except OSError:
+      continue  # absl reports a missing flagfile itself.
+    try:
+      text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+      return path, data[:e.start].count(b"\n") + 1, e
+    pending.extend(_flagfile_values(
+        line.strip() for line in text.splitlines()))
+  return None
+
+
+def _flagfile_values(args):
+  args = list(args)
+  for i, arg in enumerate(args):
+    for prefix in ("--flagfile=", "-flagfile="):
+      if arg.startswith(prefix):
+        yield arg[len(prefix):]
+    if arg in ("--flagfile", "-flagfile") and i + 1 < len(args):
+      yield args[i + 1]
 
 
 def exit_if_interrupted(outcome):
@@ -100,14 +171,47 @@ def exit_if_interrupted(outcome):
 
 
 def positive_float(name, flag_values=flags.FLAGS):
-  """Registers a validator: the float flag `name` must be > 0 (None allowed).
+  """Registers a validator: the float flag `name` must be finite and > 0
+  (None allowed).
 
   absl's `lower_bound` allows the bound itself; a learning rate of 0 would
-  train nothing.
+  train nothing, and one of inf trains to NaN.
   """
   flags.register_validator(
-      name, lambda value: value is None or value > 0, message="must be > 0",
-      flag_values=flag_values)
+      name, lambda value: value is None or (math.isfinite(value) and value > 0),
+      message="must be a finite number > 0", flag_values=flag_values)
+
+
+def finite_floats(flag_values=flags.FLAGS, names=None):
+  """Registers a validator on float flags: nan, inf and -inf are refused.
+
+  absl's `lower_bound`/`upper_bound` let nan through (every comparison with
+  nan is false), so `--sample=nan` passed Sent2Vec's [0, 1] check and
+  turned subsampling off, and `--final_learning_rate_fraction=nan` trained
+  to NaN with exit 0. No float flag of this project has a meaning for nan
+  or an infinity.
+
+  Call it once, when the command's flags are defined (before they are
+  parsed).
+
+  Args:
+    flag_values: the command's `FlagValues`.
+    names: the float flags to check; None: every float flag defined in
+      `flag_values` now.
+
+  Returns:
+    The names of the flags given the validator.
+  """
+  if names is None:
+    names = sorted(name for name in flag_values
+                   if name == flag_values[name].name
+                   and isinstance(flag_values[name].parser, flags.FloatParser))
+  for name in names:
+    flags.register_validator(
+        name, lambda value: value is None or math.isfinite(value),
+        message="must be a finite number (not nan or inf)",
+        flag_values=flag_values)
+  return names
 
 
 def positive_int_list(name, flag_values=flags.FLAGS):
@@ -157,11 +261,7 @@ def parse_own_flags(define_flags, argv):
   """
   flag_values = flags.FlagValues()
   define_flags(flag_values)
-  try:
-    rest = flag_values(list(argv))
-  except flags.Error as e:
-    raise errors.UserError(str(e)) from e
-  reject_arguments(rest)
+  reject_arguments(parse_argv(argv, flag_values))
   return flag_values
 
 

@@ -141,8 +141,10 @@ class CliTest(absltest.TestCase):
     for arg, message in (
         ("--size=0", "error: flag --size=0: 0 is not a positive integer"),
         ("--size=x", "error: flag --size=x: invalid literal"),
-        ("--rate=0", "error: flag --rate=0.0: must be > 0"),
-        ("--rate=-1", "error: flag --rate=-1.0: must be > 0"),
+        ("--rate=0", "error: flag --rate=0.0: must be a finite number > 0"),
+        ("--rate=-1", "error: flag --rate=-1.0: must be a finite number > 0"),
+        ("--rate=inf", "error: flag --rate=inf: must be a finite number > 0"),
+        ("--rate=nan", "error: flag --rate=nan: must be a finite number > 0"),
         ("--widths=2,0", "error: flag --widths=['2', '0']: every item must "
          "be an integer >= 1"),
         ("--nope=1", "error: Unknown command line flag 'nope'")):
@@ -153,6 +155,71 @@ class CliTest(absltest.TestCase):
         lines = done.stderr.splitlines()
         self.assertLen(lines, 1, done.stderr)
         self.assertTrue(lines[0].startswith(message), lines[0])
+
+  def test_finite_floats_refuses_nan_and_infinities_within_bounds(self):
+    # Issue 33 row 3: absl's bounds let nan through (--sample=nan passed
+    # [0, 1]); an unbounded flag took inf.
+    def define(flag_values):
+      flags.DEFINE_float("sample", 1e-5, "t.", lower_bound=0, upper_bound=1,
+                         flag_values=flag_values)
+      flags.DEFINE_float("scale", 0.0, "s.", lower_bound=0,
+                         flag_values=flag_values)
+      flags.DEFINE_float("unset", None, "u.", flag_values=flag_values)
+      flags.DEFINE_integer("steps", 1, "n.", flag_values=flag_values)
+      self.assertEqual(cli.finite_floats(flag_values),
+                       ["sample", "scale", "unset"])
+
+    parsed = cli.parse_own_flags(define, ["p", "--sample=0.5", "--scale=3"])
+    self.assertEqual((parsed.sample, parsed.scale, parsed.unset),
+                     (0.5, 3.0, None))
+    for arg in ("--sample=nan", "--scale=inf", "--scale=nan",
+                "--unset=-inf", "--unset=nan"):
+      with self.subTest(arg=arg):
+        with self.assertRaisesRegex(
+            errors.UserError,
+            "must be a finite number \\(not nan or inf\\)"):
+          cli.parse_own_flags(define, ["p", arg])
+
+    # Without it (the old code) nan passes the [0, 1] bounds.
+    def define_bounded_only(flag_values):
+      flags.DEFINE_float("sample", 1e-5, "t.", lower_bound=0, upper_bound=1,
+                         flag_values=flag_values)
+    self.assertNotEqual(
+        cli.parse_own_flags(define_bounded_only, ["p", "--sample=nan"]).sample,
+        0.5)
+
+  def test_flagfile_not_utf8_is_one_error_line_naming_the_file(self):
+    # Issue 33 row 11: a latin-1 byte, even in a comment, was a
+    # UnicodeDecodeError traceback from absl.
+    folder = tempfile.mkdtemp()
+    bad = os.path.join(folder, "latin1.flags")
+    with open(bad, "wb") as f:
+      f.write(b"--size=2\n# caf\xe9 au lait\n--rate=0.5\n")
+    outer = os.path.join(folder, "outer.flags")
+    with open(outer, "w", encoding="utf-8") as f:
+      f.write(f"--flagfile={bad}\n")
+    main = """
+        def main(argv):
+          print("main ran")
+        """
+    for flagfile in (bad, outer):
+      with self.subTest(flagfile=flagfile):
+        done = self._run_main(main, f"--flagfile={flagfile}")
+        self.assertEqual(done.returncode, errors.EXIT_USER_ERROR, done.stderr)
+        self.assertEqual(done.stdout, "")
+        lines = done.stderr.splitlines()
+        self.assertLen(lines, 1, done.stderr)
+        self.assertEqual(
+            lines[0],
+            f"error: --flagfile {bad}: line 2 is not utf-8 text (byte 0xe9, "
+            "invalid continuation byte), even if it is in a comment: save "
+            "the file as utf-8 (e.g. iconv -f latin1 -t utf-8)")
+    with self.assertRaisesRegex(errors.UserError,
+                                f"--flagfile {bad}: line 2 "):
+      cli.parse_own_flags(_define, ["p", "--flagfile", bad])
+    self.assertEqual(cli.undecodable_flagfile(["p", f"--flagfile={outer}"])[:2],
+                     (bad, 2))
+    self.assertIsNone(cli.undecodable_flagfile(["p", "--flagfile=/nope"]))
 
 
 if __name__ == "__main__":

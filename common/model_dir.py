@@ -4,7 +4,9 @@ A trainer's --model_dir holds model_config.json (model type, model and
 tokeniser configs, training facts), flags.txt (the flags of the run),
 vocab.txt, corpus_stats.json (where the model counts its corpus),
 checkpoints/, tensorboard/, train_log.jsonl and eval_log.jsonl (the loss and
-evaluation curves), export/<version>/ and sts_results.{json,md}. Trainers,
+evaluation curves), export/<version>/, sts_results.{json,md}, corpus_fingerprint.json
+(the corpus of the first pass) and run.lock (the running writer; named in
+common/run_lock.py, which imports no TensorFlow). Trainers,
 exporters, input readers, benchmarks and reports all take the names from
 here.
 """
@@ -34,6 +36,9 @@ STS_TABLE_FILE = "sts_results.md"
 # Written last by a run that trained to its end and exported: its step, its
 # export and its flags.
 FINISHED_FILE = "finished.json"
+# The corpus the directory's vocabulary and plan were made from
+# (inputs/data_integrity.record_corpus).
+CORPUS_FINGERPRINT_FILE = "corpus_fingerprint.json"
 
 
 def write_model_config(model_dir, model_type, config):
@@ -116,6 +121,9 @@ def write_text_atomically(path, text):
   folder = os.path.dirname(os.path.abspath(path))
   fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.")
   try:
+    # mkstemp makes the file 0600; the file gets the mode `open` would give
+    # it (0666 less the umask), as the files written without a rename do.
+    os.chmod(tmp, 0o666 & ~current_umask())
     with os.fdopen(fd, "w", encoding="utf-8") as f:
       f.write(text)
       f.flush()
@@ -125,6 +133,13 @@ def write_text_atomically(path, text):
     if os.path.exists(tmp):
       os.remove(tmp)
     raise
+
+
+def current_umask():
+  """The process's umask (read by setting it and setting it back)."""
+  mask = os.umask(0o022)
+  os.umask(mask)
+  return mask
 
 
 def read_flags_file(model_dir):

@@ -1,6 +1,7 @@
 """Tests for evaluation.encoder."""
 
 import os
+import re
 import shutil
 import tempfile
 
@@ -106,6 +107,23 @@ class SavedModelEncoderTest(tf.test.TestCase):
       encoder_lib.load_encoder(empty)
     with self.assertRaisesRegex(errors.DataDirError, "does not exist"):
       encoder_lib.load_encoder(os.path.join(self.root, "nope"))
+
+  def test_a_plain_file_is_not_said_to_be_missing(self):
+    # Issue 33 row 10: `reports.sts_tables --model=<a plain file>` and
+    # `sentzoo.load("README.md")` said the file "does not exist".
+    plain = os.path.join(self.root, "README.md")
+    with open(plain, "w") as f:
+      f.write("# not a model\n")
+    with self.assertRaisesRegex(
+        errors.DataDirError,
+        f"^model path {re.escape(repr(plain))} is a file, not a model: pass "
+        "an export's folder \\(it holds saved_model.pb, or integer version "
+        "folders 1/, 2/, ... that do\\)$"):
+      encoder_lib.resolve_export_dir(plain)
+    # saved_model.pb itself names its folder.
+    pb = os.path.join(self.base, "1", "saved_model.pb")
+    self.assertEqual(encoder_lib.resolve_export_dir(pb),
+                     os.path.join(self.base, "1"))
 
 
 if __name__ == "__main__":

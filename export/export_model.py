@@ -21,6 +21,7 @@ only (`export.table_quantization`); the other models refuse it.
 
 import importlib
 import math
+import os
 import time
 
 from absl import flags
@@ -29,6 +30,8 @@ from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import non_finite
+from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -138,6 +141,8 @@ def export(model_dir, export_dir, version=None, data_dir=None,
     raise ValueError(
         f"export(quantize={quantize!r}) was given a module built with "
         f"quantization {getattr(module, 'quantization_mode', 'none')!r}")
+  non_finite.check_variables(
+      module.variables, f"the model to export from {model_dir!r}")
   if evaluate and is_sentence_encoder(module) and (
       "evaluation" not in module.metadata):
     module.metadata["evaluation"] = export_time_scores(module, data_dir)
@@ -149,12 +154,27 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
-                data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
-                max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
-                max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
-                quantize=FLAGS.quantize)
+  model_dir_lib.read_model_config(FLAGS.model_dir)  # A model dir, or say so.
+  # One writer per model directory: not while a trainer (or another export)
+  # of it runs.
+  with run_lock.hold(FLAGS.model_dir, "export", read_only_ok=True):
+    path = export(FLAGS.model_dir, FLAGS.export_dir, FLAGS.version,
+                  data_dir=FLAGS.data_dir, evaluate=FLAGS.evaluate,
+                  max_bytes_per_sentence=FLAGS.max_bytes_per_sentence,
+                  max_tokens_per_sentence=FLAGS.max_tokens_per_sentence,
+                  quantize=FLAGS.quantize)
   print(f"exported to {path}")
+  note = card_scores_note(path)
+  if note:
+    print(f"note: the model card has no STS scores ({note})", flush=True)
+
+
+def card_scores_note(path):
+  """Why the model card of the export at `path` has no scores, or None."""
+  card = model_dir_lib.read_json(
+      os.path.join(path, saved_model_writer.MODEL_CARD), "the model card")
+  evaluation = card.get("evaluation") or {}
+  return evaluation.get("note")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,16 @@
 
 import json
 import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import non_finite
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts as evaluation_sts
 from sentzoo.evaluation import sts_data
@@ -129,6 +133,8 @@ class ExportModelTest(tf.test.TestCase):
     with open(os.path.join(path, saved_model_writer.MODEL_CARD)) as f:
       evaluation = json.load(f)["evaluation"]
     self.assertIn("not measured", evaluation["note"])
+    # Issue 32: the command says so on the console.
+    self.assertEqual(export_model.card_scores_note(path), evaluation["note"])
 
   def test_quantize_mode_is_checked_and_recorded(self):
     with self.assertRaisesRegex(errors.UserError, "quantize must be one of"):
@@ -172,6 +178,59 @@ class ExportModelTest(tf.test.TestCase):
     self.assertEqual(config["model"]["vocab_size"], len(WORDS) + 1)
     self.assertEqual(config["tokenizer"],
                      {"lowercase": True, "keep_punctuation": True})
+
+  def test_a_non_finite_model_is_not_exported(self):
+    # Issue 33 row 3: a run trained to NaN exported all-NaN vectors.
+    module = export_model.build_module(self.model_dir)
+    table = module.embeddings.numpy()
+    table[2, 1] = np.nan
+    module.embeddings.assign(table)
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "the model to export from .* holds non-finite values \\(1 of "):
+      export_model.export(self.model_dir, self.export_dir, module=module)
+    self.assertFalse(os.path.exists(self.export_dir) and
+                     os.listdir(self.export_dir))
+
+  def test_export_command_refuses_a_model_dir_in_use(self):
+    # Issue 33 row 1: an export while a trainer writes the directory.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent("""
+            import sys, time
+            from sentzoo.common import run_lock
+            with run_lock.hold(sys.argv[1], "training"):
+              print("held", flush=True)
+              time.sleep(600)
+            """), self.model_dir],
+        cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+      self.assertEqual(holder.stdout.readline().strip(), "held")
+      done = subprocess.run(
+          [sys.executable, "-m", "sentzoo.export.export_model",
+           f"--model_dir={self.model_dir}", f"--export_dir={self.export_dir}",
+           "--noevaluate"], cwd=root, capture_output=True, text=True,
+          timeout=300)
+    finally:
+      holder.kill()
+      holder.communicate()
+    self.assertEqual(done.returncode, errors.EXIT_USER_ERROR, done.stderr)
+    errors_printed = [line for line in done.stderr.splitlines()
+                      if line.startswith("error:")]
+    self.assertEqual(errors_printed, [
+        f"error: {self.model_dir!r} is in use by another run (pid "
+        f"{holder.pid} on host {os.uname().nodename}, since "
+        + errors_printed[0].split(", since ")[1]])
+    self.assertNotIn("Traceback", done.stderr)
+    self.assertFalse(os.path.exists(self.export_dir))
+    # Once it ended, the export runs.
+    done = subprocess.run(
+        [sys.executable, "-m", "sentzoo.export.export_model",
+         f"--model_dir={self.model_dir}", f"--export_dir={self.export_dir}",
+         "--noevaluate"], cwd=root, capture_output=True, text=True,
+        timeout=300)
+    self.assertEqual(done.returncode, 0, done.stderr)
+    self.assertIn("exported to", done.stdout)
 
 
 if __name__ == "__main__":

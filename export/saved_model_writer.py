@@ -10,6 +10,7 @@ import uuid
 
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.export import serving_requests
 
@@ -125,17 +126,37 @@ def write(module, export_dir, version=None):
 
   Raises:
     VersionExistsError: `version` was given and exists.
-    errors.UserError: `version` is not an integer >= 0, or `export_dir` is
-      not a folder that can be created.
+    errors.UserError: `version` is not an integer >= 0, `export_dir` is
+      not a folder that can be created, or the export cannot be written
+      there (a full disk, with the size it needs and the space free; a
+      read-only folder); nothing of the export is left behind.
   """
   if version is not None:
     version = _version_number(version)
   try:
     os.makedirs(export_dir, exist_ok=True)
-  except (FileExistsError, NotADirectoryError, PermissionError) as e:
-    raise errors.UserError(
-        f"cannot use export dir {export_dir!r}: {e.strerror or e}") from e
-  remove_stale_temporaries(export_dir)
+  except OSError as e:
+    raise (disk_errors.user_error(e, "the export", export_dir, ADVICE) or
+           errors.UserError(f"cannot use export dir {export_dir!r}: "
+                            f"{e.strerror or e}")) from None
+  with disk_errors.plain_write_errors("the export", export_dir, ADVICE):
+    remove_stale_temporaries(export_dir)
+  return _write_and_publish(module, export_dir, version)
+
+
+# What else a user can do when the export folder cannot take the export.
+ADVICE = "pass another --export_dir"
+
+
+def _variable_bytes(module):
+  """About what the export's variables take on disk."""
+  return sum(v.shape.num_elements() * v.dtype.size for v in module.variables
+             if v.shape.is_fully_defined())
+
+
+def _write_and_publish(module, export_dir, version):
+  """`write` once the export dir exists; a full disk or a read-only folder
+  is an `errors.UserError` saying so (after the partial export is gone)."""
   if version is not None:
     final = os.path.join(export_dir, str(version))
     if _taken(final):
@@ -146,16 +167,23 @@ def write(module, export_dir, version=None):
   tmp = os.path.join(export_dir, f".tmp-{os.getpid()}-"
                      f"{threading.get_ident()}-{uuid.uuid4().hex[:8]}")
   try:
-    tf.saved_model.save(
-        module, tmp,
-        signatures={"serving_default": module.serve.get_concrete_function()})
-    card_path = os.path.join(tmp, MODEL_CARD)
-    os.makedirs(os.path.dirname(card_path), exist_ok=True)
-    with open(card_path, "w", encoding="utf-8") as f:
-      json.dump(module.metadata, f, indent=2, sort_keys=True)
-    serving_requests.write_warmup_file(
-        tmp, serving_requests.warmup_inputs(module.serve),
-        model_name=os.path.basename(os.path.abspath(export_dir)))
-    return _publish(tmp, export_dir, version)
+    with disk_errors.plain_write_errors("the export", export_dir, ADVICE,
+                                        needed_bytes=_variable_bytes(module)):
+      return _save_and_publish(module, tmp, export_dir, version)
   finally:
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _save_and_publish(module, tmp, export_dir, version):
+  """Saves `module` into the temporary folder `tmp`, then publishes it."""
+  tf.saved_model.save(
+      module, tmp,
+      signatures={"serving_default": module.serve.get_concrete_function()})
+  card_path = os.path.join(tmp, MODEL_CARD)
+  os.makedirs(os.path.dirname(card_path), exist_ok=True)
+  with open(card_path, "w", encoding="utf-8") as f:
+    json.dump(module.metadata, f, indent=2, sort_keys=True)
+  serving_requests.write_warmup_file(
+      tmp, serving_requests.warmup_inputs(module.serve),
+      model_name=os.path.basename(os.path.abspath(export_dir)))
+  return _publish(tmp, export_dir, version)

@@ -1,7 +1,10 @@
 """Tests for export.saved_model_writer."""
 
+import errno
 import json
 import os
+import subprocess
+import tempfile
 import threading
 from unittest import mock
 
@@ -21,12 +24,24 @@ METADATA = {"model_type": "test", "embedding_dim": 3,
             "paper": "Kenter et al."}
 
 
-def _module(metadata=None):
+def _module(metadata=None, rows=3):
   vocabulary = vocabulary_lib.Vocabulary(["a", "b"], [2, 1])
-  table = np.arange(9, dtype=np.float32).reshape(3, 3)
+  table = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
   return averaging_encoder.AveragingSentenceEncoder(
       text_to_ids_lib.TextToIds(vocabulary), table,
       METADATA if metadata is None else metadata)
+
+
+def _mount_tmpfs(test, options):
+  """A fresh tmpfs mounted with `options` (e.g. "size=256k", "ro"), unmounted
+  at the end of `test`; skips the test where mounting is not allowed."""
+  folder = tempfile.mkdtemp()
+  done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs",
+                         folder], capture_output=True, check=False)
+  if done.returncode != 0:
+    test.skipTest(f"cannot mount a tmpfs here: {done.stderr!r}")
+  test.addCleanup(subprocess.run, ["umount", folder], check=False)
+  return folder
 
 
 class SavedModelWriterTest(tf.test.TestCase):
@@ -251,6 +266,60 @@ class SavedModelWriterTest(tf.test.TestCase):
     out = serve(sentences=tf.constant(["a b", "b", "zzz"]))["embeddings"]
     self.assertAllClose(out, [[4.5, 5.5, 6.5], [6, 7, 8], [0, 0, 0]])
     self.assertAllClose(loaded(tf.constant(["a"])), [[3, 4, 5]])
+
+  def test_full_disk_is_one_plain_error_and_leaves_nothing(self):
+    # Issue 33 row 9: a ResourceExhaustedError traceback before.
+    disk = _mount_tmpfs(self, "size=256k")
+    export_dir = os.path.join(disk, "exports")
+    with self.assertRaises(errors.UserError) as caught:
+      saved_model_writer.write(_module(rows=100_000), export_dir)
+    message = str(caught.exception)
+    self.assertRegex(
+        message, "^no space left on device writing the export to "
+        f"{export_dir} \\(it needs about 1.2 MB, .* free\\): make room or "
+        "pass another --export_dir$")
+    self.assertEqual(os.listdir(export_dir), [])
+    # A small export fits in the space left.
+    self.assertEqual(saved_model_writer.write(_module(), export_dir),
+                     os.path.join(export_dir, "1"))
+
+  def test_read_only_folder_is_one_plain_error(self):
+    disk = _mount_tmpfs(self, "ro,size=64k")
+    for export_dir in (disk, os.path.join(disk, "exports")):
+      with self.subTest(export_dir=export_dir):
+        with self.assertRaisesRegex(
+            errors.UserError,
+            f"^cannot write the export to {export_dir}: read-only file "
+            "system; make it writable or pass another --export_dir$"):
+          saved_model_writer.write(_module(), export_dir)
+
+  def test_write_failures_raised_by_tensorflow_or_python_are_plain(self):
+    # The same without a tmpfs: the save fails as TensorFlow and Python say.
+    failures = (
+        (tf.errors.ResourceExhaustedError(
+            None, None, "x/variables_temp/part-0; No space left on device"),
+         "^no space left on device writing the export to .*: make room or "
+         "pass another --export_dir$"),
+        (tf.errors.PermissionDeniedError(
+            None, None, "x/saved_model.pb; Read-only file system"),
+         "read-only file system; make it writable or pass"),
+        (OSError(errno.EROFS, "Read-only file system"),
+         "read-only file system; make it writable"),
+        (OSError(errno.EDQUOT, "Disk quota exceeded"),
+         "^no space left on device writing the export"),
+        (OSError(errno.EACCES, "Permission denied"),
+         "permission denied; make it writable or pass"))
+    for failure, message in failures:
+      with self.subTest(failure=failure):
+        with mock.patch.object(tf.saved_model, "save", side_effect=failure):
+          with self.assertRaisesRegex(errors.UserError, message):
+            saved_model_writer.write(_module(), self.export_dir)
+        self.assertEqual(self._entries(), [])
+    # Anything else is a bug: its own exception, not a UserError.
+    with mock.patch.object(tf.saved_model, "save",
+                           side_effect=ValueError("a bug")):
+      with self.assertRaisesRegex(ValueError, "a bug"):
+        saved_model_writer.write(_module(), self.export_dir)
 
 
 if __name__ == "__main__":

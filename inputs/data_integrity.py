@@ -14,11 +14,16 @@ with what the data directory says about it:
 
 Every problem is an `errors.UserError` whose message names the file, so a
 command run through `common.cli.run` prints `error: <file>: <what>` and exits
-with status 2. Standard library only (no TensorFlow).
+with status 2.
+
+`record_corpus` and `check_corpus_unchanged` fingerprint the corpus of a
+model directory's first pass and compare a rerun's with it.
 """
 
+import datetime
 import gzip
 import hashlib
+import json
 import os
 import re
 import sys
@@ -26,9 +31,17 @@ import time
 import zlib
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 
 CHUNK_BYTES = 1 << 20
 SHA256SUMS = "SHA256SUMS"
+# Said with every checksum or line-count mismatch: the checks are for the
+# shipped files, and a user who changed one on purpose needs the way out.
+OWN_CORPUS_ADVICE = (
+    "if you changed it on purpose (your own corpus), give it a name or "
+    "folder of its own (only the files that SHA256SUMS or "
+    "gutenberg/index.tsv list are checked against them; see "
+    "docs/reliability.md) or pass --noverify_data")
 # A book corpus part: gutenberg/part01.txt.gz (or an uncompressed .txt).
 _PART_NAME = re.compile(r"part(\d+)\.txt(\.gz)?$")
 _SUMS_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)$")
@@ -122,7 +135,8 @@ def verify_checksums(data_dir, files):
     if found != expected:
       raise errors.DataDirError(
           f"{path}: sha256 {found[:12]}... does not match {expected[:12]}... "
-          f"listed in {sums_path} (a corrupt, truncated or changed copy)")
+          f"listed in {sums_path} (a corrupt, truncated or changed copy); "
+          f"{OWN_CORPUS_ADVICE}")
     checked += 1
   return checked
 
@@ -257,7 +271,7 @@ def verify_book_corpus(data_dir, files, line_counts=None):
       raise errors.DataDirError(
           f"{path}: {found:,} lines, but {index_path} implies {expected + 1:,} "
           f"(last sentence on line {expected:,}, then an empty line): a "
-          f"truncated or different copy of part {part}")
+          f"truncated or different copy of part {part}; {OWN_CORPUS_ADVICE}")
     checked += 1
   return checked
 
@@ -297,3 +311,113 @@ def verify_corpus(data_dir, files, checksums=True, out=None):
     print(f"verified {os.path.basename(path)}: {counts[path]:,} lines{notes} "
           f"({time.perf_counter() - start:.1f}s)", file=out, flush=True)
   return counts
+
+
+# `file_fingerprint` samples this many blocks of SAMPLE_BYTES, evenly spaced.
+SAMPLE_BLOCKS = 16
+SAMPLE_BYTES = 1 << 16
+
+
+def _sample_digest(path, size):
+  """sha256 of SAMPLE_BLOCKS blocks spread over the file (at most 1 MiB read):
+  tells a copied or touched file (same bytes, new mtime) from a changed one
+  of the same size in all but contrived cases."""
+  digest = hashlib.sha256()
+  with open(path, "rb") as f:
+    for i in range(SAMPLE_BLOCKS):
+      f.seek(size * i // SAMPLE_BLOCKS)
+      digest.update(f.read(SAMPLE_BYTES))
+  return digest.hexdigest()
+
+
+def file_fingerprint(path):
+  """{"path", "size", "mtime_ns"} of a corpus file (no read: a stat)."""
+  try:
+    stat = os.stat(path)
+  except OSError as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e.strerror})") from e
+  return {"path": os.path.abspath(path), "size": stat.st_size,
+          "mtime_ns": stat.st_mtime_ns}
+
+
+def corpus_fingerprint(files):
+  """The fingerprints of `files`, in order, each with its sampled digest."""
+  prints = []
+  for path in files:
+    entry = file_fingerprint(path)
+    try:
+      entry["sample_sha256"] = _sample_digest(path, entry["size"])
+    except OSError as e:
+      raise errors.DataDirError(f"{path}: cannot read ({e.strerror})") from e
+    prints.append(entry)
+  return prints
+
+
+def record_corpus(model_dir, files):
+  """Records the corpus `files` in `<model_dir>/corpus_fingerprint.json`.
+
+  Call it when the first pass over the corpus (the vocabulary, the plan of
+  batches per epoch) is done: `check_corpus_unchanged` compares every rerun
+  with it.
+
+  Args:
+    model_dir: the model directory.
+    files: the corpus files, in the order the run reads them.
+  """
+  model_dir_lib.write_text_atomically(
+      os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE),
+      json.dumps({"files": corpus_fingerprint(files)}, indent=2))
+
+
+def _describe(entry):
+  when = datetime.datetime.fromtimestamp(
+      entry["mtime_ns"] / 1e9, datetime.timezone.utc).strftime(
+          "%Y-%m-%d %H:%M:%S UTC")
+  return f"{entry['size']:,} bytes, modified {when}"
+
+
+def check_corpus_unchanged(model_dir, files):
+  """Raises `errors.DataDirError` if `files` are not the corpus recorded by
+  `record_corpus` in `model_dir` (nothing recorded: nothing to check).
+
+  A file is unchanged when its size and mtime are as recorded (a stat), or,
+  when only its mtime moved (a copy, `touch`), when its sampled digest is
+  the same. Files are compared in order, so a data directory moved
+  elsewhere with the same files passes.
+
+  Returns:
+    How many files were compared.
+  """
+  path = os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE)
+  if not os.path.exists(path):
+    return 0
+  try:
+    with open(path, encoding="utf-8") as f:
+      recorded = json.load(f)["files"]
+  except (OSError, ValueError, KeyError, TypeError) as e:
+    raise errors.DataDirError(
+        f"{path}: unreadable ({e}); delete it to record the corpus "
+        "again") from e
+  advice = (f"this model directory's vocabulary and plan of batches were "
+            f"made from the recorded files ({path}). Put them back, or train "
+            "on the new corpus in a new --model_dir")
+  if len(recorded) != len(files):
+    raise errors.DataDirError(
+        f"the corpus changed since {model_dir!r} was first trained: "
+        f"{len(files)} corpus files now, {len(recorded)} then; {advice}")
+  for entry, file in zip(recorded, files):
+    now = file_fingerprint(file)
+    if (now["size"], now["mtime_ns"]) == (entry["size"], entry["mtime_ns"]):
+      continue
+    if now["size"] == entry["size"]:
+      try:
+        same = _sample_digest(file, now["size"]) == entry.get("sample_sha256")
+      except OSError as e:
+        raise errors.DataDirError(
+            f"{file}: cannot read ({e.strerror})") from e
+      if same:
+        continue
+    raise errors.DataDirError(
+        f"the corpus changed since {model_dir!r} was first trained: {file} "
+        f"is {_describe(now)}, it was {_describe(entry)}; {advice}")
+  return len(files)

@@ -3,6 +3,7 @@
 import gzip
 import hashlib
 import io
+import json
 import os
 import re
 
@@ -10,6 +11,7 @@ import tensorflow as tf
 
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import data_integrity
 
 
@@ -228,6 +230,100 @@ class DataIntegrityTest(tf.test.TestCase):
     self.assertEqual(data_integrity.verify_corpus(None, [self.part],
                                                   out=io.StringIO()),
                      {self.part: 7})
+
+  def test_mismatches_say_what_a_user_with_their_own_corpus_does(self):
+    # Issue 33 row 12: a modified corpus beside the shipped SHA256SUMS /
+    # index.tsv was refused without a word on the way out.
+    self._write_sums([("gutenberg/part01.txt.gz", "ab" * 32)])
+    with self.assertRaises(errors.DataDirError) as caught:
+      data_integrity.verify_checksums(self.data_dir, [self.part])
+    self.assertTrue(str(caught.exception).endswith(
+        "(a corrupt, truncated or changed copy); "
+        + data_integrity.OWN_CORPUS_ADVICE), str(caught.exception))
+    os.remove(os.path.join(self.data_dir, data_integrity.SHA256SUMS))
+    self._write_index(self._good_index_rows())
+    self._write("gutenberg/part01.txt.gz",
+                _gzip_bytes(_book_text(self.books[:1])))
+    with self.assertRaises(errors.DataDirError) as caught:
+      data_integrity.verify_book_corpus(self.data_dir, [self.part])
+    self.assertTrue(str(caught.exception).endswith(
+        "a truncated or different copy of part 1; "
+        + data_integrity.OWN_CORPUS_ADVICE), str(caught.exception))
+    self.assertIn("your own corpus", data_integrity.OWN_CORPUS_ADVICE)
+    self.assertIn("--noverify_data", data_integrity.OWN_CORPUS_ADVICE)
+    # The way out works: the same file under a name of its own is read
+    # without the shipped checks.
+    own = os.path.join(self.data_dir, "mine", "part01.txt.gz")
+    os.makedirs(os.path.dirname(own))
+    os.replace(self.part, own)
+    self.assertEqual(data_integrity.verify_book_corpus(self.data_dir, [own]), 0)
+    self.assertEqual(data_integrity.verify_corpus(
+        self.data_dir, [own], out=io.StringIO()), {own: 4})
+
+  # record_corpus / check_corpus_unchanged
+
+  def _model_dir(self):
+    path = os.path.join(self.get_temp_dir(), self._testMethodName + "_model")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+  def test_unchanged_corpus_passes_and_nothing_recorded_checks_nothing(self):
+    model_dir = self._model_dir()
+    other = self._write("gutenberg/part02.txt.gz", _gzip_bytes("x\ny\n"))
+    files = [self.part, other]
+    self.assertEqual(data_integrity.check_corpus_unchanged(model_dir, files),
+                     0)
+    data_integrity.record_corpus(model_dir, files)
+    self.assertEqual(data_integrity.check_corpus_unchanged(model_dir, files),
+                     2)
+    # A copy or `touch`: same bytes, a new mtime.
+    os.utime(other, ns=(1, 10**18))
+    self.assertEqual(data_integrity.check_corpus_unchanged(model_dir, files),
+                     2)
+
+  def test_changed_corpus_is_an_error_saying_what_to_do(self):
+    # Issue 33 row 4: a rerun trained on a changed file (69 batches an epoch
+    # where the plan had 197) without a word.
+    model_dir = self._model_dir()
+    data_integrity.record_corpus(model_dir, [self.part])
+    before = os.path.getsize(self.part)
+    self._write("gutenberg/part01.txt.gz",
+                _gzip_bytes(_book_text(self.books[:1])))
+    with self.assertRaises(errors.DataDirError) as caught:
+      data_integrity.check_corpus_unchanged(model_dir, [self.part])
+    message = str(caught.exception)
+    self.assertRegex(
+        message, f"^the corpus changed since {re.escape(repr(model_dir))} was "
+        f"first trained: {re.escape(self.part)} is .* bytes, modified .*, it "
+        f"was {before:,} bytes, modified .*UTC; ")
+    self.assertIn("Put them back, or train on the new corpus in a new "
+                  "--model_dir", message)
+
+  def test_same_size_new_content_and_other_file_counts_are_errors(self):
+    model_dir = self._model_dir()
+    plain = self._write("plain.txt", "abc\ndef\n")
+    data_integrity.record_corpus(model_dir, [plain])
+    self._write("plain.txt", "abc\nxyz\n")
+    os.utime(plain, ns=(1, 10**18))
+    with self.assertRaisesRegex(errors.DataDirError, "plain.txt is 8 bytes"):
+      data_integrity.check_corpus_unchanged(model_dir, [plain])
+    with self.assertRaisesRegex(errors.DataDirError,
+                                "2 corpus files now, 1 then"):
+      data_integrity.check_corpus_unchanged(model_dir, [plain, self.part])
+
+  def test_fingerprint_file_is_written_whole_and_readable(self):
+    model_dir = self._model_dir()
+    data_integrity.record_corpus(model_dir, [self.part])
+    with open(os.path.join(model_dir,
+                           model_dir_lib.CORPUS_FINGERPRINT_FILE)) as f:
+      [entry] = json.load(f)["files"]
+    self.assertEqual(entry["size"], os.path.getsize(self.part))
+    self.assertEqual(entry["path"], os.path.abspath(self.part))
+    with open(os.path.join(model_dir,
+                           model_dir_lib.CORPUS_FINGERPRINT_FILE), "w") as f:
+      f.write("{not json")
+    with self.assertRaisesRegex(errors.DataDirError, "delete it"):
+      data_integrity.check_corpus_unchanged(model_dir, [self.part])
 
 
 class RealDataTest(tf.test.TestCase):

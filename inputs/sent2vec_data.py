@@ -39,11 +39,14 @@ negatives) rows instead of O(targets x tokens)).
 """
 
 import gzip
+import zlib
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.inputs import corpus as corpus_lib
+from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import token_cache as token_cache_lib
 
@@ -298,23 +301,25 @@ def make_batch_from_words(words, line_tokens, featurizer, keep_prob, cdf,
   num_tokens = tf.reduce_sum(line_tokens)
   # Keep draw of every known word: keyed by (line, position among the
   # line's known words).
-  all_row = words.value_rowids()
+  all_row = ragged_rows.row_ids(words)
   all_pos = (tf.range(tf.size(words.flat_values, tf.int64))
              - tf.gather(words.row_starts(), all_row))
   u = uniform(tf.gather(line_keys(seed, KEEP_STREAM, line_numbers), all_row),
               all_pos, tf.float32)
-  is_target = words.with_flat_values(
-      u < tf.gather(keep_prob, words.flat_values))
-  targets_per_row = tf.reduce_sum(tf.cast(is_target, tf.int32), axis=1)
+  is_target = u < tf.gather(keep_prob, words.flat_values)
+  # A segment sum, not a ragged reduce_sum (which tiles [lines, longest
+  # line]: see inputs/ragged_rows.py).
+  targets_per_row = tf.math.unsorted_segment_sum(
+      tf.cast(is_target, tf.int32), all_row, words.nrows())
   keep_rows = (words.row_lengths() >= 2) & (targets_per_row > 0)
-  words = tf.ragged.boolean_mask(words, keep_rows)
-  is_target = tf.ragged.boolean_mask(is_target, keep_rows).flat_values
+  is_target = tf.boolean_mask(is_target, tf.gather(keep_rows, all_row))
+  words = ragged_rows.keep_rows(words, keep_rows)
   kept_lines = tf.boolean_mask(line_numbers, keep_rows)
 
   w = words.flat_values
   size = tf.shape(w)[0]
   num_rows = tf.cast(words.nrows(), tf.int32)
-  row = tf.cast(words.value_rowids(), tf.int32)
+  row = tf.cast(ragged_rows.row_ids(words), tf.int32)
   starts = tf.cast(words.row_starts(), tf.int32)
   lengths = tf.cast(words.row_lengths(), tf.int32)
   flat = tf.range(size)
@@ -547,16 +552,29 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
 
 
 def count_lines(file_patterns):
-  """Lines `corpus.line_dataset` yields for these files (one pass)."""
+  """Lines `corpus.line_dataset` yields for these files (one pass).
+
+  Raises:
+    errors.DataDirError: a truncated or corrupt `.gz` file (Python's gzip
+      checks the end of the stream, which --noverify_data skipped before),
+      or a file that cannot be read, naming it.
+  """
   files = corpus_lib.list_files(file_patterns)
   total = len(files) - 1  # The boundary line between files.
   for path in files:
     opener = gzip.open if path.endswith(".gz") else open
     last = b"\n"
-    with opener(path, "rb") as f:
-      for block in iter(lambda: f.read(1 << 22), b""):
-        total += block.count(b"\n")
-        last = block[-1:]
+    try:
+      with opener(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+          total += block.count(b"\n")
+          last = block[-1:]
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+      raise errors.DataDirError(
+          f"{path}: truncated or corrupt gzip ({e}); restore the file (the "
+          "check that --noverify_data skips would have named it too)") from e
+    except OSError as e:
+      raise errors.DataDirError(f"{path}: cannot read ({e})") from e
     if last != b"\n":  # A last line without a newline still counts.
       total += 1
   return total

@@ -6,10 +6,14 @@ contexts, pieces for distributed training."""
 import collections
 import gzip
 import os
+import re
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
+from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
@@ -312,6 +316,22 @@ class DatasetTest(tf.test.TestCase):
     self.assertLen(batches, 2 * sent2vec_data.batches_per_epoch(lines, 7))
     self.assertEqual(sum(int(b["num_tokens"]) for b in batches), 2 * 310)
 
+  def test_count_lines_of_a_truncated_gzip_is_an_error_naming_it(self):
+    # Issue 33 row 11: with --noverify_data, an EOFError traceback.
+    path = os.path.join(self.get_temp_dir(), "cut.txt.gz")
+    data = gzip.compress(("\n".join(_LINES * 50) + "\n").encode())
+    with open(path, "wb") as f:
+      f.write(data[:len(data) // 2])
+    with self.assertRaisesRegex(
+        errors.DataDirError,
+        f"^{re.escape(path)}: truncated or corrupt gzip \\("):
+      sent2vec_data.count_lines(path)
+    with open(path, "wb") as f:
+      f.write(b"not gzip at all")
+    with self.assertRaisesRegex(errors.DataDirError,
+                                "truncated or corrupt gzip"):
+      sent2vec_data.count_lines(path)
+
   def test_pieces_are_the_blocks_cut_in_order(self):
     path = os.path.join(self.get_temp_dir(), "p.txt.gz")
     with gzip.open(path, "wt") as f:
@@ -361,6 +381,53 @@ class DatasetTest(tf.test.TestCase):
     for a, b in zip(shared, private):
       for name in ("target_ids", "negatives", "source_ids", "grad_index"):
         self.assertAllEqual(a[name], b[name])
+
+  def test_one_long_line_in_a_block_needs_no_dense_tensor(self):
+    # Issue 33 row 8: value_rowids, the ragged mask and the ragged
+    # reduce_sum tiled [lines, longest line] int64: 16,384 x 400,000 here
+    # (52 GB), an OOM.
+    path = os.path.join(self.get_temp_dir(), "one_long_line.txt")
+    with open(path, "w", encoding="utf-8") as f:
+      for i in range(16_000):
+        f.write("the cat sat\n")
+        if i == 5_000:
+          f.write("the cat " * 200_000 + "\n")
+    keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.0, 1)
+    cdf = sent2vec_data.negative_cdf(_COUNTS)
+    [batch] = list(sent2vec_data.batch_dataset(
+        path, _featurizer(2), keep, cdf, num_negatives=2,
+        block_lines=16_384))
+    self.assertEqual(int(batch["num_lines"]), 16_001)
+    self.assertEqual(int(batch["num_tokens"]), 16_000 * 3 + 400_000)
+    self.assertLen(batch["target_ids"], 16_000 * 3 + 400_000)
+
+  def test_batches_are_those_of_tensorflows_ragged_ops(self):
+    # The linear row ids and masks (inputs/ragged_rows.py) change no batch:
+    # with TensorFlow's own ops in their place, the same batches.
+    path = os.path.join(self.get_temp_dir(), "same.txt.gz")
+    with gzip.open(path, "wt") as f:
+      f.write("\n".join(_LINES * 9) + "\n")
+    keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), 0.1, 1)
+    cdf = sent2vec_data.negative_cdf(_COUNTS)
+
+    def run():
+      return list(sent2vec_data.batch_dataset(
+          path, _featurizer(2), keep, cdf, dropout_k=1, block_lines=20,
+          seed=3, context="placeholder"))
+
+    batches = run()
+    with mock.patch.multiple(
+        ragged_rows, row_ids=lambda rt: rt.value_rowids(),
+        keep_values=lambda rt, keep: tf.ragged.boolean_mask(
+            rt, rt.with_flat_values(keep)),
+        keep_rows=tf.ragged.boolean_mask):
+      old_batches = run()
+    self.assertLen(batches, 4)
+    self.assertLen(old_batches, 4)
+    for new, old in zip(batches, old_batches):
+      self.assertEqual(sorted(new), sorted(old))
+      for key in new:
+        self.assertAllEqual(new[key], old[key], msg=key)
 
 
 if __name__ == "__main__":

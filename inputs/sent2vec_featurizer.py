@@ -14,6 +14,7 @@ n-grams are formed (as the reference C++ code does).
 
 import tensorflow as tf
 
+from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import tokenizer as tokenizer_lib
 
 # The multiplier of fastText's word n-gram hash (h = h * 116049371 + id).
@@ -145,7 +146,7 @@ class Sent2VecFeaturizer(tf.Module):
     tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
                                      max_tokens=max_tokens)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
-    ids = tf.ragged.boolean_mask(ids, ids > 0)
+    ids = ragged_rows.keep_values(ids, ids.flat_values > 0)
     return tf.cast(ids, tf.int32), tokens.row_lengths()
 
   def ids_from_words(self, word_ids):

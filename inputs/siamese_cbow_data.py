@@ -30,6 +30,7 @@ subsampled.
 import tensorflow as tf
 
 from sentzoo.inputs import corpus as corpus_lib
+from sentzoo.inputs import ragged_rows
 
 # Members of a group, in order along axis 1 of every batch.
 CENTER, PREVIOUS, NEXT = 0, 1, 2
@@ -122,7 +123,7 @@ def subsample(ids, keep_probability, seed):
   """
   draws = tf.random.stateless_uniform(tf.shape(ids.flat_values), seed)
   keep = draws < tf.gather(keep_probability, ids.flat_values)
-  return tf.ragged.boolean_mask(ids, ids.with_flat_values(keep))
+  return ragged_rows.keep_values(ids, keep)
 
 
 def make_groups(lines, text_to_ids, num_negatives, max_length, seed,

@@ -3,10 +3,12 @@
 import collections
 import gzip
 import os
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import siamese_cbow_data
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
@@ -445,6 +447,57 @@ class SiameseCbowDataTest(tf.test.TestCase):
         path, 0, to_ids, num_negatives=2, max_length=MAX_LENGTH,
         max_groups=10)
     self.assertEqual(held_out.shape, (4, 5, MAX_LENGTH))
+
+  def test_one_long_line_in_full_blocks_counts_without_a_dense_tensor(self):
+    # Issue 33 row 8: TextToIds' ragged mask tiled [lines, longest line]
+    # int64 in `count_batches`: 16,392 x 400,000 here (52 GB), an OOM.
+    path = os.path.join(self.dir, "one_long_line.txt")
+    with open(path, "w", encoding="utf-8") as f:
+      for i in range(16_000):
+        f.write("x y x y\n")
+        if i == 5_000:
+          f.write("x y " * 200_000 + "\n")
+    to_ids = text_to_ids_lib.TextToIds(
+        vocabulary_lib.Vocabulary(["x", "y"], [2, 1]))
+    # 16,001 lines, all usable, in 8 blocks (7 of 2,048, one of 1,665) of
+    # one mix; a centre has both neighbours in its block: 2,046 per full
+    # block and 1,663 in the last, 15,985 groups: 1,598 batches of 10.
+    self.assertEqual(siamese_cbow_data.count_batches(
+        [path], to_ids, batch_size=10, max_length=MAX_LENGTH), 1_598)
+    batches = list(siamese_cbow_data.group_dataset(
+        [path], to_ids, batch_size=10, max_length=MAX_LENGTH,
+        shuffle_batches=1).as_numpy_iterator())
+    self.assertLen(batches, 1_598)
+
+  def test_batches_are_those_of_tensorflows_ragged_ops(self):
+    # The linear row ids and masks (inputs/ragged_rows.py) change no batch:
+    # the same pipeline with TensorFlow's own ops gives the same ones.
+    vocabulary = self.corpus.vocabulary
+    keep = np.linspace(0.2, 1.0, vocabulary.size_with_padding).astype(
+        np.float32)
+
+    def run():
+      to_ids = text_to_ids_lib.TextToIds(vocabulary)
+      args = dict(batch_size=3, max_length=MAX_LENGTH, block_lines=16,
+                  blocks_per_mix=2)
+      count = siamese_cbow_data.count_batches(self.corpus.files, to_ids,
+                                              **args)
+      batches = list(siamese_cbow_data.group_dataset(
+          self.corpus.files, to_ids, num_negatives=2, seed=5,
+          keep_probability=keep, **args).as_numpy_iterator())
+      return count, batches
+
+    count, batches = run()
+    with mock.patch.object(
+        ragged_rows, "keep_values",
+        lambda rt, keep: tf.ragged.boolean_mask(rt, rt.with_flat_values(
+            keep))):
+      old_count, old_batches = run()
+    self.assertEqual(count, old_count)
+    self.assertGreater(count, 3)
+    self.assertLen(batches, len(old_batches))
+    for new, old in zip(batches, old_batches):
+      self.assertAllEqual(new, old)
 
 
 if __name__ == "__main__":

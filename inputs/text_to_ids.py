@@ -2,6 +2,7 @@
 
 import tensorflow as tf
 
+from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 
@@ -42,7 +43,8 @@ class TextToIds(tf.Module):
     tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
                                      max_tokens=max_tokens)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
-    ids = tf.ragged.boolean_mask(ids, ids > vocabulary_lib.PADDING_ID)
+    ids = ragged_rows.keep_values(
+        ids, ids.flat_values > vocabulary_lib.PADDING_ID)
     if self.max_length:
       ids = ids[:, :self.max_length]
     return tf.cast(ids, tf.int32)

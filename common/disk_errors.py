@@ -1,0 +1,127 @@
+"""A full disk, a read-only folder or a denied write: one plain error line.
+
+TensorFlow reports these as `ResourceExhaustedError ... No space left on
+device` or `PermissionDeniedError ... Read-only file system` (and Python as
+`OSError` with errno ENOSPC, EDQUOT, EROFS, EACCES or EPERM), each a
+traceback and exit 1 when nothing catches them. `plain_write_errors` turns
+them into an `errors.UserError` (exit 2) that says what was being written,
+where, why, and what to do:
+
+  with disk_errors.plain_write_errors("the export", export_dir,
+                                      "pass another --export_dir"):
+    tf.saved_model.save(...)
+
+`summary_writer` opens a TensorBoard writer the same way.
+"""
+
+import contextlib
+import errno
+import os
+
+import tensorflow as tf
+
+from sentzoo.common import errors
+
+NO_SPACE = "no space left on device"
+READ_ONLY = "read-only file system"
+DENIED = "permission denied"
+
+_ERRNO_KINDS = {
+    errno.ENOSPC: NO_SPACE,
+    errno.EDQUOT: NO_SPACE,
+    errno.EROFS: READ_ONLY,
+    errno.EACCES: DENIED,
+    errno.EPERM: DENIED,
+}
+# How TensorFlow's C++ file system words them (its errors carry no errno).
+_MESSAGE_KINDS = (
+    ("No space left on device", NO_SPACE),
+    ("Disk quota exceeded", NO_SPACE),
+    ("Read-only file system", READ_ONLY),
+    ("Permission denied", DENIED),
+)
+
+
+def write_failure(error):
+  """Which of `NO_SPACE`, `READ_ONLY`, `DENIED` `error` is, or None."""
+  if isinstance(error, OSError) and error.errno in _ERRNO_KINDS:
+    return _ERRNO_KINDS[error.errno]
+  if isinstance(error, (OSError, tf.errors.OpError)):
+    text = str(error)
+    for words, kind in _MESSAGE_KINDS:
+      if words in text:
+        return kind
+  return None
+
+
+def free_bytes(path):
+  """Bytes an unprivileged process can still write where `path` is (its
+  nearest existing folder), or None for a path that is not local."""
+  path = os.path.abspath(path)
+  while not os.path.exists(path) and os.path.dirname(path) != path:
+    path = os.path.dirname(path)
+  try:
+    stat = os.statvfs(path)
+  except OSError:
+    return None
+  return stat.f_bavail * stat.f_frsize
+
+
+def size_text(num_bytes):
+  """"6.1 GB", "9.2 MB", "529 bytes"."""
+  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+    if num_bytes >= scale / 10:
+      return f"{num_bytes / scale:.1f} {unit}"
+  return f"{num_bytes} bytes"
+
+
+def user_error(error, what, path, advice, needed_bytes=None):
+  """The `errors.UserError` for a failed write of `what` to `path`, or None
+  when `error` is not a full disk, a read-only folder or a denied write.
+
+  Args:
+    error: the exception raised by the write.
+    what: what was being written, e.g. "the export".
+    path: where.
+    advice: what else the user can do, e.g. "pass another --export_dir".
+    needed_bytes: about how much the write needs, if known (said with the
+      free space when the disk is full).
+  """
+  kind = write_failure(error)
+  if kind is None:
+    return None
+  if kind == NO_SPACE:
+    free = free_bytes(path)
+    sizes = []
+    if needed_bytes:
+      sizes.append(f"it needs about {size_text(needed_bytes)}")
+    if free is not None:
+      sizes.append(f"{size_text(free)} free")
+    detail = f" ({', '.join(sizes)})" if sizes else ""
+    return errors.UserError(
+        f"{NO_SPACE} writing {what} to {path}{detail}: make room or "
+        f"{advice}")
+  return errors.UserError(
+      f"cannot write {what} to {path}: {kind}; make it writable or "
+      f"{advice}")
+
+
+@contextlib.contextmanager
+def plain_write_errors(what, path, advice, needed_bytes=None):
+  """Re-raises a full disk, read-only folder or denied write inside the
+  block as `user_error(...)` (other errors pass through)."""
+  try:
+    yield
+  except (OSError, tf.errors.OpError) as e:
+    plain = user_error(e, what, path, advice, needed_bytes)
+    if plain is None:
+      raise
+    raise plain from None
+
+
+def summary_writer(logdir, advice="pass another --model_dir"):
+  """`tf.summary.create_file_writer(logdir)`; a folder that cannot be
+  written is an `errors.UserError` naming it (TensorFlow's own error is
+  `Could not initialize events writer`, a traceback)."""
+  with plain_write_errors("TensorBoard logs", logdir, advice):
+    return tf.summary.create_file_writer(logdir)

@@ -1,0 +1,133 @@
+"""Tests for common.non_finite."""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from sentzoo.common import errors
+from sentzoo.common import non_finite
+
+
+class NonFiniteTest(tf.test.TestCase):
+
+  def test_all_finite_over_loss_and_updates(self):
+    finite = [tf.constant(1.5), tf.ones([2, 3]),
+              tf.IndexedSlices(tf.ones([2, 3]), tf.constant([0, 4])),
+              tf.ragged.constant([[1.0], []]), tf.constant([1, 2]), None]
+    self.assertTrue(bool(non_finite.all_finite(finite)))
+    self.assertTrue(bool(non_finite.all_finite([])))
+    for bad in (float("nan"), float("inf"), -float("inf")):
+      with self.subTest(bad=bad):
+        self.assertFalse(bool(non_finite.all_finite(
+            finite + [tf.constant([0.0, bad])])))
+        self.assertFalse(bool(non_finite.all_finite(
+            {"loss": tf.constant(bad)})))
+        self.assertFalse(bool(non_finite.all_finite(tf.IndexedSlices(
+            tf.constant([[bad]]), tf.constant([3])))))
+
+  def test_all_finite_in_a_compiled_step(self):
+    table = tf.Variable(tf.ones([4, 2]))
+
+    @tf.function(jit_compile=False)
+    def step(learning_rate):
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(table)) * learning_rate
+      gradient = tape.gradient(loss, table)
+      return loss, non_finite.all_finite([loss, gradient])
+
+    self.assertTrue(bool(step(tf.constant(0.1))[1]))
+    self.assertFalse(bool(step(tf.constant(float("inf")))[1]))
+
+  def test_check_step_names_the_step_and_the_checkpoint(self):
+    non_finite.check_step(7, True, loss=0.5)
+    non_finite.check_step(7, np.bool_(True))
+    with self.assertRaises(non_finite.NonFiniteError) as caught:
+      non_finite.check_step(42, tf.constant(False), loss=float("nan"),
+                            last_checkpoint="m/checkpoints/ckpt-40")
+    self.assertIsInstance(caught.exception, errors.UserError)
+    self.assertEqual(caught.exception.step, 42)
+    message = str(caught.exception)
+    self.assertIn("training diverged at step 42", message)
+    self.assertIn("(loss nan)", message)
+    self.assertIn("the last checkpoint, m/checkpoints/ckpt-40, was written "
+                  "before and is kept", message)
+    self.assertNotIn("\n", message)
+    with self.assertRaisesRegex(non_finite.NonFiniteError,
+                                "no checkpoint was written"):
+      non_finite.check_step(1, False)
+
+  def test_check_variables_refuses_a_nan_table(self):
+    good = tf.Variable(tf.ones([3, 2]), name="table")
+    ids = tf.Variable([1, 2], name="ids")
+    non_finite.check_variables([good, ids], "checkpoint ckpt-20")
+    bad = tf.Variable([[1.0, np.nan], [np.inf, 0.0]], name="words")
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "^checkpoint ckpt-20 holds non-finite values \\(2 of 4 in words"):
+      non_finite.check_variables([good, bad], "checkpoint ckpt-20")
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "\\(2 of 4 in words.*\\): not saved; the last checkpoint is kept$"):
+      non_finite.check_variables([bad], "step 30",
+                                 "not saved; the last checkpoint is kept")
+
+  def test_a_loop_that_diverges_stops_at_the_step_and_keeps_its_checkpoint(
+      self):
+    # The contract the training loop follows: the step returns
+    # all_finite(loss, gradient); check_step runs before the step is saved.
+    table = tf.Variable(tf.ones([4, 2]))
+    step_counter = tf.Variable(0, dtype=tf.int64)
+    manager = tf.train.CheckpointManager(
+        tf.train.Checkpoint(table=table, step=step_counter),
+        os.path.join(self.get_temp_dir(), "loop"), max_to_keep=2)
+
+    @tf.function
+    def train_step(learning_rate):
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.square(table))
+      gradient = tape.gradient(loss, table)
+      table.assign_sub(learning_rate * gradient)
+      step_counter.assign_add(1)
+      return loss, non_finite.all_finite([loss, gradient, table])
+
+    learning_rates = [0.01] * 5 + [float("inf")] + [0.01] * 4
+    with self.assertRaises(non_finite.NonFiniteError) as caught:
+      for learning_rate in learning_rates:
+        loss, finite = train_step(tf.constant(learning_rate))
+        step = int(step_counter.numpy())
+        non_finite.check_step(step, finite, loss, manager.latest_checkpoint)
+        if step % 2 == 0:
+          manager.save(checkpoint_number=step)
+    self.assertEqual(caught.exception.step, 6)
+    self.assertIn("the last checkpoint, ", str(caught.exception))
+    self.assertTrue(manager.latest_checkpoint.endswith("ckpt-4"))
+    restored = tf.Variable(tf.zeros([4, 2]))
+    tf.train.Checkpoint(table=restored, step=tf.Variable(
+        0, dtype=tf.int64)).restore(manager.latest_checkpoint)
+    self.assertTrue(np.isfinite(restored.numpy()).all())
+    self.assertAllClose(restored, np.full([4, 2], 0.98 ** 4))
+
+  def test_step_watch_names_the_first_bad_step_without_a_fetch_per_step(self):
+    table = tf.Variable(tf.ones([3]))
+    watch = non_finite.StepWatch()
+
+    @tf.function
+    def step(number, learning_rate):
+      table.assign_sub(learning_rate * table)
+      return watch.record(number, [table])
+
+    for number, learning_rate in enumerate([0.1, 0.1, float("inf"), 0.1,
+                                            float("nan")], start=1):
+      step(tf.constant(number, tf.int64), tf.constant(learning_rate))
+    with self.assertRaisesRegex(
+        non_finite.NonFiniteError,
+        "^training diverged at step 3: .*\\(the last checkpoint, c/ckpt-2, "
+        "was written before and is kept\\)"):
+      watch.check("c/ckpt-2")
+    fresh = non_finite.StepWatch()
+    fresh.check()  # Nothing recorded: nothing raised.
+
+
+if __name__ == "__main__":
+  tf.test.main()
