@@ -51,6 +51,7 @@ from sentzoo.trainers import config
 from sentzoo.trainers import distribution
 from sentzoo.trainers import trainer
 
+
 @dataclasses.dataclass
 class CharagramConfig(config.TrainingConfig):
   """The CHARAGRAM family's settings (the command's flags)."""

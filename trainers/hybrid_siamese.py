@@ -50,6 +50,7 @@ from sentzoo.trainers import hybrid_siamese_optimizer
 from sentzoo.trainers import hybrid_siamese_step
 from sentzoo.trainers import trainer
 
+
 @dataclasses.dataclass
 class HybridSiameseConfig(config.TrainingConfig):
   """The hybrid matcher's settings (the command's flags)."""

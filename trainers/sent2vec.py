@@ -63,6 +63,7 @@ from sentzoo.trainers import distribution
 from sentzoo.trainers import sent2vec_step
 from sentzoo.trainers import trainer
 
+
 @dataclasses.dataclass
 class Sent2VecConfig(config.CorpusConfig):
   """Sent2Vec's settings (the command's flags; the C++ code's names in
