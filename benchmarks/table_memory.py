@@ -98,7 +98,7 @@ def _placement(variable):
 
 
 def _siamese_cbow(strategy, dim):
-  with distribution.scope(strategy):
+  with strategy.scope():
     model = siamese_cbow.SiameseCBOW(FLAGS.vocab_size + 1, dim)
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model(tf.zeros([1, 5, 1], tf.int32))
@@ -106,11 +106,11 @@ def _siamese_cbow(strategy, dim):
   tables = [model.embedding.embeddings]
   ids = np.random.RandomState(0).randint(
       1, FLAGS.vocab_size + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
-  if strategy is None:
+  if distribution.is_one_device(strategy):
     step = siamese_cbow_step.make_train_step(model, optimizer, 2)
     return tables, lambda: step(ids)
-  step = siamese_cbow_step.make_replica_step(model, optimizer, 2,
-                                             FLAGS.batch_size)
+  step = siamese_cbow_step.make_train_step(model, optimizer, 2,
+                                           apply_in_xla=False)
   per_replica = FLAGS.batch_size // strategy.num_replicas_in_sync
   dataset = tf.data.Dataset.from_tensors(ids[:per_replica]).repeat()
   iterator = iter(strategy.experimental_distribute_dataset(
@@ -127,7 +127,7 @@ def _sent2vec(strategy, dim):
   """Source (words + buckets) and target (words) tables, plain sparse SGD on
   the rows a batch of 100 sentences x 20 features / 10 targets x 11 touch."""
   rng = np.random.RandomState(0)
-  with distribution.scope(strategy):
+  with strategy.scope():
     source = tf.Variable(tf.random.uniform(
         [FLAGS.vocab_size + FLAGS.buckets, dim], -1.0 / dim, 1.0 / dim),
                          name="source")
@@ -149,7 +149,7 @@ def _sent2vec(strategy, dim):
       v.scatter_sub(tf.IndexedSlices(0.2 * g.values, g.indices))
     return loss
 
-  if strategy is None:
+  if distribution.is_one_device(strategy):
     return [source, target], tf.function(step)
   return [source, target], tf.function(lambda: strategy.run(step))
 
@@ -390,7 +390,7 @@ def main(argv):
   for _ in range(FLAGS.steps):
     step()
   end_rss = resources.peak_rss_mb(), resources.current_rss_mb()
-  replicas = distribution.num_replicas(strategy)
+  replicas = strategy.num_replicas_in_sync
   total = 0
   print(f"{FLAGS.model}, {FLAGS.strategy} strategy, {replicas} replica(s)")
   for table in tables:

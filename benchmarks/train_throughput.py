@@ -59,13 +59,15 @@ def _measure(batches, warmup, steps, per_batch):
 def main(argv):
   del argv
   start = time.perf_counter()
-  with trainer.plan_to_measure(siamese_cbow.SiameseCBOWTrainer()) as plan:
-    _benchmark(plan, start)
+  model_trainer = siamese_cbow.SiameseCBOWTrainer()
+  with trainer.plan_to_measure(model_trainer) as plan:
+    _benchmark(model_trainer.settings(), plan, start)
 
 
-def _benchmark(plan, start):
+def _benchmark(cfg, plan, start):
+  """Measures `plan`, the one the trainer builds from the settings `cfg`."""
   print(f"plan built in {time.perf_counter() - start:.1f}s")
-  members = 3 + FLAGS.num_negatives
+  members = 3 + cfg.num_negatives
   rows = []
   groups_s, tokens_s, _ = _measure(plan.dataset, FLAGS.warmup_steps,
                                    FLAGS.steps, lambda batch: None)
@@ -74,11 +76,11 @@ def _benchmark(plan, start):
       plan.dataset, FLAGS.warmup_steps, FLAGS.steps,
       lambda batch: plan.train_step(batch)["loss"].numpy())
   rows.append(("pipeline + train step"
-               + (" (XLA)" if FLAGS.jit_compile else ""), groups_s, tokens_s))
+               + (" (XLA)" if cfg.jit_compile else ""), groups_s, tokens_s))
 
-  print(f"\nSiamese CBOW training throughput, {FLAGS.embedding_dim}-d, batch "
-        f"{FLAGS.batch_size} groups of {members} sentences, optimizer "
-        f"{FLAGS.optimizer}, negatives {FLAGS.negatives}, "
+  print(f"\nSiamese CBOW training throughput, {cfg.embedding_dim}-d, batch "
+        f"{cfg.batch_size} groups of {members} sentences, optimizer "
+        f"{cfg.optimizer}, negatives {cfg.negatives}, "
         f"{tf.config.threading.get_intra_op_parallelism_threads() or 'all'} "
         f"intra-op threads, {FLAGS.steps} measured steps "
         f"({seconds:.1f}s)\n")
@@ -87,7 +89,7 @@ def _benchmark(plan, start):
   for name, g, t in rows:
     print(f"| {name} | {g:,.0f} | {g * members:,.0f} | {t:,.0f} |")
   print(f"\npeak RSS: {_peak_rss_mb():,.0f} MB")
-  groups_per_epoch = plan.steps_per_epoch * FLAGS.batch_size
+  groups_per_epoch = plan.steps_per_epoch * cfg.batch_size
   print(f"one epoch = {groups_per_epoch:,} groups -> "
         f"{groups_per_epoch / rows[-1][1] / 60:.1f} min at the training rate")
 

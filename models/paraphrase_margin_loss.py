@@ -52,7 +52,7 @@ class ParaphraseMarginLoss:
   Several replicas (`tf.distribute`): call it on every replica with the
   all-gathered embeddings of the global batch and sum the replica's own rows
   of "per_pair_loss" / global batch (`trainers.charagram_step.
-  make_replica_step`): negatives then come from the whole global batch, as
+  make_train_step`): negatives then come from the whole global batch, as
   on one device.
   """
 

@@ -1,11 +1,10 @@
 """The CHARAGRAM-family train steps and input pipeline, shared by the trainer and the benchmark.
 
-One device: `pair_dataset` + `make_train_step`. Several replicas
-(`tf.distribute`, see trainers/distribution.py): the trainer cuts the same
-`text_batches` into per-replica pieces before featurising them, and runs
-`make_replica_step`, whose negatives come from the whole global batch (the
-replicas' phrase embeddings are all-gathered), so that one step equals the
-one-device step on the global batch.
+`text_batches` are cut into per-replica pieces (one piece on one device)
+before `featurize_batches`; `make_train_step` is the per-replica step, whose
+negatives come from the whole global batch (the replicas' phrase embeddings
+are all-gathered), so that one step equals the one-device step on the
+global batch.
 """
 
 import tensorflow as tf
@@ -60,62 +59,41 @@ def l2_penalty(variables):
   return 0.5 * tf.add_n([tf.reduce_sum(tf.square(v)) for v in variables])
 
 
-def make_train_step(model, optimizer, loss_fn, l2=0.0, input_signature=None):
-  """One optimizer step on a batch (ids1, ids2).
+def make_train_step(model, optimizer, loss_fn, l2=0.0):
+  """The per-replica optimizer step on a batch (ids1, ids2).
 
   loss = ParaphraseMarginLoss(g(x1), g(x2)) + l2 * 0.5 * sum ||theta||^2.
-  """
-
-  @tf.function(input_signature=input_signature, reduce_retracing=True)
-  def train_step(ids1, ids2):
-    with tf.GradientTape() as tape:
-      embeddings1 = model(ids1, training=True)
-      embeddings2 = model(ids2, training=True)
-      margin_loss, _ = loss_fn(embeddings1, embeddings2)
-      penalty = (l2 * l2_penalty(model.trainable_variables) if l2
-                 else tf.constant(0.0))
-      loss = margin_loss + penalty
-    gradients = tape.gradient(loss, model.trainable_variables)
-    optimizer.apply(gradients, model.trainable_variables)
-    return {"loss": loss, "margin_loss": margin_loss}
-
-  return lambda batch: train_step(*batch)
-
-
-def make_replica_step(model, optimizer, loss_fn, global_batch_size, l2=0.0):
-  """The per-replica step for `training_loop.run(..., strategy=...)`.
-
-  Each replica gets (ids1, ids2) of global_batch_size / replicas pairs (the
-  replicas' pieces are consecutive slices of the global batch, in replica
-  order). Its phrase embeddings are all-gathered
-  (`ReplicaContext.all_gather`, whose gradient sums the replicas' upstream
-  gradients and hands each replica its own rows), and every replica
-  evaluates `loss_fn` on the whole global batch: MAX and MIX negatives are
-  chosen among all 2 x global_batch_size phrases, and MIX's random draws
-  (same op seed, same shapes on every replica) are the one device's. The
-  replica's loss is the sum of its own pairs' loss_i / global_batch_size
-  plus 0.5 * l2 * sum ||theta||^2 / replicas; summed over replicas (the
-  optimizer sums the gradients, the loop the metrics) that is the
-  one-device loss on the global batch, and so is the gradient.
+  Each replica gets a consecutive slice of the global batch (in replica
+  order). Its phrase embeddings are all-gathered (`ReplicaContext.
+  all_gather`, whose gradient sums the replicas' upstream gradients and
+  hands each replica its own rows), and every replica evaluates `loss_fn`
+  on the whole global batch: MAX and MIX negatives are chosen among all
+  2 x global batch phrases, and MIX's random draws (same op seed, same
+  shapes on every replica) are the one device's. The replica's loss is its
+  own pairs' loss_i averaged over the global batch
+  (`tf.nn.compute_average_loss`) plus the penalty / replicas; summed over
+  replicas (the optimizer sums the gradients, the loop the metrics) that is
+  the one-device loss on the global batch, and so is the gradient. On one
+  device it is the one-device step.
 
   Returns:
     batch -> {"loss", "margin_loss"}: this replica's shares.
   """
   variables = model.trainable_variables
 
-  def replica_step(batch):
+  def train_step(batch):
     ids1, ids2 = batch
     context = tf.distribute.get_replica_context()
     replicas = context.num_replicas_in_sync
-    local = global_batch_size // replicas
-    first = context.replica_id_in_sync_group * local
     with tf.GradientTape() as tape:
       embeddings1 = model(ids1, training=True)
       embeddings2 = model(ids2, training=True)
+      local = tf.shape(embeddings1)[0]
+      first = context.replica_id_in_sync_group * local
       all1, all2 = context.all_gather([embeddings1, embeddings2], axis=0)
       _, details = loss_fn(all1, all2)
-      own = details["per_pair_loss"][first:first + local]
-      margin_loss = tf.reduce_sum(own) / global_batch_size
+      margin_loss = tf.nn.compute_average_loss(
+          details["per_pair_loss"][first:first + local])
       penalty = (l2 * l2_penalty(variables) / replicas if l2
                  else tf.constant(0.0))
       loss = margin_loss + penalty
@@ -123,4 +101,4 @@ def make_replica_step(model, optimizer, loss_fn, global_batch_size, l2=0.0):
     optimizer.apply(gradients, variables)
     return {"loss": loss, "margin_loss": margin_loss}
 
-  return replica_step
+  return train_step

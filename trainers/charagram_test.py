@@ -75,10 +75,11 @@ class TrainStepTest(tf.test.TestCase):
         optimizer.build(model.trainable_variables)
         dataset = charagram_step.pair_dataset(texts1, texts2, featurizer,
                                               batch_size=20, num_epochs=4)
-        step = charagram_step.make_train_step(
+        # The per-replica step, traced once as the loop traces it.
+        step = tf.function(charagram_step.make_train_step(
             model, optimizer,
             paraphrase_margin_loss.ParaphraseMarginLoss(sampling="mix"),
-            l2=1e-6, input_signature=list(dataset.element_spec))
+            l2=1e-6), input_signature=[dataset.element_spec])
         before = [v.numpy().copy() for v in model.trainable_variables]
         losses = [float(step(batch)["margin_loss"]) for batch in dataset]
         self.assertLen(losses, 12)
@@ -206,7 +207,8 @@ class WordModelDataTest(tf.test.TestCase):
       self.assertEqual(fv.max_pairs, 0)  # 0: all pairs; --max_pairs=N caps.
       data_dir = os.environ.get("SENTZOO_DATA_DIR")
       if data_dir and os.path.isdir(os.path.join(data_dir, "ppdb")):
-        pairs = charagram_trainer.load_pairs(data_dir)
+        pairs = charagram_trainer.load_pairs(
+            charagram_trainer.CharagramTrainer().settings(), data_dir)
         # The lexicon lists each pair in both directions (~374k lines of
         # word -> paraphrase): 187,276 distinct pairs, every one kept.
         self.assertEqual(len(pairs), 187_276)
@@ -227,7 +229,8 @@ class WordModelDataTest(tf.test.TestCase):
     fv(["charagram", "--train_files=phrases.tsv", "--train_format=tsv",
         "--lexicon_files=lexicon.txt", "--batch_size=2"])
     try:
-      pairs = charagram_trainer.load_pairs(data_dir)
+      pairs = charagram_trainer.load_pairs(
+            charagram_trainer.CharagramTrainer().settings(), data_dir)
     finally:
       fv.unparse_flags()
     self.assertEqual(sorted((p.phrase1, p.phrase2) for p in pairs),
@@ -341,9 +344,12 @@ class InitialWordVectorsTest(tf.test.TestCase):
     table = model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
     charagram.FLAGS(["prog", f"--word_vectors={model_dir}",
                      f"--embedding_dim={model_dir_fixtures.DIM}"])
-    self.assertEqual(charagram.word_vectors_vocab(),
+    self.assertEqual(charagram.word_vectors_vocab(
+        charagram.CharagramTrainer().settings()),
                      os.path.join(model_dir, "vocab.txt"))
-    rows = charagram.initial_word_vectors(len(model_dir_fixtures.WORDS) + 1)
+    rows = charagram.initial_word_vectors(
+          charagram.CharagramTrainer().settings(),
+          len(model_dir_fixtures.WORDS) + 1)
     self.assertAllEqual(rows[0], np.zeros([model_dir_fixtures.DIM]))
     self.assertAllClose(rows[1:], table[1:])
 
@@ -352,7 +358,8 @@ class InitialWordVectorsTest(tf.test.TestCase):
                      "--embedding_dim=4"])
     with self.assertRaisesRegex(charagram.errors.UserError,
                                 "needs --word_vocab"):
-      charagram.initial_word_vectors(10)
+      charagram.initial_word_vectors(
+          charagram.CharagramTrainer().settings(), 10)
     model_dir = os.path.join(self.get_temp_dir(), "wide_run")
     model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
     charagram.FLAGS.unparse_flags()
@@ -360,7 +367,9 @@ class InitialWordVectorsTest(tf.test.TestCase):
                      "--embedding_dim=300"])
     with self.assertRaisesRegex(charagram.errors.UserError,
                                 "--embedding_dim"):
-      charagram.initial_word_vectors(len(model_dir_fixtures.WORDS) + 1)
+      charagram.initial_word_vectors(
+          charagram.CharagramTrainer().settings(),
+          len(model_dir_fixtures.WORDS) + 1)
 
 
 if __name__ == "__main__":

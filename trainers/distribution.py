@@ -58,23 +58,24 @@ MIRRORED = "mirrored"
 MULTI_WORKER = "multi_worker"
 PARAMETER_SERVER = "parameter_server"
 STRATEGIES = (DEFAULT, MIRRORED, MULTI_WORKER, PARAMETER_SERVER)
+STRATEGY_HELP = (
+    "How to distribute training: default (one device), mirrored (all local "
+    "GPUs, or --num_cpu_devices logical CPUs), multi_worker "
+    "(MultiWorkerMirroredStrategy from TF_CONFIG), parameter_server "
+    "(ParameterServerStrategy from TF_CONFIG: tables split over the \"ps\" "
+    "tasks, steps scheduled on the \"worker\" tasks by the \"chief\"; "
+    "Sent2Vec only). --batch_size is the global batch.")
+NUM_CPU_DEVICES_HELP = (
+    "With --strategy=mirrored: split the CPU into this many logical devices "
+    "and mirror over them (for tests without GPUs); 0: use the GPUs.")
 
 
 def define_flags(flag_values):
   """Defines --strategy and --num_cpu_devices in `flag_values`."""
-  flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES),
-                    "How to distribute training: default (one device), "
-                    "mirrored (all local GPUs, or --num_cpu_devices logical "
-                    "CPUs), multi_worker (MultiWorkerMirroredStrategy from "
-                    "TF_CONFIG), parameter_server (ParameterServerStrategy "
-                    "from TF_CONFIG: tables split over the \"ps\" tasks, "
-                    "steps scheduled on the \"worker\" tasks by the "
-                    "\"chief\"; Sent2Vec only). --batch_size is the global "
-                    "batch.", flag_values=flag_values)
-  flags.DEFINE_integer("num_cpu_devices", 0, "With --strategy=mirrored: "
-                       "split the CPU into this many logical devices and "
-                       "mirror over them (for tests without GPUs); 0: use "
-                       "the GPUs.", lower_bound=0, flag_values=flag_values)
+  flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES), STRATEGY_HELP,
+                    flag_values=flag_values)
+  flags.DEFINE_integer("num_cpu_devices", 0, NUM_CPU_DEVICES_HELP,
+                       lower_bound=0, flag_values=flag_values)
 
 
 
@@ -116,7 +117,7 @@ def configure_cpu_devices(num_devices):
 
 
 def make_strategy(name, num_cpu_devices):
-  """The strategy `--strategy` names, or None for the default (one device).
+  """The strategy `--strategy` names (the default strategy: one device).
 
   Call it first thing in `main`, before any TensorFlow op runs (logical CPU
   devices can only be configured then).
@@ -130,13 +131,13 @@ def make_strategy(name, num_cpu_devices):
     num_cpu_devices: logical CPUs to mirror over (--num_cpu_devices).
 
   Returns:
-    a `tf.distribute.Strategy`, or None for one device (the trainers then run
-    the single-device path of `training_loop.run`).
+    a `tf.distribute.Strategy`: for DEFAULT, TensorFlow's default strategy
+    (one device), so that every trainer runs one code path.
   """
   if num_cpu_devices < 0:
     raise errors.UserError("--num_cpu_devices must be >= 0")
   if name == DEFAULT:
-    return None
+    return tf.distribute.get_strategy()
   if name == MIRRORED:
     if num_cpu_devices:
       return tf.distribute.MirroredStrategy(
@@ -284,21 +285,18 @@ def parameter_server_memory(source_rows, target_rows, dim, num_ps,
           "mirrored_replica": (source_rows + target_rows) * row}
 
 
-def scope(strategy):
-  """`strategy.scope()`, or a no-op context for the default (None)."""
-  if strategy is None:
-    return tf.distribute.get_strategy().scope()
-  return strategy.scope()
-
-
-def num_replicas(strategy):
-  return 1 if strategy is None else strategy.num_replicas_in_sync
+def is_one_device(strategy):
+  """True for TensorFlow's default strategy (one device, no replicas to
+  synchronise: a step may update variables inside a nested or compiled
+  function)."""
+  with strategy.scope():
+    return not tf.distribute.has_strategy()
 
 
 def num_input_pipelines(strategy):
   """Input pipelines `distribute_datasets_from_function` makes: one per
   worker process."""
-  if strategy is None or is_parameter_server(strategy):
+  if is_parameter_server(strategy):
     # Parameter servers: the chief reads the input, steps carry their block.
     return 1
   resolver = getattr(strategy, "cluster_resolver", None)
@@ -310,7 +308,7 @@ def num_input_pipelines(strategy):
 
 def check_global_batch(batch_size, strategy):
   """Raises `errors.UserError` unless the replicas split the batch evenly."""
-  replicas = num_replicas(strategy)
+  replicas = strategy.num_replicas_in_sync
   if batch_size % replicas:
     raise errors.UserError(
         f"--batch_size={batch_size} (the global batch) must be a multiple of "

@@ -57,10 +57,11 @@ class FlagsTest(tf.test.TestCase):
       self.assertIn(f"--strategy={name}", distribution.__doc__)
 
   def test_default_is_one_device(self):
-    self.assertIsNone(distribution.make_strategy("default", 0))
-    self.assertEqual(distribution.num_replicas(None), 1)
-    self.assertEqual(distribution.num_input_pipelines(None), 1)
-    self.assertTrue(training_loop.is_chief(None))
+    strategy = distribution.make_strategy("default", 0)
+    self.assertIs(strategy, tf.distribute.get_strategy())
+    self.assertEqual(strategy.num_replicas_in_sync, 1)
+    self.assertEqual(distribution.num_input_pipelines(strategy), 1)
+    self.assertTrue(training_loop.is_chief(strategy))
 
   def test_user_errors(self):
     with mock.patch.dict(os.environ, {}, clear=False):

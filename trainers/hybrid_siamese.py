@@ -18,21 +18,22 @@ Several devices or machines: --strategy=mirrored (all local GPUs) or
 docs/distributed.md. --batch_size is then the global batch (a multiple of
 the replicas), each batch is cut into one piece per replica, and a step is
 the one-device step on the whole batch
-(`hybrid_siamese_step.make_replica_step`); only the chief evaluates and
+(`hybrid_siamese_step.make_train_step`); only the chief evaluates and
 writes best/, epochs.jsonl, results.json and the export.
 """
 
 import collections
+import dataclasses
 import json
 import os
 import time
+from typing import List, Optional
 
 from absl import flags
 import keras
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import decision_threshold
@@ -43,70 +44,91 @@ from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.inputs import word_vectors as word_vectors_lib
 from sentzoo.models import hybrid_siamese
 from sentzoo.models import model_specs
+from sentzoo.trainers import config
 from sentzoo.trainers import distribution
 from sentzoo.trainers import hybrid_siamese_optimizer
 from sentzoo.trainers import hybrid_siamese_step
 from sentzoo.trainers import trainer
 
-FLAGS = flags.FlagValues()
-trainer.define_common_flags(FLAGS)
 
-flags.DEFINE_enum("task", "msrp", pair_datasets.TASKS, "Pair task; files "
-                  "from inputs.pair_datasets.task_files unless overridden.", flag_values=FLAGS)
-flags.DEFINE_string("train_file", None, "Overrides the task's train file.", flag_values=FLAGS)
-flags.DEFINE_string("dev_file", None, "Overrides the task's dev file.", flag_values=FLAGS)
-flags.DEFINE_string("test_file", None, "Overrides the task's test file.", flag_values=FLAGS)
-flags.DEFINE_enum("encoder", "gru", hybrid_siamese.ENCODERS,
-                  "Sentence encoder.", flag_values=FLAGS)
-flags.DEFINE_enum("mode", "joint", hybrid_siamese.MODES, "contrastive: Lc, "
-                  "predict distance < --threshold; logistic: Ll; joint: "
-                  "--contrastive_weight * Lc + Ll.", flag_values=FLAGS)
-flags.DEFINE_float("margin", 1.0, "Contrastive loss margin M.", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_float("contrastive_weight", 1.0, "λc (paper: 1.0 paraphrase, "
-                   "0.01 entailment).", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_float("threshold", 0.5, "Contrastive mode: a match if the "
-                   "distance is below this.", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("encoder_units", 200, "LSTM/GRU units (per direction "
-                     "for the BiGRU).", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("cnn_filters", 100, "CNN filters per width.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_list("cnn_kernel_sizes", ["1", "3", "5"], "CNN widths.", flag_values=FLAGS)
-flags.DEFINE_integer("bigru_layers", 2, "Stacked BiGRU layers.", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_list("mlp_units", ["200", "200"], "MLP hidden layers.", flag_values=FLAGS)
-flags.DEFINE_string("mlp_activation", "relu", "MLP hidden activation.", flag_values=FLAGS)
-flags.DEFINE_string("word_vectors", None, "Pretrained vectors: a GloVe/"
-                    "word2vec text file, a model directory of this project, "
-                    "or an export (e.g. runs/siamese_cbow_paper/export/1); "
-                    "none: random U[-r, r] rows.", flag_values=FLAGS)
-flags.DEFINE_string("word_vectors_vocab", None, "Vocabulary file of an "
-                    "export given as --word_vectors (default: the model "
-                    "directory's vocab.txt two levels up).", flag_values=FLAGS)
-flags.DEFINE_float("word_vectors_scale_to_std", 0.0, "Rescale the "
-                   "pretrained rows to this standard deviation (0: as they "
-                   "are).", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_float("oov_range", 0.25, "Words without a vector ~ U[-r, r].",
-                   lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("embedding_dim", 300, "Word vector size without "
-                     "--word_vectors.", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_bool("train_embeddings", True, "Fine-tune the word vectors "
-                  "(the paper does).", flag_values=FLAGS)
-flags.DEFINE_bool("lazy_adam", True, "Adam with lazy updates of the looked-"
-                  "up embedding rows (plain Keras Adam updates every row).", flag_values=FLAGS)
-flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens.", flag_values=FLAGS)
-flags.DEFINE_integer("batch_size", 128, "Pairs per batch (the global "
-                     "batch: split across replicas with --strategy).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("max_length", 50, "Sentences truncated to this many "
-                     "word ids.", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("pad_multiple", 10, "Pad each batch to its longest "
-                     "sentence rounded up to this (0: always to "
-                     "--max_length; results are the same, masking is exact).",
-                     lower_bound=0, flag_values=FLAGS)
-trainer.set_defaults(FLAGS, learning_rate=1e-3, num_epochs=20,
-                     checkpoint_every_steps=0, log_every_steps=50,
-                     jit_compile=False)
-cli.positive_int_list("cnn_kernel_sizes", FLAGS)
-cli.positive_int_list("mlp_units", FLAGS)
+@dataclasses.dataclass
+class HybridSiameseConfig(config.TrainingConfig):
+  """The hybrid matcher's settings (the command's flags)."""
+  num_epochs: int = config.default(20)
+  checkpoint_every_steps: int = config.default(0)
+  log_every_steps: int = config.default(50)
+  jit_compile: bool = config.default(False)
+  task: str = config.setting(
+      "msrp", "Pair task; files from inputs.pair_datasets.task_files unless "
+      "overridden.", choices=pair_datasets.TASKS, directory=True)
+  train_file: Optional[str] = config.setting(
+      None, "Overrides the task's train file.", directory=True)
+  dev_file: Optional[str] = config.setting(
+      None, "Overrides the task's dev file.", directory=True)
+  test_file: Optional[str] = config.setting(
+      None, "Overrides the task's test file.", directory=True)
+  encoder: str = config.setting("gru", "Sentence encoder.",
+                                choices=hybrid_siamese.ENCODERS,
+                                directory=True)
+  mode: str = config.setting(
+      "joint", "contrastive: Lc, predict distance < --threshold; logistic: "
+      "Ll; joint: --contrastive_weight * Lc + Ll.",
+      choices=hybrid_siamese.MODES, directory=True)
+  margin: float = config.setting(1.0, "Contrastive loss margin M.",
+                                 lower_bound=0)
+  contrastive_weight: float = config.setting(
+      1.0, "λc (paper: 1.0 paraphrase, 0.01 entailment).", lower_bound=0)
+  threshold: float = config.setting(
+      0.5, "Contrastive mode: a match if the distance is below this.",
+      lower_bound=0)
+  encoder_units: int = config.setting(
+      200, "LSTM/GRU units (per direction for the BiGRU).", lower_bound=1,
+      directory=True)
+  cnn_filters: int = config.setting(100, "CNN filters per width.",
+                                    lower_bound=1, directory=True)
+  cnn_kernel_sizes: List[str] = config.setting(
+      ["1", "3", "5"], "CNN widths.", positive_ints=True, directory=True)
+  bigru_layers: int = config.setting(2, "Stacked BiGRU layers.",
+                                     lower_bound=1, directory=True)
+  mlp_units: List[str] = config.setting(
+      ["200", "200"], "MLP hidden layers.", positive_ints=True,
+      directory=True)
+  mlp_activation: str = config.setting("relu", "MLP hidden activation.")
+  word_vectors: Optional[str] = config.setting(
+      None, "Pretrained vectors: a GloVe/word2vec text file, a model "
+      "directory of this project, or an export (e.g. "
+      "runs/siamese_cbow_paper/export/1); none: random U[-r, r] rows.",
+      directory=True)
+  word_vectors_vocab: Optional[str] = config.setting(
+      None, "Vocabulary file of an export given as --word_vectors (default: "
+      "the model directory's vocab.txt two levels up).", directory=True)
+  word_vectors_scale_to_std: float = config.setting(
+      0.0, "Rescale the pretrained rows to this standard deviation (0: as "
+      "they are).", lower_bound=0)
+  oov_range: float = config.setting(
+      0.25, "Words without a vector ~ U[-r, r].", lower_bound=0)
+  embedding_dim: int = config.setting(
+      300, "Word vector size without --word_vectors.", lower_bound=1,
+      directory=True)
+  train_embeddings: bool = config.setting(
+      True, "Fine-tune the word vectors (the paper does).")
+  lazy_adam: bool = config.setting(
+      True, "Adam with lazy updates of the looked-up embedding rows (plain "
+      "Keras Adam updates every row).")
+  keep_punctuation: bool = config.setting(
+      False, "Keep punctuation tokens.", directory=True)
+  batch_size: int = config.setting(
+      128, "Pairs per batch (the global batch: split across replicas with "
+      "--strategy).", lower_bound=1)
+  max_length: int = config.setting(
+      50, "Sentences truncated to this many word ids.", lower_bound=1)
+  pad_multiple: int = config.setting(
+      10, "Pad each batch to its longest sentence rounded up to this (0: "
+      "always to --max_length; results are the same, masking is exact).",
+      lower_bound=0)
+
+
+FLAGS = trainer.make_flags(HybridSiameseConfig)
 
 
 def _known_activation(name):
@@ -136,10 +158,10 @@ EPOCHS_FILE = "epochs.jsonl"
 RESULTS_FILE = "results.json"
 
 
-def _split_files():
-  return {s: p for s, p in (("train", FLAGS.train_file),
-                            ("dev", FLAGS.dev_file),
-                            ("test", FLAGS.test_file)) if p}
+def _split_files(cfg):
+  return {s: p for s, p in (("train", cfg.train_file),
+                            ("dev", cfg.dev_file),
+                            ("test", cfg.test_file)) if p}
 
 
 def build_vocabulary(sets, tokenizer, pretrained_words):
@@ -201,7 +223,7 @@ def _read_json(path, default):
   return default
 
 
-def _distributed_dataset_fn(ids_a, ids_b, labels):
+def _dataset_fn(cfg, ids_a, ids_b, labels):
   """input_context -> this pipeline's per-replica batches.
 
   Every pipeline builds the same seeded stream of padded global batches (as
@@ -212,8 +234,8 @@ def _distributed_dataset_fn(ids_a, ids_b, labels):
 
   def dataset_fn(input_context):
     dataset = hybrid_siamese_step.pair_dataset(
-        ids_a, ids_b, labels, FLAGS.batch_size, FLAGS.max_length,
-        FLAGS.pad_multiple, shuffle_seed=FLAGS.seed, repeat=True)
+        ids_a, ids_b, labels, cfg.batch_size, cfg.max_length,
+        cfg.pad_multiple, shuffle_seed=cfg.seed, repeat=True)
     local = distribution.replicas_per_pipeline(input_context)
     return hybrid_siamese_step.replica_pieces(
         dataset, input_context.num_replicas_in_sync,
@@ -232,51 +254,47 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
   """
 
   spec = model_specs.HYBRID_SIAMESE
+  config_class = HybridSiameseConfig
   flag_values = FLAGS
-  directory_flags = ("task", "mode", "encoder", "embedding_dim",
-                     "encoder_units", "cnn_filters", "cnn_kernel_sizes",
-                     "bigru_layers", "mlp_units", "word_vectors",
-                     "word_vectors_vocab", "keep_punctuation", "train_file",
-                     "dev_file", "test_file")
 
-  def needs_data_dir(self):
-    return len(_split_files()) < 3
+  def needs_data_dir(self, cfg):
+    return len(_split_files(cfg)) < 3
 
-  def check_flags(self, strategy):
-    distribution.check_global_batch(FLAGS.batch_size, strategy)
+  def check_flags(self, cfg, strategy):
+    distribution.check_global_batch(cfg.batch_size, strategy)
 
   def build_plan(self, context):
     start_time = time.time()
     data_dir, out_dir, model_dir = (context.data_dir, context.out_dir,
                                     context.model_dir)
-    strategy, replicas = context.strategy, context.replicas
-    sets = pair_datasets.load_task(data_dir, FLAGS.task, _split_files())
+    cfg, replicas = context.config, context.replicas
+    sets = pair_datasets.load_task(data_dir, cfg.task, _split_files(cfg))
     for split in pair_datasets.SPLITS:
       if split not in sets:
-        raise errors.UserError(f"no {split} set for task {FLAGS.task}")
+        raise errors.UserError(f"no {split} set for task {cfg.task}")
     if not len(sets["train"]):
       raise errors.UserError("the training set has no pairs")
-    last_batch = len(sets["train"]) % FLAGS.batch_size
+    last_batch = len(sets["train"]) % cfg.batch_size
     if 0 < last_batch < replicas:
       raise errors.UserError(
           f"the last batch of each epoch has {last_batch} pairs "
-          f"({len(sets['train'])} % --batch_size={FLAGS.batch_size}), fewer "
+          f"({len(sets['train'])} % --batch_size={cfg.batch_size}), fewer "
           f"than the {replicas} replicas: choose another --batch_size")
     print(", ".join(f"{s} {len(p):,} pairs ({int(p.labels.sum()):,} matches)"
                     for s, p in sets.items()), flush=True)
 
     tokenizer = tokenizer_lib.Tokenizer(
-        keep_punctuation=FLAGS.keep_punctuation)
+        keep_punctuation=cfg.keep_punctuation)
     vocab_path = os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)
     vectors = None
-    if FLAGS.word_vectors:
+    if cfg.word_vectors:
       all_words = set()
       for pairs in sets.values():
         sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
         all_words.update(w.decode("utf-8") for w in
                          tokenizer.tokenize(sentences).flat_values.numpy())
       vectors = word_vectors_lib.load(
-          FLAGS.word_vectors, FLAGS.word_vectors_vocab, wanted=all_words)
+          cfg.word_vectors, cfg.word_vectors_vocab, wanted=all_words)
     if os.path.exists(vocab_path):
       vocabulary = vocabulary_lib.Vocabulary.load(vocab_path)
     else:
@@ -284,68 +302,62 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
           sets, tokenizer, set(vectors.words) if vectors else set())
       vocabulary.save(vocab_path)
     matrix, found = word_vectors_lib.embedding_matrix(
-        vocabulary.words, vectors, dim=FLAGS.embedding_dim,
-        oov_range=FLAGS.oov_range, seed=FLAGS.seed,
-        scale_to_std=FLAGS.word_vectors_scale_to_std or None)
+        vocabulary.words, vectors, dim=cfg.embedding_dim,
+        oov_range=cfg.oov_range, seed=cfg.seed,
+        scale_to_std=cfg.word_vectors_scale_to_std or None)
     print(f"vocabulary: {len(vocabulary):,} words, {found:,} with a "
-          f"pretrained vector ({FLAGS.word_vectors or 'none'})", flush=True)
+          f"pretrained vector ({cfg.word_vectors or 'none'})", flush=True)
 
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
-                                            max_length=FLAGS.max_length)
+                                            max_length=cfg.max_length)
     with context.scope():
       model = hybrid_siamese.HybridSiamese(
-          vocabulary.size_with_padding, matrix.shape[1], FLAGS.encoder,
-          encoder_units=FLAGS.encoder_units, cnn_filters=FLAGS.cnn_filters,
-          cnn_kernel_sizes=[int(k) for k in FLAGS.cnn_kernel_sizes],
-          bigru_layers=FLAGS.bigru_layers,
-          mlp_units=[int(u) for u in FLAGS.mlp_units],
-          mlp_activation=FLAGS.mlp_activation)
+          vocabulary.size_with_padding, matrix.shape[1], cfg.encoder,
+          encoder_units=cfg.encoder_units, cnn_filters=cfg.cnn_filters,
+          cnn_kernel_sizes=[int(k) for k in cfg.cnn_kernel_sizes],
+          bigru_layers=cfg.bigru_layers,
+          mlp_units=[int(u) for u in cfg.mlp_units],
+          mlp_activation=cfg.mlp_activation)
       model.build()
     model.embedding.embeddings.assign(matrix)
     params = model.count_params_without_embeddings()
     train = sets["train"]
-    spe = hybrid_siamese_step.steps_per_epoch(len(train), FLAGS.batch_size)
-    total_steps = trainer.total_steps(FLAGS, spe)
+    spe = hybrid_siamese_step.steps_per_epoch(len(train), cfg.batch_size)
+    total_steps = trainer.total_steps(cfg, spe)
     training_info = {
-        "task": FLAGS.task, "mode": FLAGS.mode, "encoder": FLAGS.encoder,
-        "margin": FLAGS.margin, "contrastive_weight": FLAGS.contrastive_weight,
-        "threshold": FLAGS.threshold, "num_epochs": FLAGS.num_epochs,
-        "batch_size": FLAGS.batch_size, "learning_rate": FLAGS.learning_rate,
-        "lazy_adam": FLAGS.lazy_adam,
-        "train_embeddings": FLAGS.train_embeddings,
-        "word_vectors": FLAGS.word_vectors, "pretrained_words": found,
-        "word_vectors_scale_to_std": FLAGS.word_vectors_scale_to_std,
+        "task": cfg.task, "mode": cfg.mode, "encoder": cfg.encoder,
+        "margin": cfg.margin, "contrastive_weight": cfg.contrastive_weight,
+        "threshold": cfg.threshold, "num_epochs": cfg.num_epochs,
+        "batch_size": cfg.batch_size, "learning_rate": cfg.learning_rate,
+        "lazy_adam": cfg.lazy_adam,
+        "train_embeddings": cfg.train_embeddings,
+        "word_vectors": cfg.word_vectors, "pretrained_words": found,
+        "word_vectors_scale_to_std": cfg.word_vectors_scale_to_std,
         "train_pairs": len(train), "steps_per_epoch": spe,
-        "total_steps": total_steps, "strategy": FLAGS.strategy,
+        "total_steps": total_steps, "strategy": cfg.strategy,
         "replicas": replicas}
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-        "mode": FLAGS.mode, "threshold": FLAGS.threshold,
-        "max_length": FLAGS.max_length, "training": training_info}
-    print(f"{FLAGS.encoder} encoder, {FLAGS.mode} loss: {params:,} "
+        "mode": cfg.mode, "threshold": cfg.threshold,
+        "max_length": cfg.max_length, "training": training_info}
+    print(f"{cfg.encoder} encoder, {cfg.mode} loss: {params:,} "
           f"parameters without embeddings; {spe} steps per epoch, "
           f"{total_steps} steps"
-          + (f" over {replicas} replicas" if strategy else ""), flush=True)
+          + (f" over {replicas} replicas" if replicas > 1 else ""),
+          flush=True)
 
-    optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if FLAGS.lazy_adam
+    optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if cfg.lazy_adam
                      else keras.optimizers.Adam)
-    make_step = (hybrid_siamese_step.make_train_step if strategy is None
-                 else hybrid_siamese_step.make_replica_step)
     with context.scope():
-      optimizer = optimizer_cls(learning_rate=FLAGS.learning_rate)
-      train_step = make_step(
-          model, optimizer, FLAGS.mode, FLAGS.margin,
-          FLAGS.contrastive_weight, FLAGS.train_embeddings,
-          FLAGS.jit_compile)
+      optimizer = optimizer_cls(learning_rate=cfg.learning_rate)
+      train_step = hybrid_siamese_step.make_train_step(
+          model, optimizer, cfg.mode, cfg.margin,
+          cfg.contrastive_weight, cfg.train_embeddings,
+          cfg.jit_compile, apply_in_xla=context.one_device)
       optimizer.build(train_step.variables)
     train_ids = (text_to_ids(tf.constant(train.sentences_a)),
                  text_to_ids(tf.constant(train.sentences_b)), train.labels)
-    if strategy is None:
-      dataset = hybrid_siamese_step.pair_dataset(
-          *train_ids, FLAGS.batch_size, FLAGS.max_length, FLAGS.pad_multiple,
-          shuffle_seed=FLAGS.seed, repeat=True)
-    else:
-      dataset = _distributed_dataset_fn(*train_ids)
+    dataset = _dataset_fn(cfg, *train_ids)
 
     best_path = os.path.join(model_dir, BEST_FILE)
     best = _read_json(best_path, {"dev_accuracy": -1.0})
@@ -364,18 +376,18 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
       if last_eval.get("step") == step:  # The loop's final call repeats it.
         return last_eval["metrics"]
       epoch = step // spe
-      dev = evaluate_set(model, text_to_ids, sets["dev"], FLAGS.mode,
-                         FLAGS.threshold)
-      test = evaluate_set(model, text_to_ids, sets["test"], FLAGS.mode,
-                          FLAGS.threshold)
+      dev = evaluate_set(model, text_to_ids, sets["dev"], cfg.mode,
+                         cfg.threshold)
+      test = evaluate_set(model, text_to_ids, sets["test"], cfg.mode,
+                          cfg.threshold)
       record = {"epoch": epoch, "step": step,
                 "dev_accuracy": dev["accuracy"],
                 "test_accuracy": test["accuracy"],
                 "dev_mean_distance": dev["mean_distance"]}
       tuned = None
-      if FLAGS.mode == "contrastive":
+      if cfg.mode == "contrastive":
         threshold, dev_tuned = decision_threshold.tune_threshold(
-            dev["distances"], sets["dev"].labels, prefer=FLAGS.threshold)
+            dev["distances"], sets["dev"].labels, prefer=cfg.threshold)
         tuned = {"epoch": epoch, "step": step, "threshold": threshold,
                  "dev_accuracy": dev_tuned,
                  "test_accuracy": decision_threshold.accuracy_at(
@@ -431,7 +443,7 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
         config=config, steps_per_epoch=spe, dataset=dataset,
         train_step=train_step, step_counter=optimizer.iterations,
         checkpoint_items={"model": model, "optimizer": optimizer},
-        unit_name="pairs", units_per_step=FLAGS.batch_size,
+        unit_name="pairs", units_per_step=cfg.batch_size,
         eval_fn=eval_fn if context.chief else None, eval_every_steps=spe,
         finish=finish)
 

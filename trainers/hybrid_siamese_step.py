@@ -1,8 +1,8 @@
 """Batches and the train step of the hybrid siamese matcher (trainer and benchmark).
 
-One device: `pair_dataset` + `make_train_step`. Several replicas
-(`tf.distribute`): `replica_pieces` cuts the same global batches into one
-piece per replica and `make_replica_step` weights each replica's mean loss
+`pair_dataset` makes the global batches, `replica_pieces` cuts them into
+one piece per replica (one piece on one device) and `make_train_step`, the
+per-replica step, weights each replica's mean loss
 by its share of the global batch, so that one step equals the one-device
 step on the global batch (the last batch of an epoch included).
 """
@@ -48,27 +48,6 @@ def steps_per_epoch(num_pairs, batch_size):
   return max(1, math.ceil(num_pairs / batch_size))
 
 
-def make_train_step(model, optimizer, mode, margin=1.0, contrastive_weight=1.0,
-                    train_embeddings=True, jit_compile=False):
-  """One optimizer step on ((ids_a, ids_b), labels); returns the losses."""
-  variables = [v for v in model.trainable_variables
-               if train_embeddings or v is not model.embedding.embeddings]
-
-  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
-  def train_step(batch):
-    (ids_a, ids_b), labels = batch
-    with tf.GradientTape() as tape:
-      outputs = model((ids_a, ids_b), training=True)
-      total, lc, ll = hybrid_siamese.loss(outputs, labels, mode, margin,
-                                          contrastive_weight)
-    gradients = tape.gradient(total, variables)
-    optimizer.apply(gradients, variables)
-    return {"loss": total, "contrastive_loss": lc, "logistic_loss": ll}
-
-  train_step.variables = variables
-  return train_step
-
-
 def replica_pieces(dataset, num_pieces, first=0, count=None):
   """Cuts every batch into `num_pieces` consecutive pieces; keeps pieces
   first .. first + count - 1, each as one element.
@@ -97,21 +76,23 @@ def replica_pieces(dataset, num_pieces, first=0, count=None):
   return dataset.flat_map(cut)
 
 
-def make_replica_step(model, optimizer, mode, margin=1.0,
-                      contrastive_weight=1.0, train_embeddings=True,
-                      jit_compile=False):
-  """The per-replica step for `training_loop.run(..., strategy=...)`.
+def make_train_step(model, optimizer, mode, margin=1.0, contrastive_weight=1.0,
+                    train_embeddings=True, jit_compile=False,
+                    apply_in_xla=True):
+  """The per-replica optimizer step on ((ids_a, ids_b), labels).
 
-  Each replica gets ((ids_a, ids_b), labels) of n_r pairs, a piece of a
-  global batch of N = sum of n_r pairs (an all-reduce of the n_r, so the
-  smaller last batch of an epoch counts right). Its losses are the model's
-  mean losses over its pairs times n_r / N, i.e. sum over its pairs / N;
-  summed over replicas (gradients by the optimizer, metrics by the loop)
-  they are the one-device mean losses of the global batch. The loss and
-  gradients are computed (under XLA with `jit_compile`) without a
-  collective inside; `optimizer.apply` all-reduces the gradients (the
-  embedding table's stay `IndexedSlices`, which `LazyAdam` applies row-wise
-  to each replica's copy). Every replica needs n_r >= 1.
+  Each replica gets a piece of n_r pairs of a global batch of N = sum of
+  n_r pairs (an all-reduce of the n_r, so the smaller last batch of an
+  epoch counts right). Its losses are the model's mean losses over its
+  pairs times n_r / N, i.e. sum over its pairs / N; summed over replicas
+  (gradients by the optimizer, metrics by the loop) they are the one-device
+  mean losses of the global batch (on one device n_r / N = 1). The loss
+  and gradients are computed (under XLA with `jit_compile`) without a
+  collective inside; `apply_in_xla` (one device only) compiles the update
+  with them, else `optimizer.apply` runs outside XLA, where under several
+  replicas it all-reduces the gradients (the embedding table's stay
+  `IndexedSlices`, which `LazyAdam` applies row-wise to each replica's
+  copy). Every replica needs n_r >= 1.
 
   Returns:
     batch -> {"loss", "contrastive_loss", "logistic_loss"} shares, with the
@@ -120,7 +101,6 @@ def make_replica_step(model, optimizer, mode, margin=1.0,
   variables = [v for v in model.trainable_variables
                if train_embeddings or v is not model.embedding.embeddings]
 
-  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
   def losses_and_gradients(batch, share):
     (ids_a, ids_b), labels = batch
     with tf.GradientTape() as tape:
@@ -129,7 +109,11 @@ def make_replica_step(model, optimizer, mode, margin=1.0,
           outputs, labels, mode, margin, contrastive_weight)]
     return losses, tape.gradient(losses[0], variables)
 
-  def replica_step(batch):
+  if not apply_in_xla:
+    losses_and_gradients = tf.function(
+        losses_and_gradients, jit_compile=jit_compile, reduce_retracing=True)
+
+  def train_step(batch):
     _, labels = batch
     context = tf.distribute.get_replica_context()
     pairs = tf.cast(tf.shape(labels)[0], tf.float32)
@@ -139,5 +123,8 @@ def make_replica_step(model, optimizer, mode, margin=1.0,
     optimizer.apply(gradients, variables)
     return {"loss": total, "contrastive_loss": lc, "logistic_loss": ll}
 
-  replica_step.variables = variables
-  return replica_step
+  if apply_in_xla:
+    train_step = tf.function(train_step, jit_compile=jit_compile,
+                             reduce_retracing=True)
+  train_step.variables = variables
+  return train_step

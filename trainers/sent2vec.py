@@ -37,11 +37,12 @@ update only the rows the block names. One worker reproduces one device's
 run; several train asynchronously. The worker and ps processes only serve.
 """
 
+import dataclasses
 import functools
 import json
 import os
+from typing import Optional
 
-from absl import flags
 import tensorflow as tf
 
 from sentzoo.common import errors
@@ -56,106 +57,110 @@ from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import model_specs
 from sentzoo.models import sent2vec
+from sentzoo.trainers import config
+from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import distribution
 from sentzoo.trainers import sent2vec_step
-from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import trainer
 
-FLAGS = flags.FlagValues()
-trainer.define_common_flags(FLAGS)
-corpus_flags.define_flags(FLAGS)
 
-trainer.set_defaults(FLAGS, learning_rate=0.2, num_epochs=9,
-                     checkpoint_every_steps=2000, log_every_steps=200,
-                     eval_every_steps=0, jit_compile=False)
+@dataclasses.dataclass
+class Sent2VecConfig(config.CorpusConfig):
+  """Sent2Vec's settings (the command's flags; the C++ code's names in
+  parentheses)."""
+  learning_rate: float = config.default(0.2)
+  num_epochs: int = config.default(9)
+  log_every_steps: int = config.default(200)
+  jit_compile: bool = config.default(False)
+  embedding_dim: int = config.setting(700, "Vector size d (-dim).",
+                                      lower_bound=1, directory=True)
+  word_ngrams: int = config.setting(
+      1, "Largest word n-gram order (-wordNgrams; 2: unigrams + bigrams).",
+      lower_bound=1, directory=True)
+  num_buckets: int = config.setting(
+      2000000, "Hash buckets for n-grams (-bucket); unused when "
+      "--word_ngrams=1.", lower_bound=0, directory=True)
+  min_count: int = config.setting(
+      5, "Minimum count of a vocabulary word (-minCount).", lower_bound=1,
+      directory=True)
+  min_count_label: int = config.setting(
+      8, "Minimum count of a word to be used as a target (-minCountLabel).",
+      lower_bound=1)
+  sample: float = config.setting(
+      1e-5, "Subsampling threshold t of targets (-t): kept with probability "
+      "sqrt(t/f) + t/f; 0: no subsampling.", lower_bound=0, upper_bound=1)
+  num_negatives: int = config.setting(10, "Negatives per target (-neg).",
+                                      lower_bound=1)
+  dropout_k: int = config.setting(
+      0, "Token positions whose n-grams are dropped per sentence "
+      "(-dropoutK).", lower_bound=0)
+  context: str = config.setting(
+      "remove", "remove: the context is the sentence without the target and "
+      "its n-grams (the paper); placeholder: the target is replaced by a "
+      "zero placeholder that also forms n-grams (the C++ code).",
+      choices=sent2vec_data.CONTEXT_VARIANTS)
+  keep_punctuation: bool = config.setting(
+      True, "Keep punctuation tokens (the C++ baseline's tokenisation keeps "
+      "them).", directory=True)
+  l1_weight: float = config.setting(
+      0.0, "L1 soft-thresholding of updated source rows (paper Appendix B; "
+      "0 = off, as in the C++ code).", lower_bound=0)
+  negative_group: int = config.setting(
+      8, "Targets that share one draw of negatives (1: independent per "
+      "target, as the C++ code; larger is faster). With --strategy, groups "
+      "are formed within each replica's lines.", lower_bound=1)
+  max_multiplicity: float = config.setting(
+      8.0, "Per step, a row updated by c > M examples gets each update "
+      "scaled by M / c (batched SGD diverges at lr 0.2 without it; 0 = "
+      "off). With --strategy, c counts each replica's lines only.",
+      lower_bound=0)
+  max_source_multiplicity: Optional[float] = config.setting(
+      None, "The same cap for source rows (default: --max_multiplicity; 0 = "
+      "off; 64 still diverged on the book corpus at lr 0.2).", lower_bound=0)
+  block_lines: int = config.setting(
+      1024, "Corpus lines per step (the global block: with --strategy each "
+      "of the R replicas gets block_lines / R consecutive lines of it; R "
+      "must divide it). Smaller blocks are closer to the C++ code's "
+      "per-target SGD and score higher; the book configs use 64 (STS mean "
+      "after 9 epochs: 53.20 at 64, 49.88 at 128, 46.65 at 1,024; with the "
+      "default threads on 2 CPU cores 64 also trained fastest of the three: "
+      "docs/sent2vec.md).", lower_bound=1)
+  token_cache: bool = config.setting(
+      True, "One device: tokenise the corpus once into "
+      "<model_dir>/token_cache/ (~4 bytes per word; rebuilt if the corpus, "
+      "vocabulary, tokenizer or --block_lines change) and read the word ids "
+      "from there every epoch instead of tokenising the text again (same "
+      "batches, less input work; resume with the same setting).",
+      runtime=True)
+  steps_per_call: int = config.setting(
+      16, "Steps run per call of one graph that loops over the input (one "
+      "device; logs and checkpoints still happen at their steps): saves the "
+      "Python dispatch of each step, which costs small blocks ~10% of their "
+      "speed. 1: one call per step.", lower_bound=1, runtime=True)
+  step_threads: int = config.setting(
+      1, "One device: step loops running at once, each from its own "
+      "thread, on the shared input and tables (Hogwild, as the C++ code's "
+      "-thread threads): they use the cores that one loop's ops leave idle. "
+      "Each step then writes its rows back under a lock, as they are then "
+      "minus its update, so two steps' updates of one row both count; the "
+      "run is not deterministic. Needs --steps_per_call >= this. 1: one "
+      "loop, deterministic.", lower_bound=1, runtime=True)
+  op_threads: int = config.setting(
+      1, "Threads one op may use (TensorFlow's intra-op parallelism; 0: "
+      "TensorFlow's default, one per core). A step's ops are small (a few "
+      "hundred rows): on 2 cores, 1 thread per op with --input_threads=1 "
+      "ran 1.2x the words/s of TensorFlow's defaults (docs/sent2vec.md, "
+      "64-line blocks).", lower_bound=0, runtime=True)
+  input_threads: int = config.setting(
+      1, "One device: threads of the input pipeline's own pool (0: "
+      "TensorFlow's shared pool, where it queues behind the step's ops).",
+      lower_bound=0, runtime=True)
 
-flags.DEFINE_integer("embedding_dim", 700, "Vector size d (-dim).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("word_ngrams", 1, "Largest word n-gram order "
-                     "(-wordNgrams; 2: unigrams + bigrams).", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("num_buckets", 2000000, "Hash buckets for n-grams "
-                     "(-bucket); unused when --word_ngrams=1.", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("min_count", 5, "Minimum count of a vocabulary word "
-                     "(-minCount).", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("min_count_label", 8, "Minimum count of a word to be "
-                     "used as a target (-minCountLabel).", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_float("sample", 1e-5, "Subsampling threshold t of targets "
-                   "(-t): kept with probability sqrt(t/f) + t/f; 0: no "
-                   "subsampling.",
-                   lower_bound=0, upper_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("num_negatives", 10, "Negatives per target (-neg).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("dropout_k", 0, "Token positions whose n-grams are "
-                     "dropped per sentence (-dropoutK).", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_enum("context", "remove", sent2vec_data.CONTEXT_VARIANTS,
-                  "remove: the context is the sentence without the target "
-                  "and its n-grams (the paper); placeholder: the target is "
-                  "replaced by a zero placeholder that also forms n-grams "
-                  "(the C++ code).", flag_values=FLAGS)
-flags.DEFINE_bool("keep_punctuation", True, "Keep punctuation tokens (the "
-                  "C++ baseline's tokenisation keeps them).", flag_values=FLAGS)
-flags.DEFINE_float("l1_weight", 0.0, "L1 soft-thresholding of updated source "
-                   "rows (paper Appendix B; 0 = off, as in the C++ code).",
-                   lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("negative_group", 8, "Targets that share one draw of "
-                     "negatives (1: independent per target, as the C++ "
-                     "code; larger is faster). With --strategy, groups are "
-                     "formed within each replica's lines.", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_float("max_multiplicity", 8.0, "Per step, a row updated by c > M "
-                   "examples gets each update scaled by M / c (batched SGD "
-                   "diverges at lr 0.2 without it; 0 = off). With "
-                   "--strategy, c counts each replica's lines only.",
-                   lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_float("max_source_multiplicity", None, "The same cap for source "
-                   "rows (default: --max_multiplicity; 0 = off; 64 still "
-                   "diverged on the book corpus at lr 0.2).", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("block_lines", 1024, "Corpus lines per step (the "
-                     "global block: with --strategy each of the R replicas "
-                     "gets block_lines / R consecutive lines of it; R must "
-                     "divide it). Smaller blocks are closer to the C++ "
-                     "code's per-target SGD and score higher; the book "
-                     "configs use 64 (STS mean after 9 epochs: 53.20 at 64, "
-                     "49.88 at 128, 46.65 at 1,024; with the default "
-                     "threads on 2 CPU cores 64 also trained fastest of the "
-                     "three: docs/sent2vec.md).", lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_bool("token_cache", True, "One device: tokenise the corpus "
-                  "once into <model_dir>/token_cache/ (~4 bytes per word; "
-                  "rebuilt if the corpus, vocabulary, tokenizer or "
-                  "--block_lines change) and read the word ids from there "
-                  "every epoch instead of tokenising the text again (same "
-                  "batches, less input work; resume with the same setting).", flag_values=FLAGS)
-flags.DEFINE_integer("steps_per_call", 16, "Steps run per call of one "
-                     "graph that loops over the input (one device; logs and "
-                     "checkpoints still happen at their steps): saves the "
-                     "Python dispatch of each step, which costs small "
-                     "blocks ~10% of their speed. 1: one call per step.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("step_threads", 1, "One device: step loops running "
-                     "at once, each from its own thread, on the shared "
-                     "input and tables (Hogwild, as the C++ code's -thread "
-                     "threads): they use the cores that one loop's ops "
-                     "leave idle. Each step then writes its rows back "
-                     "under a lock, as they are then minus its update, so "
-                     "two steps' updates of one row both count; the run is "
-                     "not deterministic. Needs --steps_per_call >= "
-                     "this. 1: one loop, deterministic.", lower_bound=1,
-                     flag_values=FLAGS)
-flags.DEFINE_integer("op_threads", 1, "Threads one op may use "
-                     "(TensorFlow's intra-op parallelism; 0: TensorFlow's "
-                     "default, one per core). A step's ops are small (a few "
-                     "hundred rows): on 2 cores, 1 thread per op with "
-                     "--input_threads=1 ran 1.2x the words/s of TensorFlow's "
-                     "defaults (docs/sent2vec.md, 64-line blocks).",
-                     lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("input_threads", 1, "One device: threads of the input "
-                     "pipeline's own pool (0: TensorFlow's shared pool, "
-                     "where it queues behind the step's ops).",
-                     lower_bound=0, flag_values=FLAGS)
+
+FLAGS = trainer.make_flags(Sent2VecConfig)
 
 
-
-
-def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
+def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
   """The vocabulary and corpus counts, built by one pass and cached.
 
   Before that first pass (not when the cache is reused), --verify_data
@@ -164,21 +169,21 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   vocab_path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   stats_path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "tokenizer": tokenizer.get_config(),
-         "min_count": FLAGS.min_count}
+         "min_count": cfg.min_count}
   if os.path.exists(vocab_path) and os.path.exists(stats_path):
     stats = model_dir_lib.read_json(stats_path, "the cached corpus counts")
     if all(stats.get(k) == v for k, v in key.items()):
       return vocabulary_lib.Vocabulary.load(vocab_path), stats
-  corpus_flags.verify_if_asked(FLAGS, data_dir, files)
+  corpus_flags.verify_if_asked(cfg, data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
   counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
-  kept = [(w, c) for w, c in counter.items() if c >= FLAGS.min_count]
+  kept = [(w, c) for w, c in counter.items() if c >= cfg.min_count]
   kept.sort(key=lambda wc: (-wc[1], wc[0]))
   vocabulary = vocabulary_lib.Vocabulary(
       [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
   if not len(vocabulary):
     raise errors.UserError(
-        f"no word occurs --min_count={FLAGS.min_count} times in the corpus")
+        f"no word occurs --min_count={cfg.min_count} times in the corpus")
   vocabulary.save(vocab_path)
   stats = dict(key, tokens=int(tokens), sentences=int(sentences),
                lines=sent2vec_data.count_lines(files))
@@ -186,7 +191,7 @@ def _vocabulary_and_stats(model_dir, files, tokenizer, data_dir):
   return vocabulary, stats
 
 
-def _steps_per_epoch(out_dir, files, stats, num_pipelines):
+def _steps_per_epoch(cfg, out_dir, files, stats, num_pipelines):
   """Steps of one pass: blocks of --block_lines lines; with several input
   pipelines reading their own files (`distribution.shard_inputs`), each reads
   blocks of block_lines / pipelines lines, and an epoch is as many steps as
@@ -195,7 +200,7 @@ def _steps_per_epoch(out_dir, files, stats, num_pipelines):
   shards = [distribution.shard_files(files, num_pipelines, i)
             for i in range(num_pipelines)]
   if num_pipelines == 1 or shards[0] is None:
-    return sent2vec_data.batches_per_epoch(stats["lines"], FLAGS.block_lines)
+    return sent2vec_data.batches_per_epoch(stats["lines"], cfg.block_lines)
   key = f"lines_of_{num_pipelines}_pipelines"
   if key not in stats:
     stats[key] = [sent2vec_data.count_lines(shard) for shard in shards]
@@ -203,10 +208,10 @@ def _steps_per_epoch(out_dir, files, stats, num_pipelines):
         os.path.join(out_dir, model_dir_lib.CORPUS_STATS_FILE),
         json.dumps(stats, indent=2))
   return min(sent2vec_data.batches_per_epoch(
-      lines, FLAGS.block_lines // num_pipelines) for lines in stats[key])
+      lines, cfg.block_lines // num_pipelines) for lines in stats[key])
 
 
-def _distributed_dataset_fn(files, featurizer, keep_prob, cdf):
+def _dataset_fn(cfg, files, featurizer, keep_prob, cdf):
   """input_context -> this pipeline's per-replica batches.
 
   A global block of --block_lines lines is cut into one piece of
@@ -222,21 +227,21 @@ def _distributed_dataset_fn(files, featurizer, keep_prob, cdf):
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
     local = distribution.replicas_per_pipeline(input_context)
-    piece_lines = FLAGS.block_lines // input_context.num_replicas_in_sync
+    piece_lines = cfg.block_lines // input_context.num_replicas_in_sync
     if data_shard or input_context.num_input_pipelines == 1:
       index = data_shard[1] if data_shard else 0
-      read_lines, offset, stream = (FLAGS.block_lines,
+      read_lines, offset, stream = (cfg.block_lines,
                                     index * local * piece_lines, 0)
     else:
       read_lines, offset, stream = (
-          FLAGS.block_lines // input_context.num_input_pipelines, 0,
+          cfg.block_lines // input_context.num_input_pipelines, 0,
           input_context.input_pipeline_id)
     return sent2vec_data.batch_dataset(
         own_files, featurizer, keep_prob, cdf,
-        num_negatives=FLAGS.num_negatives, dropout_k=FLAGS.dropout_k,
-        context=FLAGS.context, block_lines=read_lines,
-        num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
-        negative_group=FLAGS.negative_group, pieces=local,
+        num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
+        context=cfg.context, block_lines=read_lines,
+        num_epochs=cfg.num_epochs, seed=cfg.seed,
+        negative_group=cfg.negative_group, pieces=local,
         piece_offset=offset, piece_lines=piece_lines, stream=stream)
 
   return dataset_fn
@@ -282,63 +287,59 @@ class Sent2VecTrainer(trainer.ModelTrainer):
   """
 
   spec = model_specs.SENT2VEC
+  config_class = Sent2VecConfig
   flag_values = FLAGS
-  directory_flags = ("embedding_dim", "word_ngrams", "num_buckets",
-                     "min_count", "keep_punctuation", "corpus_parts",
-                     "corpus_files")
-  runtime_flags = ("token_cache", "steps_per_call", "step_threads",
-                   "op_threads", "input_threads")
   supports_parameter_server = True
 
-  def configure_runtime(self):
+  def configure_runtime(self, cfg):
     # Thread pools can only be set before TensorFlow starts.
-    if FLAGS.op_threads:
-      tf.config.threading.set_intra_op_parallelism_threads(FLAGS.op_threads)
+    if cfg.op_threads:
+      tf.config.threading.set_intra_op_parallelism_threads(cfg.op_threads)
 
-  def data_subdir(self):
-    return corpus_flags.data_subdir(FLAGS)
+  def data_subdir(self, cfg):
+    return corpus_flags.data_subdir(cfg)
 
-  def check_flags(self, strategy):
-    replicas = distribution.num_replicas(strategy)
-    if FLAGS.block_lines % replicas:
+  def check_flags(self, cfg, strategy):
+    replicas = strategy.num_replicas_in_sync
+    if cfg.block_lines % replicas:
       raise errors.UserError(
-          f"--block_lines={FLAGS.block_lines} (the global block) must be a "
+          f"--block_lines={cfg.block_lines} (the global block) must be a "
           f"positive multiple of the {replicas} replicas")
-    if FLAGS.step_threads > 1 and (strategy is not None
-                                   or FLAGS.steps_per_call < FLAGS.step_threads):
+    if cfg.step_threads > 1 and (cfg.strategy != distribution.DEFAULT
+                                   or cfg.steps_per_call < cfg.step_threads):
       raise errors.UserError(
-          f"--step_threads={FLAGS.step_threads} runs on one device (no "
+          f"--step_threads={cfg.step_threads} runs on one device (no "
           "--strategy) and needs --steps_per_call >= --step_threads")
-    if FLAGS.word_ngrams > 1 and FLAGS.num_buckets < 1:
+    if cfg.word_ngrams > 1 and cfg.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
 
   def build_plan(self, context):
-    data_dir, out_dir, strategy = (context.data_dir, context.out_dir,
-                                   context.strategy)
+    cfg, data_dir, out_dir, strategy = (context.config, context.data_dir,
+                                        context.out_dir, context.strategy)
     # Parameter servers: the chief reads one device's blocks and hands each
     # to a worker; the tables are ShardedVariables.
     sharded = distribution.is_parameter_server(strategy)
-    files = corpus_flags.corpus_files(FLAGS, data_dir)
+    files = corpus_flags.corpus_files(cfg, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
-        keep_punctuation=FLAGS.keep_punctuation)
-    vocabulary, stats = _vocabulary_and_stats(out_dir, files, tokenizer,
+        keep_punctuation=cfg.keep_punctuation)
+    vocabulary, stats = _vocabulary_and_stats(cfg, out_dir, files, tokenizer,
                                               data_dir)
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
-        vocabulary, tokenizer, word_ngrams=FLAGS.word_ngrams,
-        num_buckets=FLAGS.num_buckets)
-    steps_per_epoch = _steps_per_epoch(out_dir, files, stats,
+        vocabulary, tokenizer, word_ngrams=cfg.word_ngrams,
+        num_buckets=cfg.num_buckets)
+    steps_per_epoch = _steps_per_epoch(cfg, out_dir, files, stats,
                                        context.num_pipelines)
-    total_steps = trainer.total_steps(FLAGS, steps_per_epoch)
+    total_steps = trainer.total_steps(cfg, steps_per_epoch)
     print(f"vocabulary: {len(vocabulary):,} words (min count "
-          f"{FLAGS.min_count}); corpus: {len(files)} files, "
+          f"{cfg.min_count}); corpus: {len(files)} files, "
           f"{stats['tokens']:,} tokens, {stats['lines']:,} lines; "
           f"{steps_per_epoch:,} batches per epoch; training {total_steps:,} "
-          "steps" + (f" over {context.replicas} replicas" if strategy
-                     else ""), flush=True)
+          "steps" + (f" over {context.replicas} replicas"
+                     if context.replicas > 1 else ""), flush=True)
 
     with context.scope():
       model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
-                                featurizer.num_buckets, FLAGS.embedding_dim)
+                                featurizer.num_buckets, cfg.embedding_dim)
       model(tf.zeros([1, 1], tf.int32))
     if sharded:
       for weight in (model.source_embeddings, model.target_embeddings):
@@ -348,66 +349,69 @@ class Sent2VecTrainer(trainer.ModelTrainer):
               flush=True)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-        "featurizer": {"word_ngrams": FLAGS.word_ngrams},
+        "featurizer": {"word_ngrams": cfg.word_ngrams},
         "training": {"corpus_files": [os.path.basename(p) for p in files],
                      "total_steps": total_steps,
-                     "num_epochs": FLAGS.num_epochs,
-                     "learning_rate": FLAGS.learning_rate,
-                     "min_count": FLAGS.min_count,
-                     "min_count_label": FLAGS.min_count_label,
-                     "sample": FLAGS.sample,
-                     "num_negatives": FLAGS.num_negatives,
-                     "dropout_k": FLAGS.dropout_k,
-                     "context": FLAGS.context,
-                     "negative_group": FLAGS.negative_group,
-                     "max_multiplicity": FLAGS.max_multiplicity,
+                     "num_epochs": cfg.num_epochs,
+                     "learning_rate": cfg.learning_rate,
+                     "min_count": cfg.min_count,
+                     "min_count_label": cfg.min_count_label,
+                     "sample": cfg.sample,
+                     "num_negatives": cfg.num_negatives,
+                     "dropout_k": cfg.dropout_k,
+                     "context": cfg.context,
+                     "negative_group": cfg.negative_group,
+                     "max_multiplicity": cfg.max_multiplicity,
                      "max_source_multiplicity":
-                         FLAGS.max_source_multiplicity,
-                     "l1_weight": FLAGS.l1_weight,
-                     "block_lines": FLAGS.block_lines,
-                     "strategy": FLAGS.strategy,
+                         cfg.max_source_multiplicity,
+                     "l1_weight": cfg.l1_weight,
+                     "block_lines": cfg.block_lines,
+                     "strategy": cfg.strategy,
                      "replicas": context.replicas}}
 
     keep_prob = sent2vec_data.keep_probabilities(
-        vocabulary.counts, stats["tokens"], FLAGS.sample,
-        FLAGS.min_count_label)
+        vocabulary.counts, stats["tokens"], cfg.sample,
+        cfg.min_count_label)
     cdf = sent2vec_data.negative_cdf(vocabulary.counts)
     step_args = dict(
-        total_tokens=FLAGS.num_epochs * stats["tokens"],
-        num_negatives=FLAGS.num_negatives,
-        negative_group=FLAGS.negative_group, l1_weight=FLAGS.l1_weight,
-        max_multiplicity=FLAGS.max_multiplicity,
-        max_source_multiplicity=FLAGS.max_source_multiplicity)
-    if strategy is None or sharded:
+        total_tokens=cfg.num_epochs * stats["tokens"],
+        num_negatives=cfg.num_negatives,
+        negative_group=cfg.negative_group, l1_weight=cfg.l1_weight,
+        max_multiplicity=cfg.max_multiplicity,
+        max_source_multiplicity=cfg.max_source_multiplicity)
+    # One device's blocks: on one device (where the blocks may come from the
+    # token cache and several steps may run at once, Hogwild) and on the
+    # parameter servers' chief, which hands each block to a worker.
+    if context.one_device or sharded:
       cache = None
-      if FLAGS.token_cache:
+      if cfg.token_cache:
         cache = token_cache.ensure(
             os.path.join(out_dir, "token_cache",
-                         f"blocks_{FLAGS.block_lines}.tfrecord"),
-            files, featurizer, vocabulary, FLAGS.block_lines,
+                         f"blocks_{cfg.block_lines}.tfrecord"),
+            files, featurizer, vocabulary, cfg.block_lines,
             log=lambda line: print(line, flush=True))
       dataset = sent2vec_data.batch_dataset(
           files, featurizer, keep_prob, cdf,
-          num_negatives=FLAGS.num_negatives, dropout_k=FLAGS.dropout_k,
-          context=FLAGS.context, block_lines=FLAGS.block_lines,
-          num_epochs=FLAGS.num_epochs, seed=FLAGS.seed,
-          negative_group=FLAGS.negative_group, token_cache=cache,
-          input_threads=FLAGS.input_threads)
+          num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
+          context=cfg.context, block_lines=cfg.block_lines,
+          num_epochs=cfg.num_epochs, seed=cfg.seed,
+          negative_group=cfg.negative_group, token_cache=cache,
+          input_threads=cfg.input_threads)
       if sharded:
         make_step = functools.partial(sent2vec_step.make_sharded_step,
                                       element_spec=dataset.element_spec)
       else:
         make_step = functools.partial(sent2vec_step.make_train_step,
                                       element_spec=dataset.element_spec,
-                                      jit_compile=FLAGS.jit_compile,
-                                      concurrent=FLAGS.step_threads > 1)
+                                      jit_compile=cfg.jit_compile,
+                                      concurrent=cfg.step_threads > 1)
     else:
-      dataset = _distributed_dataset_fn(files, featurizer, keep_prob, cdf)
+      dataset = _dataset_fn(cfg, files, featurizer, keep_prob, cdf)
       make_step = functools.partial(sent2vec_step.make_replica_step,
-                                    jit_compile=FLAGS.jit_compile)
+                                    jit_compile=cfg.jit_compile)
     with context.scope():
       train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
-          model, FLAGS.learning_rate, **step_args)
+          model, cfg.learning_rate, **step_args)
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def encode(sentences):
@@ -423,7 +427,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
                                               ids)
 
     eval_fn = None
-    if context.chief and FLAGS.eval_every_steps:
+    if context.chief and cfg.eval_every_steps:
       eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
 
     def export_module(step):
@@ -431,7 +435,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
           model, lambda: sent2vec_export.module_from_model(
               context.model_dir, model_dir_lib.read_model_config(
                   context.model_dir), model, featurizer, step,
-              **trainer.input_caps(FLAGS)))
+              **trainer.input_caps(cfg)))
 
     checkpointed_model = model
     if sharded:
@@ -456,8 +460,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         unit_name="tokens",
         units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),
         learning_rate_fn=learning_rate_fn, eval_fn=eval_fn,
-        steps_per_call=FLAGS.steps_per_call,
-        step_threads=FLAGS.step_threads, export_module=export_module)
+        steps_per_call=cfg.steps_per_call,
+        step_threads=cfg.step_threads, export_module=export_module)
 
 
 def run(argv):

@@ -14,14 +14,13 @@ Several devices or machines: --strategy=mirrored (all local GPUs) or
 docs/distributed.md; --batch_size is then the global batch.
 """
 
+import dataclasses
 import json
 import os
 
-from absl import flags
 import keras
 import tensorflow as tf
 
-from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
@@ -38,87 +37,89 @@ from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import model_specs
 from sentzoo.models import siamese_cbow
+from sentzoo.trainers import config
+from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
-from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import trainer
-
-FLAGS = flags.FlagValues()
-trainer.define_common_flags(FLAGS)
-corpus_flags.define_flags(FLAGS)
 
 # Held-out groups scored by eval/neighbour_ranking, and their random
 # sentences per group.
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
 
-flags.DEFINE_integer("embedding_dim", 300, "Word (and sentence) vector size.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("num_negatives", 2, "Random sentences per group (n).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("batch_size", 100, "Groups per batch (the global "
-                     "batch: split across replicas with --strategy).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("blocks_per_mix", 8, "Blocks of 2048 lines whose "
-                     "sentences are shuffled together and supply negatives; "
-                     "with several corpus files each block comes from another "
-                     "file (1: negatives mostly from the same book).",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("max_length", 50, "Ids kept per training sentence.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("min_count", 5, "Minimum corpus count of a vocabulary "
-                     "word.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("max_vocabulary", 0, "Keep at most this many words "
-                     "(0: no limit).",
-                     lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_bool("keep_punctuation", False, "Keep punctuation tokens (the "
-                  "reference Siamese CBOW code drops them).", flag_values=FLAGS)
-flags.DEFINE_enum("negatives", "mix", list(siamese_cbow_data.NEGATIVE_SOURCES),
-                  "Where negatives come from: mix (any sentence of the "
-                  "--blocks_per_mix blocks, mostly other books, like the "
-                  "reference's uniform draw), document (the centre's own "
-                  "book only) or nearby (the centre's book, at most "
-                  "--nearby_window sentences away).", flag_values=FLAGS)
-flags.DEFINE_integer("nearby_window", siamese_cbow_data.NEARBY_WINDOW,
-                     "With --negatives=nearby: how many usable sentences "
-                     "before or after the centre a negative may be.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_integer("min_sentence_length", 1, "Sentences with fewer "
-                     "vocabulary words (after dropping unknown words and, "
-                     "without --keep_punctuation, punctuation) are not "
-                     "used as centres, neighbours or negatives.",
-                     lower_bound=1, flag_values=FLAGS)
-flags.DEFINE_float("subsample", 0.0, "t: each word occurrence of a "
-                   "training sentence is kept with probability min(1, "
-                   "sqrt(t/f) + t/f), f = the word's share of the "
-                   "vocabulary's corpus tokens (word2vec's and Sent2Vec's "
-                   "subsampling of frequent words; not in the Siamese CBOW "
-                   "paper). Training only: the encoder averages every word. "
-                   "0: off.", lower_bound=0.0, flag_values=FLAGS)
-flags.DEFINE_integer("heldout_books", 20, "The last N books of the last "
-                     "corpus part are kept out of training; the share of "
-                     "their neighbours ranked above random sentences is "
-                     "logged as eval/neighbour_ranking (book corpus only; "
-                     "0: none).", lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_float("init_stddev", 0.01, "W ~ N(0, init_stddev^2).", flag_values=FLAGS)
-flags.DEFINE_enum("optimizer", "sgd", list(siamese_cbow_step.OPTIMIZERS),
-                  "sgd: plain SGD (the paper); adagrad / adadelta: their "
-                  "lazy variants, which update only the looked-up rows "
-                  "(adadelta with --learning_rate=1 is the authors' code "
-                  "default).", flag_values=FLAGS)
-flags.DEFINE_float("final_learning_rate_fraction", 1e-4, "The learning rate "
-                   "decays linearly to this fraction of the initial one over "
-                   "training (the reference code's floor).", lower_bound=0,
-                   upper_bound=1, flag_values=FLAGS)
-cli.positive_float("init_stddev", FLAGS)
-flags.DEFINE_bool("compare_untrained", True, "Also evaluate the initial "
-                  "(untrained) word vectors, at the start of a fresh run, and "
-                  "show them beside the trained ones in the final table.", flag_values=FLAGS)
 
-trainer.set_defaults(FLAGS, learning_rate=1e-4, num_epochs=1,
-                     checkpoint_every_steps=2000, log_every_steps=500,
-                     eval_every_steps=10000, jit_compile=True)
+@dataclasses.dataclass
+class SiameseCBOWConfig(config.CorpusConfig):
+  """Siamese CBOW's settings (the command's flags)."""
+  learning_rate: float = config.default(1e-4)
+  eval_every_steps: int = config.default(10000)
+  embedding_dim: int = config.setting(
+      300, "Word (and sentence) vector size.", lower_bound=1, directory=True)
+  num_negatives: int = config.setting(2, "Random sentences per group (n).",
+                                      lower_bound=1)
+  batch_size: int = config.setting(
+      100, "Groups per batch (the global batch: split across replicas with "
+      "--strategy).", lower_bound=1)
+  blocks_per_mix: int = config.setting(
+      8, "Blocks of 2048 lines whose sentences are shuffled together and "
+      "supply negatives; with several corpus files each block comes from "
+      "another file (1: negatives mostly from the same book).",
+      lower_bound=1)
+  max_length: int = config.setting(50, "Ids kept per training sentence.",
+                                   lower_bound=1)
+  min_count: int = config.setting(
+      5, "Minimum corpus count of a vocabulary word.", lower_bound=1,
+      directory=True)
+  max_vocabulary: int = config.setting(
+      0, "Keep at most this many words (0: no limit).", lower_bound=0,
+      directory=True)
+  keep_punctuation: bool = config.setting(
+      False, "Keep punctuation tokens (the reference Siamese CBOW code drops "
+      "them).", directory=True)
+  negatives: str = config.setting(
+      "mix", "Where negatives come from: mix (any sentence of the "
+      "--blocks_per_mix blocks, mostly other books, like the reference's "
+      "uniform draw), document (the centre's own book only) or nearby (the "
+      "centre's book, at most --nearby_window sentences away).",
+      choices=siamese_cbow_data.NEGATIVE_SOURCES)
+  nearby_window: int = config.setting(
+      siamese_cbow_data.NEARBY_WINDOW, "With --negatives=nearby: how many "
+      "usable sentences before or after the centre a negative may be.",
+      lower_bound=1)
+  min_sentence_length: int = config.setting(
+      1, "Sentences with fewer vocabulary words (after dropping unknown "
+      "words and, without --keep_punctuation, punctuation) are not used as "
+      "centres, neighbours or negatives.", lower_bound=1)
+  subsample: float = config.setting(
+      0.0, "t: each word occurrence of a training sentence is kept with "
+      "probability min(1, sqrt(t/f) + t/f), f = the word's share of the "
+      "vocabulary's corpus tokens (word2vec's and Sent2Vec's subsampling of "
+      "frequent words; not in the Siamese CBOW paper). Training only: the "
+      "encoder averages every word. 0: off.", lower_bound=0.0)
+  heldout_books: int = config.setting(
+      20, "The last N books of the last corpus part are kept out of "
+      "training; the share of their neighbours ranked above random "
+      "sentences is logged as eval/neighbour_ranking (book corpus only; 0: "
+      "none).", lower_bound=0)
+  init_stddev: float = config.setting(0.01, "W ~ N(0, init_stddev^2).",
+                                      positive=True)
+  optimizer: str = config.setting(
+      "sgd", "sgd: plain SGD (the paper); adagrad / adadelta: their lazy "
+      "variants, which update only the looked-up rows (adadelta with "
+      "--learning_rate=1 is the authors' code default).",
+      choices=siamese_cbow_step.OPTIMIZERS)
+  final_learning_rate_fraction: float = config.setting(
+      1e-4, "The learning rate decays linearly to this fraction of the "
+      "initial one over training (the reference code's floor).",
+      lower_bound=0, upper_bound=1)
+  compare_untrained: bool = config.setting(
+      True, "Also evaluate the initial (untrained) word vectors, at the "
+      "start of a fresh run, and show them beside the trained ones in the "
+      "final table.", runtime=True)
+
+
+FLAGS = trainer.make_flags(SiameseCBOWConfig)
 
 # Where the untrained model's results go.
 UNTRAINED_RESULTS_FILE = "sts_results_untrained.json"
@@ -126,11 +127,11 @@ UNTRAINED_RESULTS_FILE = "sts_results_untrained.json"
 
 
 
-def _line_limits(data_dir, files):
+def _line_limits(cfg, data_dir, files):
   """{file: lines read (-1: all)} and the held-out (file, first line), or
   None when no books are held out."""
   limits = {f: -1 for f in files}
-  if not FLAGS.heldout_books or FLAGS.corpus_files:
+  if not cfg.heldout_books or cfg.corpus_files:
     return limits, None
   index = data_integrity.book_index_path(data_dir)
   if not os.path.exists(index):
@@ -139,30 +140,30 @@ def _line_limits(data_dir, files):
   last = files[-1]
   part = int(os.path.basename(last)[len("part"):len("part") + 2])
   try:
-    first_line = corpus.last_books_start(data_dir, part, FLAGS.heldout_books)
+    first_line = corpus.last_books_start(data_dir, part, cfg.heldout_books)
   except errors.DataDirError as e:
-    raise errors.UserError(f"--heldout_books={FLAGS.heldout_books}: {e}") from e
+    raise errors.UserError(f"--heldout_books={cfg.heldout_books}: {e}") from e
   # The empty line before the first held-out book ends the training text.
   limits[last] = max(first_line - 1, 0)
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(model_dir, files, tokenizer, data_dir):
+def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     return vocabulary_lib.Vocabulary.load(path)
-  corpus_flags.verify_if_asked(FLAGS, data_dir, files)
+  corpus_flags.verify_if_asked(cfg, data_dir, files)
   vocabulary = vocabulary_lib.build_vocabulary(
-      files, tokenizer, min_count=FLAGS.min_count,
-      max_size=FLAGS.max_vocabulary or None)
+      files, tokenizer, min_count=cfg.min_count,
+      max_size=cfg.max_vocabulary or None)
   if not len(vocabulary):
     raise errors.UserError(
-        f"no word occurs --min_count={FLAGS.min_count} times in the corpus")
+        f"no word occurs --min_count={cfg.min_count} times in the corpus")
   vocabulary.save(path)
   return vocabulary
 
 
-def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
+def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
                        num_pipelines=1):
   """Counted once by a pass over the corpus, then cached in the model dir.
 
@@ -173,11 +174,11 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   left over; no pipeline runs dry before the last step).
   """
   path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
-  key = {"files": files, "batch_size": FLAGS.batch_size,
-         "max_length": FLAGS.max_length,
-         "blocks_per_mix": FLAGS.blocks_per_mix}
-  if FLAGS.min_sentence_length > 1:
-    key["min_sentence_length"] = FLAGS.min_sentence_length
+  key = {"files": files, "batch_size": cfg.batch_size,
+         "max_length": cfg.max_length,
+         "blocks_per_mix": cfg.blocks_per_mix}
+  if cfg.min_sentence_length > 1:
+    key["min_sentence_length"] = cfg.min_sentence_length
   if any(limit >= 0 for limit in line_limits.values()):
     key["line_limits"] = [line_limits[f] for f in files]
   if num_pipelines > 1:
@@ -190,13 +191,13 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   shards = [distribution.shard_files(files, num_pipelines, i)
             for i in range(num_pipelines)]
   if num_pipelines == 1 or shards[0] is None:
-    shards, batch_size = [files], FLAGS.batch_size
+    shards, batch_size = [files], cfg.batch_size
   else:
-    batch_size = FLAGS.batch_size // num_pipelines
+    batch_size = cfg.batch_size // num_pipelines
   batches = min(siamese_cbow_data.count_batches(
       shard, text_to_ids, batch_size=batch_size,
-      max_length=FLAGS.max_length, blocks_per_mix=FLAGS.blocks_per_mix,
-      min_sentence_ids=FLAGS.min_sentence_length,
+      max_length=cfg.max_length, blocks_per_mix=cfg.blocks_per_mix,
+      min_sentence_ids=cfg.min_sentence_length,
       line_limits=[line_limits[f] for f in shard])
                 for shard in shards)
   model_dir_lib.write_text_atomically(
@@ -204,42 +205,42 @@ def _batches_per_epoch(model_dir, files, text_to_ids, line_limits,
   return batches
 
 
-def _keep_probability(vocabulary):
+def _keep_probability(cfg, vocabulary):
   """float32 [vocabulary size with padding] for --subsample, or None."""
-  if not FLAGS.subsample:
+  if not cfg.subsample:
     return None
   return sent2vec_data.keep_probabilities(
-      vocabulary.counts, int(vocabulary.counts.sum()), FLAGS.subsample,
+      vocabulary.counts, int(vocabulary.counts.sum()), cfg.subsample,
       min_count_label=0)
 
 
-def _group_dataset(files, text_to_ids, line_limits, batch_size,
+def _group_dataset(cfg, files, text_to_ids, line_limits, batch_size,
                    keep_probability):
   return siamese_cbow_data.group_dataset(
       files, text_to_ids, batch_size=batch_size,
-      num_negatives=FLAGS.num_negatives, max_length=FLAGS.max_length,
-      num_epochs=FLAGS.num_epochs, blocks_per_mix=FLAGS.blocks_per_mix,
-      seed=FLAGS.seed, negatives=FLAGS.negatives,
-      min_sentence_ids=FLAGS.min_sentence_length,
-      nearby_window=FLAGS.nearby_window,
+      num_negatives=cfg.num_negatives, max_length=cfg.max_length,
+      num_epochs=cfg.num_epochs, blocks_per_mix=cfg.blocks_per_mix,
+      seed=cfg.seed, negatives=cfg.negatives,
+      min_sentence_ids=cfg.min_sentence_length,
+      nearby_window=cfg.nearby_window,
       line_limits=[line_limits[f] for f in files],
       keep_probability=keep_probability)
 
 
-def _distributed_dataset_fn(files, text_to_ids, line_limits,
-                            keep_probability):
+def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   """input_context -> this pipeline's per-replica batches (see
-  `distribution`): its own files in batches of batch_size / pipelines, or
-  its slice of the global batches when there are fewer files than
-  pipelines; each cut into one piece per local replica."""
+  `distribution`; one device: the global batches): its own files in
+  batches of batch_size / pipelines, or its slice of the global batches
+  when there are fewer files than pipelines; each cut into one piece per
+  local replica."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
     pipelines = input_context.num_input_pipelines
-    batch_size = FLAGS.batch_size if data_shard else (
-        FLAGS.batch_size // pipelines)
-    dataset = _group_dataset(own_files, text_to_ids, line_limits, batch_size,
-                             keep_probability)
+    batch_size = cfg.batch_size if data_shard else (
+        cfg.batch_size // pipelines)
+    dataset = _group_dataset(cfg, own_files, text_to_ids, line_limits,
+                             batch_size, keep_probability)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
     return distribution.split_batches(
@@ -267,12 +268,12 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
 
 
 
-def _with_neighbour_ranking(eval_fn, model, text_to_ids, heldout):
+def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
   """eval_fn plus eval/neighbour_ranking on the held-out books."""
   groups = siamese_cbow_data.heldout_groups(
-      *heldout, text_to_ids, HELDOUT_NEGATIVES, FLAGS.max_length,
-      HELDOUT_GROUPS, seed=FLAGS.seed)
-  print(f"held out: {FLAGS.heldout_books} books from line {heldout[1] + 1} "
+      *heldout, text_to_ids, HELDOUT_NEGATIVES, cfg.max_length,
+      HELDOUT_GROUPS, seed=cfg.seed)
+  print(f"held out: {cfg.heldout_books} books from line {heldout[1] + 1} "
         f"of {os.path.basename(heldout[0])} ({len(groups):,} groups scored)",
         flush=True)
 
@@ -299,81 +300,74 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
   """Siamese CBOW's part of the shared skeleton (trainers/trainer.py)."""
 
   spec = model_specs.SIAMESE_CBOW
+  config_class = SiameseCBOWConfig
   flag_values = FLAGS
-  directory_flags = ("embedding_dim", "min_count", "max_vocabulary",
-                     "keep_punctuation", "corpus_parts", "corpus_files")
-  runtime_flags = ("compare_untrained",)
 
-  def data_subdir(self):
-    return corpus_flags.data_subdir(FLAGS)
+  def data_subdir(self, cfg):
+    return corpus_flags.data_subdir(cfg)
 
-  def check_flags(self, strategy):
-    distribution.check_global_batch(FLAGS.batch_size, strategy)
+  def check_flags(self, cfg, strategy):
+    distribution.check_global_batch(cfg.batch_size, strategy)
 
   def model_name(self):
     return "Siamese CBOW (trained)"
 
   def build_plan(self, context):
-    data_dir, out_dir = context.data_dir, context.out_dir
-    strategy = context.strategy
-    files = corpus_flags.corpus_files(FLAGS, data_dir)
-    line_limits, heldout = _line_limits(data_dir, files)
+    cfg, data_dir, out_dir = context.config, context.data_dir, context.out_dir
+    files = corpus_flags.corpus_files(cfg, data_dir)
+    line_limits, heldout = _line_limits(cfg, data_dir, files)
     tokenizer = tokenizer_lib.Tokenizer(
-        keep_punctuation=FLAGS.keep_punctuation)
-    vocabulary = _load_or_build_vocabulary(out_dir, files, tokenizer,
+        keep_punctuation=cfg.keep_punctuation)
+    vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
                                            data_dir)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
-                                            max_length=FLAGS.max_length)
+                                            max_length=cfg.max_length)
     print(f"vocabulary: {len(vocabulary):,} words (min count "
-          f"{FLAGS.min_count}); corpus: {len(files)} files", flush=True)
-    batches_per_epoch = _batches_per_epoch(out_dir, files, text_to_ids,
+          f"{cfg.min_count}); corpus: {len(files)} files", flush=True)
+    batches_per_epoch = _batches_per_epoch(cfg, out_dir, files, text_to_ids,
                                            line_limits, context.num_pipelines)
-    total_steps = trainer.total_steps(FLAGS, batches_per_epoch)
+    total_steps = trainer.total_steps(cfg, batches_per_epoch)
     print(f"{batches_per_epoch:,} batches per epoch; training "
-          f"{total_steps:,} steps of {FLAGS.batch_size} groups"
-          + (f" over {context.replicas} replicas" if strategy else ""),
+          f"{total_steps:,} steps of {cfg.batch_size} groups"
+          + (f" over {context.replicas} replicas"
+             if context.replicas > 1 else ""),
           flush=True)
 
     with context.scope():
       model = siamese_cbow.SiameseCBOW(
-          vocabulary.size_with_padding, FLAGS.embedding_dim,
-          init_stddev=FLAGS.init_stddev)
+          vocabulary.size_with_padding, cfg.embedding_dim,
+          init_stddev=cfg.init_stddev)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "training": {"corpus_files": [os.path.basename(p) for p in files],
                      "total_steps": total_steps,
-                     "batch_size": FLAGS.batch_size,
-                     "num_epochs": FLAGS.num_epochs,
-                     "optimizer": FLAGS.optimizer,
-                     "negatives": FLAGS.negatives,
-                     "nearby_window": FLAGS.nearby_window,
-                     "min_sentence_length": FLAGS.min_sentence_length,
-                     "subsample": FLAGS.subsample,
-                     "heldout_books": FLAGS.heldout_books if heldout else 0,
-                     "strategy": FLAGS.strategy,
+                     "batch_size": cfg.batch_size,
+                     "num_epochs": cfg.num_epochs,
+                     "optimizer": cfg.optimizer,
+                     "negatives": cfg.negatives,
+                     "nearby_window": cfg.nearby_window,
+                     "min_sentence_length": cfg.min_sentence_length,
+                     "subsample": cfg.subsample,
+                     "heldout_books": cfg.heldout_books if heldout else 0,
+                     "strategy": cfg.strategy,
                      "replicas": context.replicas}}
     schedule = keras.optimizers.schedules.PolynomialDecay(
-        FLAGS.learning_rate, decay_steps=max(total_steps, 1),
-        end_learning_rate=FLAGS.learning_rate
-        * FLAGS.final_learning_rate_fraction, power=1.0)
+        cfg.learning_rate, decay_steps=max(total_steps, 1),
+        end_learning_rate=cfg.learning_rate
+        * cfg.final_learning_rate_fraction, power=1.0)
     with context.scope():
       optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
-          FLAGS.optimizer, schedule)
+          cfg.optimizer, schedule)
       model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
-                      + FLAGS.num_negatives, 1], tf.int32))
+                      + cfg.num_negatives, 1], tf.int32))
       optimizer.build(model.trainable_variables)
-    if strategy is None:
-      train_step = siamese_cbow_step.make_train_step(
-          model, optimizer, FLAGS.num_negatives, FLAGS.jit_compile,
-          apply_in_xla=apply_in_xla)
-      dataset = _group_dataset(files, text_to_ids, line_limits,
-                               FLAGS.batch_size, _keep_probability(vocabulary))
-    else:
-      train_step = siamese_cbow_step.make_replica_step(
-          model, optimizer, FLAGS.num_negatives, FLAGS.batch_size,
-          FLAGS.jit_compile)
-      dataset = _distributed_dataset_fn(files, text_to_ids, line_limits,
-                                        _keep_probability(vocabulary))
+    # Several replicas all-reduce their gradients in `optimizer.apply`,
+    # outside XLA.
+    train_step = siamese_cbow_step.make_train_step(
+        model, optimizer, cfg.num_negatives, cfg.jit_compile,
+        apply_in_xla=apply_in_xla and context.one_device)
+    dataset = _dataset_fn(cfg, files, text_to_ids, line_limits,
+                          _keep_probability(cfg, vocabulary))
 
     eval_fn = before_training = None
     if context.chief:
@@ -384,9 +378,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           before=lambda: eval_encoder.embeddings.assign(
               model.embedding.embeddings))
       if heldout:
-        eval_fn = _with_neighbour_ranking(eval_fn, model, text_to_ids,
+        eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids,
                                           heldout)
-      if FLAGS.export and FLAGS.compare_untrained:
+      if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
             context.model_dir, data_dir, eval_encoder, model)
 
@@ -394,7 +388,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         config=config, steps_per_epoch=batches_per_epoch, dataset=dataset,
         train_step=train_step, step_counter=optimizer.iterations,
         checkpoint_items={"model": model, "optimizer": optimizer},
-        unit_name="groups", units_per_step=FLAGS.batch_size,
+        unit_name="groups", units_per_step=cfg.batch_size,
         learning_rate_fn=lambda: schedule(optimizer.iterations),
         eval_fn=eval_fn, before_training=before_training,
         baseline=lambda: _untrained_results(context.model_dir))

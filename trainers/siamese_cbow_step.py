@@ -29,22 +29,37 @@ def _per_group_loss(model, ids, target):
       tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
 
 
+def _global_batch_mean(per_group):
+  """`tf.nn.compute_average_loss(per_group)`: sum / (batch x replicas), with
+  the same ops, without its checks of the batch size (Assert ops, which XLA
+  drops with a warning line on the console at every compilation)."""
+  replicas = tf.distribute.get_replica_context().num_replicas_in_sync
+  return tf.math.divide_no_nan(
+      tf.reduce_sum(per_group),
+      tf.cast(tf.shape(per_group)[0] * replicas, per_group.dtype))
+
+
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
                     apply_in_xla=True):
-  """One optimizer step on a batch of groups int32 [batch, 3 + n, length].
+  """The per-replica optimizer step on groups int32 [batch, 3 + n, length].
 
   The loss is the paper's: cross-entropy between the softmax over cosines
-  and (1/|S+|, ..., 0, ...), averaged over the batch. Under XLA a few
-  distinct batch lengths (see `siamese_cbow_data`) compile once each.
+  and (1/|S+|, ..., 0, ...), averaged over the global batch
+  (`_global_batch_mean`: this replica's sum / (its batch x replicas), so
+  the replicas' losses and gradients sum to the global batch's mean; on
+  one device the plain mean). Under XLA a few distinct batch lengths (see
+  `siamese_cbow_data`) compile once each.
   `apply_in_xla=False` applies the update outside the compiled loss and
-  gradient, for optimizers whose sparse update XLA cannot compile.
+  gradient: for optimizers whose sparse update XLA cannot compile, and
+  under a strategy of several replicas, where `optimizer.apply` all-reduces
+  the gradients (no collective inside XLA) in the replica context.
   """
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
 
   def loss_and_gradients(ids):
     with tf.GradientTape() as tape:
-      loss = tf.reduce_mean(_per_group_loss(model, ids, target))
+      loss = _global_batch_mean(_per_group_loss(model, ids, target))
     return loss, tape.gradient(loss, model.trainable_variables)
 
   if apply_in_xla:
@@ -58,45 +73,11 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   compiled = tf.function(loss_and_gradients, jit_compile=jit_compile,
                          reduce_retracing=True)
 
-  @tf.function(reduce_retracing=True)
+  # Not a tf.function: a replica's `optimizer.apply` must be traced in the
+  # function that calls `strategy.run` (the loop's), not in a nested one.
   def train_step_outside_xla(ids):
     loss, gradients = compiled(ids)
     optimizer.apply(gradients, model.trainable_variables)
     return {"loss": loss}
 
   return train_step_outside_xla
-
-
-def make_replica_step(model, optimizer, num_negatives, global_batch_size,
-                      jit_compile=True):
-  """The per-replica step for `training_loop.run(..., strategy=...)`.
-
-  Each replica gets int32 [global_batch_size / replicas, 3 + n, length]. Its
-  loss is sum of its groups' losses / `global_batch_size`
-  (`tf.nn.compute_average_loss`), so the sum over replicas is the global
-  batch's mean loss, and its gradient (IndexedSlices of the looked-up rows)
-  is summed over replicas by the optimizer. The loss and gradient are
-  computed under XLA (no collective inside); `optimizer.apply` runs outside
-  it, in the replica context, where it all-reduces the gradients and updates
-  the mirrored table (plain SGD touches only the looked-up rows).
-
-  Returns:
-    ids -> {"loss": this replica's share of the global mean loss}.
-  """
-  target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
-                                            num_negatives)[None]
-
-  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
-  def loss_and_gradients(ids):
-    with tf.GradientTape() as tape:
-      loss = tf.nn.compute_average_loss(
-          _per_group_loss(model, ids, target),
-          global_batch_size=global_batch_size)
-    return loss, tape.gradient(loss, model.trainable_variables)
-
-  def replica_step(ids):
-    loss, gradients = loss_and_gradients(ids)
-    optimizer.apply(gradients, model.trainable_variables)
-    return {"loss": loss}
-
-  return replica_step

@@ -1,16 +1,17 @@
 r"""The one trainer skeleton: what every model's training run does.
 
 A model's trainer, trainers/<name>.py, defines only what is particular to its
-model: its flags and a `ModelTrainer` subclass whose `build_plan` turns the
-parsed flags into a `TrainingPlan` (data pipeline, model, train step,
-evaluation, model_config.json). This module runs the rest, the same for
-every model:
+model: its settings, one dataclass extending `config.TrainingConfig` whose
+fields are its flags (`make_flags`), and a `ModelTrainer` subclass whose
+`build_plan` turns the settings into a `TrainingPlan` (data pipeline, model,
+per-replica train step, evaluation, model_config.json). This module runs the
+rest, the same for every model:
 
   0. a rerun of a finished run (same flags; finished.json) does nothing
      unless --reexport; a rerun must find the vocabulary it trained with;
   1. the opening: --model_dir required, the distribution strategy (first:
      logical CPU devices can only be set before TensorFlow starts), the data
-     directory, a rerun with other `directory_flags` refused before anything
+     directory, a rerun with other "directory" settings refused before anything
      is written, stale checkpoint temporaries removed, this worker's output
      folder and flags.txt, the seed;
   2. the plan, and model_config.json;
@@ -22,8 +23,10 @@ every model:
      then the final evaluation of a sentence encoder on its spec's sets:
      sts_results.{json,md} and the table on the console; finished.json.
 
-Every trainer takes the flags defined here with the same meaning; a trainer
-changes only their defaults (`set_defaults`). Two entry points:
+Every trainer takes `config.TrainingConfig`'s settings with the same
+meaning; a trainer changes only their defaults (`config.default`). Every run
+is under a `tf.distribute` strategy (TensorFlow's default strategy on one
+device). Two entry points:
 
   python -m trainers.<name> --flagfile=...      (exit codes: README)
   from sentzoo.trainers import <name>; <name>.run(["--model_dir=...", ...])
@@ -40,7 +43,7 @@ import shutil
 import sys
 import tempfile
 import traceback
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
 from absl import flags
 import keras
@@ -54,104 +57,11 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
-from sentzoo.export import input_limits
-from sentzoo.export import table_quantization
 from sentzoo.inputs import twitter_pit
 from sentzoo.models import model_specs
+from sentzoo.trainers import config as config_lib
 from sentzoo.trainers import distribution
 from sentzoo.trainers import training_loop
-
-
-def define_common_flags(flag_values):
-  """Defines the flags every trainer takes in `flag_values` (a trainer's own
-  `flags.FlagValues`), with --strategy, --num_cpu_devices and --verbose."""
-  fv = flag_values
-  flags.DEFINE_string("data_dir", None,
-                      f"Data directory (default ${data_dir_lib.ENV_VAR}).",
-                      flag_values=fv)
-  flags.DEFINE_string("model_dir", None, "Where checkpoints, logs, "
-                      "vocabulary and the export go (required).",
-                      flag_values=fv)
-  flags.DEFINE_string("export_dir", None, "Export base folder; default "
-                      "<model_dir>/export.", flag_values=fv)
-  flags.DEFINE_bool("export", True, "At the end, export the model and (for "
-                    "a sentence encoder) evaluate the export.",
-                    flag_values=fv)
-  flags.DEFINE_integer("seed", 0, "Seed for initialisation and sampling.",
-                       lower_bound=0, flag_values=fv)
-  flags.DEFINE_float("learning_rate", 1e-3, "Initial learning rate.",
-                     flag_values=fv)
-  cli.positive_float("learning_rate", fv)
-  flags.DEFINE_integer("num_epochs", 1, "Passes over the training data.",
-                       lower_bound=1, flag_values=fv)
-  flags.DEFINE_integer("train_steps", 0, "Stop after this many batches "
-                       "(0: num_epochs full passes).", lower_bound=0,
-                       flag_values=fv)
-  flags.DEFINE_integer("max_steps_per_run", 0, "Checkpoint and stop after "
-                       "this many steps of this invocation (0: run to the "
-                       "end); rerun the same command to continue.",
-                       lower_bound=0, flag_values=fv)
-  flags.DEFINE_integer("checkpoint_every_steps", 2000, "Checkpoint interval "
-                       "in steps (0: once per epoch).", lower_bound=0,
-                       flag_values=fv)
-  flags.DEFINE_integer("max_checkpoints", 3, "Checkpoints kept in "
-                       "<model_dir>/checkpoints: the newest ones (the next "
-                       "is written before the oldest is deleted, so the disk "
-                       "holds one more while saving). Each holds every "
-                       "table: 6.1 GB for Sent2Vec uni+bi with 2M buckets.",
-                       lower_bound=1, flag_values=fv)
-  flags.DEFINE_integer("log_every_steps", 500, "Console/TensorBoard "
-                       "interval.", lower_bound=1, flag_values=fv)
-  flags.DEFINE_integer("eval_every_steps", 0, "Dev evaluation interval in "
-                       "steps (0: only at the end; a model that keeps its "
-                       "best epoch evaluates every epoch whatever this "
-                       "says).", lower_bound=0, flag_values=fv)
-  flags.DEFINE_bool("jit_compile", True, "Compile the train step with XLA.",
-                    flag_values=fv)
-  flags.DEFINE_integer("max_bytes_per_sentence",
-                       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
-                       "The export cuts each input sentence to this many "
-                       "bytes before tokenising it (recorded in its model "
-                       "card; export/input_limits.py).", lower_bound=1,
-                       upper_bound=2**31 - 1, flag_values=fv)
-  flags.DEFINE_integer("max_tokens_per_sentence",
-                       input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
-                       "The export keeps at most this many tokens of each "
-                       "input sentence (recorded in its model card).",
-                       lower_bound=1, upper_bound=2**31 - 1, flag_values=fv)
-  flags.DEFINE_enum("quantize", "none", table_quantization.MODES,
-                    "Store the export's table as float16 or row-wise int8: "
-                    "a smaller, inference-only export of an averaging model "
-                    "(sent2vec, siamese_cbow, paragram_phrase; recorded in "
-                    "its model card; export/table_quantization.py).",
-                    flag_values=fv)
-  flags.DEFINE_bool("reexport", False, "When the model directory holds a "
-                    "run that finished with the same flags (rerunning it "
-                    "does nothing): export its last checkpoint again.",
-                    flag_values=fv)
-  distribution.define_flags(fv)
-  cli.define_verbose_flag(fv)
-
-# The flags `define_common_flags` defines besides --strategy,
-# --num_cpu_devices and --verbose: for `set_defaults` and for the checks that
-# every trainer takes them.
-COMMON_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "seed",
-                "learning_rate", "num_epochs", "train_steps",
-                "max_steps_per_run", "checkpoint_every_steps",
-                "max_checkpoints", "log_every_steps", "eval_every_steps",
-                "jit_compile", "max_bytes_per_sentence",
-                "max_tokens_per_sentence", "quantize", "reexport")
-
-# Flags that say how a run goes, not what it trains: changing them does not
-# make a finished run's rerun a new run (with the trainer's own
-# `ModelTrainer.runtime_flags`).
-RUNTIME_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "reexport",
-                 "max_steps_per_run", "checkpoint_every_steps",
-                 "max_checkpoints", "log_every_steps", "eval_every_steps",
-                 "jit_compile",
-                 "max_bytes_per_sentence", "max_tokens_per_sentence",
-                 "quantize", "strategy", "num_cpu_devices", "verbose",
-                 "verify_data")
 
 
 # The name of Twitter PIT 2015's test split among a spec's eval_sets (the
@@ -159,13 +69,13 @@ RUNTIME_FLAGS = ("data_dir", "model_dir", "export_dir", "export", "reexport",
 TWITTER_PIT_GROUP = "twitter_pit"
 
 
-def set_defaults(flag_values, **defaults):
-  """A trainer's own defaults for the common flags (e.g. learning_rate=0.2)."""
-  for name, value in defaults.items():
-    if name not in COMMON_FLAGS:
-      raise ValueError(f"--{name} is not a common flag; define it in the "
-                       "trainer")
-    flag_values.set_default(name, value)
+def make_flags(config_class) -> flags.FlagValues:
+  """A trainer's own flags: one per field of its settings dataclass (a
+  `config.TrainingConfig`), and --verbose."""
+  flag_values = flags.FlagValues()
+  config_lib.define_flags(config_class, flag_values)
+  cli.define_verbose_flag(flag_values)
+  return flag_values
 
 
 @dataclasses.dataclass
@@ -174,14 +84,17 @@ class RunContext:
 
   Attributes:
     spec: the model's `model_specs.ModelSpec`.
-    strategy: the `tf.distribute.Strategy`, or None for one device.
+    config: the run's settings (the trainer's settings dataclass).
+    strategy: the `tf.distribute.Strategy` (TensorFlow's default strategy on
+      one device).
     data_dir: the resolved data directory ("" where the trainer needs none).
     model_dir: --model_dir (checkpoints are read from it).
     out_dir: where this worker writes (the model dir itself on the chief).
     chief: whether this process writes the model dir, exports and evaluates.
   """
   spec: model_specs.ModelSpec
-  strategy: Optional[tf.distribute.Strategy]
+  config: Any
+  strategy: tf.distribute.Strategy
   data_dir: str
   model_dir: str
   out_dir: str
@@ -189,14 +102,19 @@ class RunContext:
 
   @property
   def replicas(self) -> int:
-    return distribution.num_replicas(self.strategy)
+    return self.strategy.num_replicas_in_sync
 
   @property
   def num_pipelines(self) -> int:
     return distribution.num_input_pipelines(self.strategy)
 
+  @property
+  def one_device(self) -> bool:
+    """Whether this is TensorFlow's default strategy (one device)."""
+    return distribution.is_one_device(self.strategy)
+
   def scope(self):
-    return distribution.scope(self.strategy)
+    return self.strategy.scope()
 
   def is_resuming(self) -> bool:
     return model_dir_lib.latest_checkpoint(self.model_dir) is not None
@@ -232,6 +150,8 @@ class TrainingPlan:
       the final table (e.g. the untrained model), or None.
     finish: runs on the chief after training, before the export; returns
       what the run adds to its `RunSummary.results`.
+    actions: called as action(step, metrics) in the loop after every call
+      of the steps (`training_loop.run(actions=...)`).
   """
   config: Dict[str, Any]
   steps_per_epoch: int
@@ -250,6 +170,7 @@ class TrainingPlan:
   export_module: Optional[Callable[[int], tf.Module]] = None
   baseline: Optional[Callable[[], Optional[tuple]]] = None
   finish: Optional[Callable[[dict], Dict[str, Any]]] = None
+  actions: Sequence[Callable[[int, Mapping[str, tf.Tensor]], None]] = ()
 
 
 @dataclasses.dataclass
@@ -295,29 +216,30 @@ class ModelTrainer:
 
   spec: model_specs.ModelSpec
   flag_values: flags.FlagValues
-  # The flags that shape what the model directory holds (vocabulary, table
-  # sizes, architecture): a rerun with other values is refused before
-  # anything is written.
-  directory_flags: Tuple[str, ...] = ()
-  # The trainer's flags that, like RUNTIME_FLAGS, only say how a run goes.
-  runtime_flags: Tuple[str, ...] = ()
+  # The settings dataclass (a `config.TrainingConfig`) whose fields
+  # `flag_values` holds (`make_flags`).
+  config_class: Any
   # Whether the trainer runs under --strategy=parameter_server (its tables
   # sharded over parameter servers, `distribution.parameter_server_strategy`);
   # the others refuse it with one error line.
   supports_parameter_server: bool = False
 
-  def configure_runtime(self) -> None:
+  def settings(self):
+    """The parsed flags as the trainer's settings dataclass."""
+    return config_lib.from_flags(self.config_class, self.flag_values)
+
+  def configure_runtime(self, cfg) -> None:
     """Runs before TensorFlow starts (e.g. thread pools); default: nothing."""
 
-  def data_subdir(self) -> Optional[str]:
+  def data_subdir(self, cfg) -> Optional[str]:
     """The folder the data directory must hold (None: none in particular)."""
     return None
 
-  def needs_data_dir(self) -> bool:
+  def needs_data_dir(self, cfg) -> bool:
     """Whether the run needs a data directory (False: --data_dir or "")."""
     return True
 
-  def check_flags(self, strategy) -> None:
+  def check_flags(self, cfg, strategy) -> None:
     """Flag checks that need the strategy (e.g. batch vs replicas)."""
 
   def build_plan(self, context: RunContext) -> TrainingPlan:
@@ -341,30 +263,32 @@ class ModelTrainer:
 
 def _open(model_trainer: ModelTrainer) -> RunContext:
   fv = model_trainer.flag_values
+  cfg = model_trainer.settings()
   cli.require_flags("model_dir", flag_values=fv)
   distribution.check_supported(fv.strategy, model_trainer.spec.title,
                                model_trainer.supports_parameter_server)
-  model_trainer.configure_runtime()
+  model_trainer.configure_runtime(cfg)
   # A parameter_server "worker" or "ps" task serves from here on.
   strategy = distribution.make_strategy(fv.strategy, fv.num_cpu_devices)
   data_dir = fv.data_dir or ""
-  if model_trainer.needs_data_dir():
+  if model_trainer.needs_data_dir(cfg):
     data_dir = data_dir_lib.resolve_data_dir(fv.data_dir,
-                                             model_trainer.data_subdir())
-  model_trainer.check_flags(strategy)
+                                             model_trainer.data_subdir(cfg))
+  model_trainer.check_flags(cfg, strategy)
   model_dir = fv.model_dir
   model_dir_lib.check_writable(model_dir)
   # Before anything is written: a refused rerun leaves the directory as it
   # was.
-  model_dir_lib.check_directory_flags(model_dir, fv,
-                                      model_trainer.directory_flags)
+  model_dir_lib.check_directory_flags(
+      model_dir, fv, config_lib.names(model_trainer.config_class,
+                                      "directory"))
   chief = training_loop.is_chief(strategy)
   if chief:
     for path in model_dir_lib.remove_stale_checkpoint_temporaries(model_dir):
       print(f"removed {path}, left by a killed checkpoint save", flush=True)
   out_dir = distribution.prepare_worker_dir(model_dir, strategy, fv)
   keras.utils.set_random_seed(fv.seed)
-  return RunContext(spec=model_trainer.spec, strategy=strategy,
+  return RunContext(spec=model_trainer.spec, config=cfg, strategy=strategy,
                     data_dir=data_dir, model_dir=model_dir, out_dir=out_dir,
                     chief=chief)
 
@@ -372,7 +296,8 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
 def _run_identity(model_trainer):
   """{flag: its command-line form} of the flags that say what a run trains."""
   fv = model_trainer.flag_values
-  skip = set(RUNTIME_FLAGS) | set(model_trainer.runtime_flags)
+  skip = set(config_lib.names(model_trainer.config_class, "runtime"))
+  skip.add("verbose")
   return {name: fv[name].serialize() for name in sorted(fv)
           if name not in skip and fv[name].name == name}
 
@@ -508,7 +433,7 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
       context.model_dir, _loop_config(fv, plan, steps), plan.dataset,
       plan.train_step, plan.step_counter, plan.checkpoint_items,
       learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
-      strategy=context.strategy)
+      strategy=context.strategy, actions=plan.actions)
   cli.exit_if_interrupted(outcome)
   summary = RunSummary(model_dir=context.model_dir, step=outcome["step"],
                        export_path=None, results={})
@@ -557,11 +482,17 @@ def plan_to_measure(model_trainer: ModelTrainer):
   try:
     # A new --model_dir is created as the trainer creates one.
     tf.io.gfile.makedirs(model_dir)
+    cfg = model_trainer.settings()
     data_dir = data_dir_lib.resolve_data_dir(fv.data_dir,
-                                             model_trainer.data_subdir())
-    yield model_trainer.build_plan(RunContext(
-        spec=model_trainer.spec, strategy=None, data_dir=data_dir,
+                                             model_trainer.data_subdir(cfg))
+    plan = model_trainer.build_plan(RunContext(
+        spec=model_trainer.spec, config=cfg,
+        strategy=tf.distribute.get_strategy(), data_dir=data_dir,
         model_dir=model_dir, out_dir=model_dir, chief=False))
+    # One device's batches, as the loop reads them.
+    plan.dataset = training_loop.distribute(tf.distribute.get_strategy(),
+                                            plan.dataset)
+    yield plan
   finally:
     if not fv.model_dir:
       shutil.rmtree(model_dir, ignore_errors=True)

@@ -14,6 +14,7 @@ from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import sts
 from sentzoo.export import export_model
 from sentzoo.tests import corpus_fixtures
+from sentzoo.trainers import config
 from sentzoo.trainers import sent2vec
 from sentzoo.trainers import siamese_cbow
 from sentzoo.trainers import trainer
@@ -199,10 +200,6 @@ class TrainerTest(tf.test.TestCase):
     self.assertEqual(summary.step, 15)
     self.assertIsNotNone(summary.export_path)
 
-  def test_set_defaults_only_for_common_flags(self):
-    with self.assertRaisesRegex(ValueError, "not a common flag"):
-      trainer.set_defaults(FLAGS, embedding_dim=3)
-
   def test_headline_comparison_says_level_when_the_printed_gain_is_zero(self):
     def results(mean, dev):
       aggregate = sts.Aggregate("STS.mean", "mean", [], mean, mean)
@@ -233,8 +230,7 @@ class TrainerTest(tf.test.TestCase):
     self.assertTrue(os.path.exists(os.path.join(model_dir, "vocab.txt")))
 
   def test_total_steps(self):
-    flag_values = flags.FlagValues()
-    trainer.define_common_flags(flag_values)
+    flag_values = trainer.make_flags(config.TrainingConfig)
     flag_values(["prog", "--num_epochs=3", "--train_steps=0"])
     self.assertEqual(trainer.total_steps(flag_values, 10), 30)
     flag_values.unparse_flags()

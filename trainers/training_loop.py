@@ -18,14 +18,16 @@ What it guarantees:
   step: step, loss, learning_rate, the other metrics), and an optional
   periodic evaluation (e.g. STS dev correlation).
 
-Distributed training (`strategy=`): `train_step` is then the per-replica
-step, run with `strategy.run`; each metric it returns must be the replica's
-contribution to the global value, so that the SUM over replicas is that
-value (e.g. the loss as `tf.nn.compute_average_loss(per_example,
-global_batch_size=...)`: per-replica sum / global batch). The global batch
-is per-replica batch x `strategy.num_replicas_in_sync`. Only the chief writes
-to `model_dir`; other workers write to `model_dir/workertemp_<task id>`
-(`worker_dir`), which is scratch.
+Every run is under a `tf.distribute` strategy (TensorFlow's default
+strategy on one device, as TF Model Garden's `train_lib`): `train_step` is
+the per-replica step, run with `strategy.run`; each metric it returns must
+be the replica's contribution to the global value, so that the SUM over
+replicas is that value (e.g. the loss as
+`tf.nn.compute_average_loss(per_example)`: per-replica sum / global
+batch). The global batch is per-replica batch x
+`strategy.num_replicas_in_sync`. Only the chief writes to `model_dir`;
+other workers write to `model_dir/workertemp_<task id>` (`worker_dir`),
+which is scratch.
 
 Parameter servers (a `tf.distribute.ParameterServerStrategy`; only the chief
 runs this loop, the workers and parameter servers only serve): `dataset` is
@@ -54,7 +56,7 @@ import os
 import signal
 import sys
 import time
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Sequence
 
 import tensorflow as tf
 
@@ -79,16 +81,15 @@ class LoopConfig:
   # Stop (checkpointed, as if interrupted) after this many steps of this
   # invocation; 0: no limit. For time-sliced jobs; rerunning resumes.
   max_steps_per_run: int = 0
-  # One device: steps run per call of one tf.function looping over the
-  # iterator in the graph (`multi_step`), sparing the Python dispatch of
-  # every step (fast steps of small batches spend a good part of their time
-  # there). Calls stop at log, checkpoint and eval steps, so those happen
-  # at the same steps whatever this is. Ignored under a strategy.
+  # Steps run per call of one tf.function looping over the iterator in the
+  # graph (`multi_step`), sparing the Python dispatch of every step (fast
+  # steps of small batches spend a good part of their time there). Calls
+  # stop at log, checkpoint and eval steps, so those happen at the same
+  # steps whatever this is.
   steps_per_call: int = 1
-  # One device, steps_per_call > 1: graph calls running at once, each from
+  # steps_per_call > 1 on one device: graph calls running at once, each from
   # its own thread on the shared iterator (`multi_step(threads=...)`); the
-  # train step must make concurrent updates add up. Ignored under a
-  # strategy.
+  # train step must make concurrent updates add up.
   step_threads: int = 1
 
 
@@ -314,6 +315,24 @@ def multi_step(train_step, element_spec, threads=1):
   return concurrent_steps
 
 
+def _steps_from_python(step_fn):
+  """`multi_step`'s contract, one graph call per step: (iterator, count) ->
+  (metrics of the last step run or {}, steps run)."""
+
+  def steps(iterator, count):
+    metrics, done = {}, 0
+    while done < int(count):
+      # Agreed by all workers: stops everyone if any input ended.
+      batch = iterator.get_next_as_optional()
+      if not batch.has_value():
+        break
+      metrics = step_fn(batch.get_value())
+      done += 1
+    return metrics, done
+
+  return steps
+
+
 def _next_stop(step, config, first_step):
   """The first step after `step` at which the loop must regain control."""
   stops = [config.total_steps,
@@ -328,18 +347,20 @@ def _next_stop(step, config, first_step):
   return min(stops)
 
 
-def _distribute(strategy, dataset, skip_batches):
+def distribute(strategy, dataset, skip_batches=0):
   """Distributes `dataset` (a Dataset of global batches, or a function of a
   `tf.distribute.InputContext` returning per-replica batches) with the first
   `skip_batches` steps' batches skipped."""
   if isinstance(dataset, tf.data.Dataset):
-    return strategy.experimental_distribute_dataset(dataset.skip(skip_batches))
+    return strategy.experimental_distribute_dataset(
+        dataset.skip(skip_batches) if skip_batches else dataset)
 
   def dataset_fn(input_context):
     # Every step takes one batch per local replica from this pipeline.
     per_step = (input_context.num_replicas_in_sync
                 // input_context.num_input_pipelines)
-    return dataset(input_context).skip(skip_batches * per_step)
+    pipeline = dataset(input_context)
+    return pipeline.skip(skip_batches * per_step) if skip_batches else pipeline
 
   return strategy.distribute_datasets_from_function(dataset_fn)
 
@@ -370,7 +391,9 @@ def run(model_dir: str,
         learning_rate_fn: Optional[Callable[[], float]] = None,
         eval_fn: Optional[Callable[[], Mapping[str, float]]] = None,
         log=print,
-        strategy: Optional[tf.distribute.Strategy] = None) -> dict:
+        strategy: Optional[tf.distribute.Strategy] = None,
+        actions: Sequence[Callable[[int, Mapping[str, tf.Tensor]], None]] = (),
+        ) -> dict:
   """Trains until `config.total_steps`, resuming from `model_dir` if it can.
 
   Args:
@@ -391,13 +414,17 @@ def run(model_dir: str,
     eval_fn: returns a dict of scalars to log; called every
       `eval_every_steps` and at the end.
     log: where progress lines go.
-    strategy: optional `tf.distribute.Strategy` the model and optimizer were
-      built under; None: one device, the step is called directly.
+    strategy: the `tf.distribute.Strategy` the model and optimizer were
+      built under (default: TensorFlow's default strategy, one device).
+    actions: each called as action(step, metrics) after every call of the
+      steps (at the latest at every log, checkpoint and evaluation step), as
+      orbit's train actions: what a run adds to the loop without changing it.
 
   Returns:
     dict with "step", "interrupted", "preempted" and the last metrics and
     evaluation.
   """
+  strategy = strategy or tf.distribute.get_strategy()
   out_dir = worker_dir(model_dir, strategy)
   read_checkpoints = os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   write_checkpoints = os.path.join(out_dir, model_dir_lib.CHECKPOINT_SUBDIR)
@@ -405,10 +432,18 @@ def run(model_dir: str,
   # Synchronous workers (MultiWorkerMirroredStrategy): every worker runs
   # this loop, in step with the others.
   multi_worker = is_multi_worker(strategy) and not parameter_server
-  if strategy is None or parameter_server:
+  # TensorFlow's default strategy (one device) hands out the dataset itself,
+  # whose iterator a checkpoint can hold; a distributed iterator it cannot,
+  # so the number of consumed batches is checkpointed instead.
+  with strategy.scope():
+    one_device = not tf.distribute.has_strategy()
+  consumed = None
+  if parameter_server:
     iterator = iter(dataset)
+  elif one_device:
+    iterator = iter(distribute(strategy, dataset, 0))
+  if parameter_server or one_device:
     items = dict(iterator=iterator, **checkpoint_items)
-    consumed = None
   else:
     consumed = tf.Variable(0, dtype=tf.int64, trainable=False,
                            name=INPUT_POSITION)
@@ -456,24 +491,27 @@ def run(model_dir: str,
     max_in_flight = 2 * max(1, num_workers)
     # (step, RemoteValue of its metrics), oldest first.
     in_flight = collections.deque()
-  elif strategy is not None:
-    skip = int(consumed.numpy())
-    if skip:
-      log(f"skipping the {skip} batches consumed before the checkpoint")
-    iterator = iter(_distribute(strategy, dataset, skip))
-    element_spec = iterator.element_spec
+  else:
+    if consumed is not None:
+      skip = int(consumed.numpy())
+      if skip:
+        log(f"skipping the {skip} batches consumed before the checkpoint")
+      iterator = iter(distribute(strategy, dataset, skip))
 
-    @tf.function(input_signature=[element_spec])
     def distributed_step(batch):
       per_replica = strategy.run(train_step, args=(batch,))
       return {name: strategy.reduce(tf.distribute.ReduceOp.SUM, value,
                                     axis=None)
               for name, value in per_replica.items()}
 
-  steps_in_graph = None
-  if strategy is None and config.steps_per_call > 1:
-    steps_in_graph = multi_step(train_step, iterator.element_spec,
-                                threads=config.step_threads)
+    if one_device:
+      run_steps = multi_step(distributed_step, iterator.element_spec,
+                             threads=config.step_threads)
+    else:
+      # A distributed iterator's optional does not survive a graph loop
+      # (TF 2.21): one call per step.
+      run_steps = _steps_from_python(tf.function(
+          distributed_step, input_signature=[iterator.element_spec]))
 
   writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
@@ -585,32 +623,23 @@ def run(model_dir: str,
             or (config.max_steps_per_run
                 and step - first_step >= config.max_steps_per_run)):
           settle()
-      elif steps_in_graph is not None:
+      else:
         count = min(config.steps_per_call,
                     _next_stop(step, config, first_step) - step)
-        metrics, done = steps_in_graph(iterator, tf.constant(count, tf.int32))
+        step_metrics, done = run_steps(iterator,
+                                       tf.constant(count, tf.int32))
         if int(done) == 0:
           log(f"input ended at step {step}")
           break
-      elif strategy is None:
-        try:
-          batch = next(iterator)
-        except StopIteration:
-          log(f"input ended at step {step}")
-          break
-        metrics = train_step(batch)
-      else:
-        # Agreed by all workers: stops everyone if any input ended.
-        optional = iterator.get_next_as_optional()
-        if not optional.has_value():
-          log(f"input ended at step {step}")
-          break
-        metrics = distributed_step(optional.get_value())
-        consumed.assign_add(1)
+        metrics = step_metrics
+        if consumed is not None:
+          consumed.assign_add(tf.cast(done, tf.int64))
       if coordinator is None:
         step = int(step_counter.numpy())
         if is_log_step(step):
           write_log(step, metrics)
+      for action in actions:
+        action(step, metrics)
       if step % config.checkpoint_every_steps == 0:
         _save_checkpoint(manager, step, log, config.max_checkpoints)
         saved_step = step

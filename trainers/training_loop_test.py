@@ -331,9 +331,33 @@ class StepsPerCallTest(tf.test.TestCase):
       runs[steps_per_call] = [os.path.basename(p) for p in checkpoints]
     self.assertEqual(runs[3], runs[1])
     self.assertEqual(runs[3], ["ckpt-10", "ckpt-20"])
-    # Calls of up to 3 steps, cut at the log (8, 16) and checkpoint (10)
-    # steps; one step per call does not use multi_step.
-    self.assertEqual(counts, [3, 3, 2, 2, 3, 3, 3, 1])
+    # One step per call, then calls of up to 3 steps, cut at the log (8,
+    # 16) and checkpoint (10) steps.
+    self.assertEqual(counts, [1] * 20 + [3, 3, 2, 2, 3, 3, 3, 1])
+
+  def test_actions_run_after_every_call_of_the_steps(self):
+    seen = []
+    model_dir = os.path.join(self.get_temp_dir(), "actions")
+    total = tf.Variable(0, dtype=tf.int64)
+    counter = tf.Variable(0, dtype=tf.int64)
+
+    @tf.function
+    def train_step(batch):
+      total.assign_add(batch)
+      counter.assign_add(1)
+      return {"loss": tf.cast(batch, tf.float32)}
+
+    training_loop.run(
+        model_dir,
+        training_loop.LoopConfig(total_steps=20, steps_per_call=3,
+                                 log_every_steps=8, checkpoint_every_steps=10),
+        tf.data.Dataset.range(23), train_step, counter, {"total": total},
+        log=lambda line: None,
+        actions=[lambda step, metrics: seen.append(
+            (step, float(metrics["loss"])))])
+    # The step and the metrics of the last step of each call.
+    self.assertEqual(seen, [(3, 2.0), (6, 5.0), (8, 7.0), (10, 9.0),
+                            (13, 12.0), (16, 15.0), (19, 18.0), (20, 19.0)])
 
   def test_step_threads_share_the_steps_and_the_input(self):
     # Two graph calls at once on one iterator: every call runs its count

@@ -1,0 +1,212 @@
+"""A trainer's settings: one dataclass, whose fields are the command's flags.
+
+Each model's trainer declares its settings as one dataclass that extends
+`TrainingConfig` (the settings every trainer takes; `CorpusConfig` adds the
+corpus of Siamese CBOW and Sent2Vec), in the manner of TF Model Garden's
+`ExperimentConfig` and sent2vec's single `Args`. A field is made with
+`setting(default, help, ...)`; a subclass changes only the default of an
+inherited field with `default(value)`. `define_flags` turns the fields into
+absl flags of the same names, defaults, help and range checks, so
+`python -m trainers.<name> --flagfile=...` reads what it always read, and
+`from_flags` turns the parsed flags into the dataclass that the trainer
+hands to its helpers.
+
+Field metadata says what a flag is for:
+  directory: it shapes what the model directory holds (vocabulary, table
+    sizes, architecture): a rerun with another value is refused before
+    anything is written;
+  runtime: it only says how a run goes, not what it trains: changing it
+    does not make a finished run's rerun a new run.
+"""
+
+import dataclasses
+import typing
+from typing import Any, List, Optional, Sequence, Tuple
+
+from absl import flags
+
+from sentzoo.common import cli
+from sentzoo.export import input_limits
+from sentzoo.export import table_quantization
+from sentzoo.trainers import distribution
+
+_INHERIT = "inherit"
+
+
+def setting(default: Any, help: str, *,  # pylint: disable=redefined-builtin
+            lower_bound=None, upper_bound=None,
+            choices: Optional[Sequence[str]] = None, positive: bool = False,
+            positive_ints: bool = False, directory: bool = False,
+            runtime: bool = False):
+  """A settings field: its flag's default, help and checks.
+
+  Args:
+    default: the default value (a list is copied for every instance).
+    help: the flag's help text.
+    lower_bound, upper_bound: an int or float flag's range (inclusive).
+    choices: an enum flag's values.
+    positive: a float flag must be > 0.
+    positive_ints: every item of a list flag is an int >= 1.
+    directory, runtime: see the module docstring.
+  """
+  metadata = dict(help=help, lower_bound=lower_bound, upper_bound=upper_bound,
+                  choices=None if choices is None else list(choices),
+                  positive=positive, positive_ints=positive_ints,
+                  directory=directory, runtime=runtime)
+  if isinstance(default, list):
+    return dataclasses.field(default_factory=lambda: list(default),
+                             metadata=metadata)
+  return dataclasses.field(default=default, metadata=metadata)
+
+
+def default(value: Any):
+  """An inherited field with another default (its help and checks kept)."""
+  if isinstance(value, list):
+    return dataclasses.field(default_factory=lambda: list(value),
+                             metadata={_INHERIT: True})
+  return dataclasses.field(default=value, metadata={_INHERIT: True})
+
+
+def _metadata(config_class, name):
+  """The metadata of field `name`, from the class that declared it with
+  `setting`."""
+  for cls in config_class.__mro__:
+    field = getattr(cls, "__dataclass_fields__", {}).get(name)
+    if field is not None and _INHERIT not in field.metadata:
+      return field.metadata
+  raise TypeError(f"{config_class.__name__}.{name} overrides no setting")
+
+
+def _fields(config_class):
+  """(name, type, default, metadata) of every field, in declaration order."""
+  hints = typing.get_type_hints(config_class)
+  for field in dataclasses.fields(config_class):
+    value = (field.default_factory() if field.default is dataclasses.MISSING
+             else field.default)
+    yield field.name, hints[field.name], value, _metadata(config_class,
+                                                          field.name)
+
+
+def define_flags(config_class, flag_values: flags.FlagValues) -> None:
+  """Defines one flag per field of `config_class` in `flag_values`."""
+  for name, kind, value, meta in _fields(config_class):
+    args = dict(flag_values=flag_values, module_name=config_class.__module__)
+    bounds = dict(lower_bound=meta["lower_bound"],
+                  upper_bound=meta["upper_bound"])
+    base = (typing.get_args(kind)[0] if typing.get_origin(kind) is typing.Union
+            else kind)
+    if meta["choices"] is not None:
+      flags.DEFINE_enum(name, value, meta["choices"], meta["help"], **args)
+    elif base is bool:
+      flags.DEFINE_bool(name, value, meta["help"], **args)
+    elif base is int:
+      flags.DEFINE_integer(name, value, meta["help"], **bounds, **args)
+    elif base is float:
+      flags.DEFINE_float(name, value, meta["help"], **bounds, **args)
+    elif typing.get_origin(base) is list:
+      flags.DEFINE_list(name, value, meta["help"], **args)
+    else:
+      flags.DEFINE_string(name, value, meta["help"], **args)
+    if meta["positive"]:
+      cli.positive_float(name, flag_values)
+    if meta["positive_ints"]:
+      cli.positive_int_list(name, flag_values)
+
+
+def from_flags(config_class, flag_values: flags.FlagValues):
+  """The settings the parsed `flag_values` hold."""
+  return config_class(**{field.name: flag_values[field.name].value
+                         for field in dataclasses.fields(config_class)})
+
+
+def names(config_class, kind: str) -> Tuple[str, ...]:
+  """The fields whose metadata marks them `kind` ("directory", "runtime")."""
+  return tuple(name for name, _, _, meta in _fields(config_class)
+               if meta[kind])
+
+
+@dataclasses.dataclass
+class TrainingConfig:
+  """The settings every trainer takes, with the same meaning."""
+  data_dir: Optional[str] = setting(
+      None, "Data directory (default $SENTZOO_DATA_DIR).", runtime=True)
+  model_dir: Optional[str] = setting(
+      None, "Where checkpoints, logs, vocabulary and the export go "
+      "(required).", runtime=True)
+  export_dir: Optional[str] = setting(
+      None, "Export base folder; default <model_dir>/export.", runtime=True)
+  export: bool = setting(
+      True, "At the end, export the model and (for a sentence encoder) "
+      "evaluate the export.", runtime=True)
+  seed: int = setting(0, "Seed for initialisation and sampling.",
+                      lower_bound=0)
+  learning_rate: float = setting(1e-3, "Initial learning rate.",
+                                 positive=True)
+  num_epochs: int = setting(1, "Passes over the training data.",
+                            lower_bound=1)
+  train_steps: int = setting(
+      0, "Stop after this many batches (0: num_epochs full passes).",
+      lower_bound=0)
+  max_steps_per_run: int = setting(
+      0, "Checkpoint and stop after this many steps of this invocation (0: "
+      "run to the end); rerun the same command to continue.", lower_bound=0,
+      runtime=True)
+  checkpoint_every_steps: int = setting(
+      2000, "Checkpoint interval in steps (0: once per epoch).",
+      lower_bound=0, runtime=True)
+  max_checkpoints: int = setting(
+      3, "Checkpoints kept in <model_dir>/checkpoints: the newest ones (the "
+      "next is written before the oldest is deleted, so the disk holds one "
+      "more while saving). Each holds every table: 6.1 GB for Sent2Vec "
+      "uni+bi with 2M buckets.", lower_bound=1, runtime=True)
+  log_every_steps: int = setting(500, "Console/TensorBoard interval.",
+                                 lower_bound=1, runtime=True)
+  eval_every_steps: int = setting(
+      0, "Dev evaluation interval in steps (0: only at the end; a model "
+      "that keeps its best epoch evaluates every epoch whatever this says).",
+      lower_bound=0, runtime=True)
+  jit_compile: bool = setting(True, "Compile the train step with XLA.",
+                              runtime=True)
+  max_bytes_per_sentence: int = setting(
+      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+      "The export cuts each input sentence to this many bytes before "
+      "tokenising it (recorded in its model card; export/input_limits.py).",
+      lower_bound=1, upper_bound=2**31 - 1, runtime=True)
+  max_tokens_per_sentence: int = setting(
+      input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
+      "The export keeps at most this many tokens of each input sentence "
+      "(recorded in its model card).", lower_bound=1, upper_bound=2**31 - 1,
+      runtime=True)
+  quantize: str = setting(
+      "none", "Store the export's table as float16 or row-wise int8: a "
+      "smaller, inference-only export of an averaging model (sent2vec, "
+      "siamese_cbow, paragram_phrase; recorded in its model card; "
+      "export/table_quantization.py).", choices=table_quantization.MODES,
+      runtime=True)
+  reexport: bool = setting(
+      False, "When the model directory holds a run that finished with the "
+      "same flags (rerunning it does nothing): export its last checkpoint "
+      "again.", runtime=True)
+  strategy: str = setting(
+      distribution.DEFAULT, distribution.STRATEGY_HELP,
+      choices=distribution.STRATEGIES, runtime=True)
+  num_cpu_devices: int = setting(0, distribution.NUM_CPU_DEVICES_HELP,
+                                 lower_bound=0, runtime=True)
+
+
+@dataclasses.dataclass
+class CorpusConfig(TrainingConfig):
+  """The settings of a model trained on a text corpus."""
+  corpus_parts: List[str] = setting(
+      [], "Book corpus parts to train on, e.g. 1 for part01 alone; empty: "
+      "all parts.", directory=True)
+  corpus_files: Optional[str] = setting(
+      None, "Comma-separated globs of corpus files (one sentence per line, "
+      "empty line between documents); overrides --corpus_parts.",
+      directory=True)
+  verify_data: bool = setting(
+      True, "Before the first pass over the corpus (when the vocabulary is "
+      "built), read every corpus file to its end (a truncated gzip is an "
+      "error), check book corpus parts against gutenberg/index.tsv and "
+      "files against SHA256SUMS where the data dir has them (~4 s for the "
+      "book corpus); --noverify_data skips it.", runtime=True)

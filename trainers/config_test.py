@@ -1,0 +1,111 @@
+"""Tests for trainers/config.py, and every file in configs/ read through it."""
+
+import dataclasses
+import glob
+import importlib
+import os
+from typing import List, Optional
+
+from absl import flags
+import tensorflow as tf
+
+from sentzoo.models import model_specs
+from sentzoo.trainers import config
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+
+
+@dataclasses.dataclass
+class _Settings(config.TrainingConfig):
+  learning_rate: float = config.default(0.5)
+  width: int = config.setting(3, "Width.", lower_bound=1, directory=True)
+  scale: Optional[float] = config.setting(None, "Scale.", positive=True)
+  kind: str = config.setting("a", "Kind.", choices=["a", "b"])
+  sizes: List[str] = config.setting(["1", "2"], "Sizes.", positive_ints=True)
+  fast: bool = config.setting(False, "Fast.", runtime=True)
+
+
+def _flags(argv=()):
+  flag_values = flags.FlagValues()
+  config.define_flags(_Settings, flag_values)
+  flag_values(["prog", *argv])
+  return flag_values
+
+
+class ConfigTest(tf.test.TestCase):
+
+  def test_fields_become_flags_with_their_default_help_and_kind(self):
+    fv = _flags()
+    self.assertEqual(fv["width"].default, 3)
+    self.assertEqual(fv["width"].help, "Width.")
+    self.assertEqual(fv["kind"].parser.enum_values, ["a", "b"])
+    self.assertEqual(fv["sizes"].value, ["1", "2"])
+    self.assertIsNone(fv["scale"].value)
+    self.assertIs(fv["fast"].value, False)
+
+  def test_default_changes_an_inherited_default_and_keeps_its_help(self):
+    fv = _flags()
+    self.assertEqual(fv["learning_rate"].default, 0.5)
+    self.assertEqual(fv["learning_rate"].help, "Initial learning rate.")
+    self.assertEqual(_Settings().learning_rate, 0.5)
+
+  def test_checks_refuse_bad_values(self):
+    for argv in (["--width=0"], ["--scale=0"], ["--kind=c"],
+                 ["--sizes=1,0"], ["--learning_rate=0"]):
+      with self.subTest(argv):
+        with self.assertRaises(flags.Error):
+          _flags(argv)
+
+  def test_from_flags_is_the_dataclass_of_the_parsed_values(self):
+    settings = config.from_flags(
+        _Settings, _flags(["--width=7", "--sizes=4", "--fast"]))
+    self.assertIsInstance(settings, _Settings)
+    self.assertEqual((settings.width, settings.sizes, settings.fast),
+                     (7, ["4"], True))
+    self.assertEqual(settings.learning_rate, 0.5)
+
+  def test_metadata_names_directory_and_runtime_settings(self):
+    self.assertEqual(config.names(_Settings, "directory"), ("width",))
+    runtime = config.names(_Settings, "runtime")
+    self.assertIn("fast", runtime)
+    self.assertIn("model_dir", runtime)
+    self.assertNotIn("learning_rate", runtime)
+    self.assertEqual(config.names(config.CorpusConfig, "directory"),
+                     ("corpus_parts", "corpus_files"))
+
+  def test_a_default_without_a_setting_is_an_error(self):
+    @dataclasses.dataclass
+    class Orphan(config.TrainingConfig):
+      nothing: int = config.default(1)
+
+    with self.assertRaisesRegex(TypeError, "overrides no setting"):
+      config.define_flags(Orphan, flags.FlagValues())
+
+  def test_every_file_in_configs_parses_into_its_trainers_settings(self):
+    paths = set()
+    for spec in model_specs.SPECS.values():
+      module = importlib.import_module(f"sentzoo.trainers.{spec.name}")
+      trainer_classes = [
+          value for value in vars(module).values()
+          if isinstance(value, type) and getattr(value, "spec", None) is spec]
+      self.assertLen(trainer_classes, 1, spec.name)
+      model_trainer = trainer_classes[0]()
+      for path in sorted(glob.glob(os.path.join(REPO_ROOT,
+                                                spec.config_glob))):
+        with self.subTest(os.path.basename(path)):
+          fv = model_trainer.flag_values
+          fv.unparse_flags()
+          try:
+            fv(["prog", f"--flagfile={path}"])
+            settings = model_trainer.settings()
+          finally:
+            fv.unparse_flags()
+          self.assertIsInstance(settings, model_trainer.config_class)
+          paths.add(path)
+    self.assertEqual(
+        paths, set(glob.glob(os.path.join(REPO_ROOT, "configs", "*.flags"))),
+        "a file in configs/ that no model's config_glob names")
+
+
+if __name__ == "__main__":
+  tf.test.main()
