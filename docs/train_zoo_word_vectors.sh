@@ -6,7 +6,7 @@
 # A finished run is not trained again (the trainer says "nothing to do"), an
 # interrupted one resumes. The choice, the higher STS-B dev Pearson, goes to
 # runs/zoo_word_vectors.json (reports.word_vector_choice), which
-# docs/make_charagram_results.sh and reports.hybrid_table's
+# docs/make_charagram_results.sh and reports.hybrid_sweep's
 # --word_vectors_choice read.
 #
 #   bash docs/train_zoo_word_vectors.sh

@@ -50,6 +50,7 @@ from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import sts
 from sentzoo.export import averaging_encoder
 from sentzoo.export import sent2vec_export
+from sentzoo.inputs import data_integrity
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import token_cache
@@ -173,6 +174,8 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
   if os.path.exists(vocab_path) and os.path.exists(stats_path):
     stats = model_dir_lib.read_json(stats_path, "the cached corpus counts")
     if all(stats.get(k) == v for k, v in key.items()):
+      # A rerun: the corpus must be the one these counts were made from.
+      data_integrity.check_corpus_unchanged(model_dir, files)
       return vocabulary_lib.Vocabulary.load(vocab_path), stats
   corpus_flags.verify_if_asked(cfg, data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
@@ -188,6 +191,7 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
   stats = dict(key, tokens=int(tokens), sentences=int(sentences),
                lines=sent2vec_data.count_lines(files))
   model_dir_lib.write_text_atomically(stats_path, json.dumps(stats, indent=2))
+  data_integrity.record_corpus(model_dir, files)
   return vocabulary, stats
 
 

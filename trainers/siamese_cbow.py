@@ -151,6 +151,9 @@ def _line_limits(cfg, data_dir, files):
 def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
+    # A rerun: the corpus must be the one the vocabulary and the plan of
+    # batches were made from.
+    data_integrity.check_corpus_unchanged(model_dir, files)
     return vocabulary_lib.Vocabulary.load(path)
   corpus_flags.verify_if_asked(cfg, data_dir, files)
   vocabulary = vocabulary_lib.build_vocabulary(
@@ -160,6 +163,7 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
   vocabulary.save(path)
+  data_integrity.record_corpus(model_dir, files)
   return vocabulary
 
 

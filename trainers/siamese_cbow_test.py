@@ -1,13 +1,17 @@
 """End-to-end tests of `python -m trainers.siamese_cbow` on a tiny corpus."""
 
+import glob
+import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import run_lock
 from sentzoo.tests import corpus_fixtures
 from sentzoo.trainers import siamese_cbow
 
@@ -149,7 +153,10 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
                         _final_embeddings(sliced), atol=1e-5)
 
   def test_missing_data_dir_names_the_flag(self):
-    result = _train(["--model_dir=" + self.get_temp_dir()])
+    # Neither flag nor variable names an existing folder (the checkout's
+    # ../shared/data would be found otherwise).
+    result = _train(["--model_dir=" + self.get_temp_dir()],
+                    env_data_dir=os.path.join(self.get_temp_dir(), "nope"))
     self.assertEqual(result.returncode, 2)
     self.assertIn("--data_dir", result.stderr)
     self.assertIn("SENTZOO_DATA_DIR", result.stderr)
@@ -159,6 +166,81 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 2)
     self.assertIn("does not exist", result.stderr)
     self.assertNotIn("Traceback", result.stderr)
+
+
+class SiameseCbowRunGuardsTest(tf.test.TestCase):
+  """What the trainer refuses so that no work is lost (issue 33)."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.data_dir = os.path.join(
+        tf.compat.v1.test.get_temp_dir(), "guards_test_data")
+    corpus_fixtures.write_book_corpus(cls.data_dir)
+    cls.common = ["--embedding_dim=8", "--batch_size=20", "--min_count=1",
+                  "--num_epochs=1", "--checkpoint_every_steps=2",
+                  "--log_every_steps=2", "--eval_every_steps=0",
+                  "--heldout_books=1", "--noexport"]
+
+  def _assert_one_error_line(self, result, text):
+    self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+    self.assertIn(text, result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
+  def test_a_second_run_on_a_held_model_dir_is_refused(self):
+    model_dir = os.path.join(self.get_temp_dir(), "held")
+    with run_lock.hold(model_dir, "training"):
+      result = _train(self.common + ["--data_dir=" + self.data_dir,
+                                     "--model_dir=" + model_dir])
+    self._assert_one_error_line(result, "is in use by another run")
+    self.assertIn(f"pid {os.getpid()}", result.stderr)
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "flags.txt")))
+
+  def test_nan_flag_is_refused(self):
+    result = _train(self.common + [
+        "--data_dir=" + self.data_dir, "--final_learning_rate_fraction=nan",
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "nan_flag")])
+    self._assert_one_error_line(result, "must be a finite number")
+
+  def test_diverging_run_stops_at_its_step_and_keeps_a_finite_checkpoint(
+      self):
+    model_dir = os.path.join(self.get_temp_dir(), "diverges")
+    result = _train(self.common + [
+        "--data_dir=" + self.data_dir, "--learning_rate=1e30", "--export",
+        "--model_dir=" + model_dir])
+    self._assert_one_error_line(result, "training diverged at step")
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "export")))
+    checkpoints = os.path.join(model_dir, "checkpoints")
+    if tf.train.latest_checkpoint(checkpoints):
+      self.assertTrue(np.all(np.isfinite(_final_embeddings(model_dir))))
+
+  def test_a_typo_in_the_corpus_leaves_no_flags_behind(self):
+    model_dir = os.path.join(self.get_temp_dir(), "typo")
+    result = _train(self.common + [
+        "--data_dir=" + self.data_dir, "--model_dir=" + model_dir,
+        "--corpus_files=" + os.path.join(self.data_dir, "no_such_*.txt")])
+    self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "flags.txt")))
+    # The corrected command (other flags) is not refused as a rerun.
+    result = _train(self.common + ["--data_dir=" + self.data_dir,
+                                   "--model_dir=" + model_dir,
+                                   "--train_steps=2"])
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+
+  def test_a_corpus_changed_before_the_rerun_is_refused(self):
+    data_dir = os.path.join(self.get_temp_dir(), "data")
+    shutil.copytree(self.data_dir, data_dir)
+    model_dir = os.path.join(self.get_temp_dir(), "changed")
+    args = self.common + ["--data_dir=" + data_dir, "--noverify_data",
+                          "--model_dir=" + model_dir]
+    first = _train(args + ["--max_steps_per_run=2"])
+    self.assertEqual(first.returncode, 75, first.stderr[-3000:])
+    part = sorted(glob.glob(os.path.join(data_dir, "gutenberg", "part*")))[0]
+    with gzip.open(part, "rt") as f:
+      lines = f.readlines()
+    with gzip.open(part, "wt") as f:
+      f.writelines(lines[:len(lines) // 2])
+    self._assert_one_error_line(_train(args), "the corpus changed since")
 
 
 class SiameseCbowSubsampleTest(tf.test.TestCase):

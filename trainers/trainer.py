@@ -53,6 +53,7 @@ from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -75,6 +76,9 @@ def make_flags(config_class) -> flags.FlagValues:
   flag_values = flags.FlagValues()
   config_lib.define_flags(config_class, flag_values)
   cli.define_verbose_flag(flag_values)
+  # absl's bounds let nan through; no float setting means anything at nan
+  # or an infinity.
+  cli.finite_floats(flag_values)
   return flag_values
 
 
@@ -99,6 +103,7 @@ class RunContext:
   model_dir: str
   out_dir: str
   chief: bool
+  lock: Optional[run_lock.RunLock] = None
 
   @property
   def replicas(self) -> int:
@@ -283,14 +288,18 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
       model_dir, fv, config_lib.names(model_trainer.config_class,
                                       "directory"))
   chief = training_loop.is_chief(strategy)
+  lock = None
   if chief:
+    # One writer per model directory, from here until the run ends.
+    lock = run_lock.RunLock(model_dir, "training")
+    lock.acquire()
     for path in model_dir_lib.remove_stale_checkpoint_temporaries(model_dir):
       print(f"removed {path}, left by a killed checkpoint save", flush=True)
   out_dir = distribution.prepare_worker_dir(model_dir, strategy, fv)
   keras.utils.set_random_seed(fv.seed)
   return RunContext(spec=model_trainer.spec, config=cfg, strategy=strategy,
                     data_dir=data_dir, model_dir=model_dir, out_dir=out_dir,
-                    chief=chief)
+                    chief=chief, lock=lock)
 
 
 def _run_identity(model_trainer):
@@ -321,9 +330,12 @@ def _export_again(model_trainer, finished):
   context = _open(model_trainer)
   export_dir = fv.export_dir or os.path.join(context.model_dir,
                                              model_dir_lib.EXPORT_SUBDIR)
-  path = export_model.export(context.model_dir, export_dir,
-                             data_dir=context.data_dir or None,
-                             quantize=fv.quantize, **input_caps(fv))
+  try:
+    path = export_model.export(context.model_dir, export_dir,
+                               data_dir=context.data_dir or None,
+                               quantize=fv.quantize, **input_caps(fv))
+  finally:
+    _release(context)
   print(f"exported to {path}\nexport: {os.path.abspath(path)}", flush=True)
   return RunSummary(model_dir=context.model_dir, step=finished["step"],
                     export_path=path, results={})
@@ -418,8 +430,38 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
     # with.
     model_dir_lib.check_vocabulary(
         fv.model_dir, model_dir_lib.read_model_config(fv.model_dir))
+  flags_path = os.path.join(fv.model_dir, model_dir_lib.FLAGS_FILE)
+  first_run = not os.path.exists(flags_path)
   context = _open(model_trainer)
-  plan = model_trainer.build_plan(context)
+  try:
+    return _train_opened(model_trainer, context, first_run)
+  finally:
+    _release(context)
+
+
+def _release(context):
+  if context.lock is not None:
+    context.lock.release()
+
+
+def _forget_unstarted_run(context):
+  """Removes flags.txt of a first run that stopped before it wrote
+  anything else, so that a corrected command is not refused as a rerun with
+  other settings."""
+  left = set(os.listdir(context.out_dir)) - {model_dir_lib.FLAGS_FILE,
+                                              run_lock.LOCK_FILE}
+  if not left:
+    os.remove(os.path.join(context.out_dir, model_dir_lib.FLAGS_FILE))
+
+
+def _train_opened(model_trainer, context, first_run):
+  fv = model_trainer.flag_values
+  try:
+    plan = model_trainer.build_plan(context)
+  except (errors.UserError, KeyboardInterrupt):
+    if first_run:
+      _forget_unstarted_run(context)
+    raise
   steps = total_steps(fv, plan.steps_per_epoch)
   if steps <= 0:
     raise errors.UserError(
@@ -546,9 +588,7 @@ def run(model_trainer: ModelTrainer, argv: Sequence[str]) -> RunSummary:
   """
   fv = model_trainer.flag_values
   fv.unparse_flags()
-  try:
-    rest = fv([sys.argv[0] if sys.argv else "sentzoo"] + list(argv))
-  except flags.Error as e:
-    raise errors.UserError(" ".join(str(e).split("\n"))) from e
+  rest = cli.parse_argv([sys.argv[0] if sys.argv else "sentzoo"] + list(argv),
+                        fv)
   cli.reject_arguments(rest)
   return train(model_trainer)

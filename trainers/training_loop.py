@@ -52,6 +52,7 @@ import collections
 import concurrent.futures
 import dataclasses
 import json
+import math
 import os
 import signal
 import sys
@@ -60,8 +61,10 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import non_finite
 from sentzoo.trainers import checkpoint_restore
 
 # Name of the checkpointed count of distributed batches consumed.
@@ -513,7 +516,7 @@ def run(model_dir: str,
       run_steps = _steps_from_python(tf.function(
           distributed_step, input_signature=[iterator.element_spec]))
 
-  writer = tf.summary.create_file_writer(os.path.join(out_dir, "tensorboard"))
+  writer = disk_errors.summary_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
   train_log_path = os.path.join(out_dir, model_dir_lib.TRAIN_LOG_FILE)
   _trim_train_log(train_log_path, step if latest else -1)
@@ -636,6 +639,12 @@ def run(model_dir: str,
           consumed.assign_add(tf.cast(done, tf.int64))
       if coordinator is None:
         step = int(step_counter.numpy())
+        # Diverged: stop before this step is logged or saved, so that the
+        # last checkpoint stays a finite one.
+        if "loss" in metrics:
+          loss = float(metrics["loss"])
+          non_finite.check_step(step, math.isfinite(loss), loss,
+                                manager.latest_checkpoint)
         if is_log_step(step):
           write_log(step, metrics)
       for action in actions:
