@@ -128,6 +128,10 @@ def resolve_export_dir(path: str) -> str:
     raise errors.DataDirError("no model path given")
   if os.path.isfile(path) and os.path.basename(path) in _SAVED_MODEL_FILES:
     path = os.path.dirname(path) or "."
+  if os.path.isfile(path):
+    raise errors.DataDirError(
+        f"model path {path!r} is a file, not an export: give the SavedModel "
+        "folder (it holds saved_model.pb) or its export base folder")
   if not os.path.isdir(path):
     raise errors.DataDirError(f"model path {path!r} does not exist")
   if _is_saved_model_dir(path):
