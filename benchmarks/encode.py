@@ -358,7 +358,7 @@ def write_docs_page(path, argv_line, lines):
       "to end). Ours tokenises inside the graph. Every figure is from a "
       "fresh process; sides alternate in one sequence. See "
       "`benchmarks/encode.py` for the definitions.", "",
-      "Where the time goes (issue 34, CPU microseconds per book sentence, "
+      "Where the time goes (issue 34; measured once with a CPU-time script, not by this command; CPU microseconds per book sentence, "
       "700-d table, batch 4096, one thread): the previous graph spent 9.2 "
       "in the tokeniser (transcoding 2.3, the `\\pZ` pass 2.8, the "
       "punctuation pass 1.2, lower-casing 0.7, split 0.9) and about 20 in "
