@@ -10,9 +10,10 @@ from sentzoo.export import input_limits
 from sentzoo.export import table_quantization
 
 
-# Shards of one call's batch (see `AveragingSentenceEncoder.__call__`), and
-# the smallest batch that is sharded (a small batch gains less than the
-# shards' extra ops cost). Measured in docs/encode_speed.md.
+# Shards of one call's batch (see `AveragingSentenceEncoder.__call__`): one
+# per core of the 2-core machine it was measured on (docs/encode_speed.md
+# measures the sharded graph, not other counts). The smallest batch that is
+# sharded is a choice, not a measurement: a batch of one stays unsharded.
 NUM_SHARDS = 2
 SHARD_MIN_BATCH = 64
 
