@@ -1,6 +1,7 @@
 """Tests for export.averaging_encoder."""
 
 import os
+import tempfile
 
 import numpy as np
 import tensorflow as tf
@@ -11,6 +12,8 @@ from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import tokenizer_test_util
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.layers import masked_average
 from sentzoo.layers import shared_embedding
@@ -247,6 +250,127 @@ class QuantizedAveragingSentenceEncoderTest(tf.test.TestCase):
                                int8_limit * sizes["none"][part], sizes)
           self.assertLessEqual(sizes["float16"][part],
                                float16_limit * sizes["none"][part], sizes)
+
+def _previous_encode(table, vocabulary, sentences, keep_punctuation,
+                     quantize="none"):
+  """The averaging graph before issue 34: the previous tokeniser, a lookup,
+  a gather of every row and an unsorted segment sum (the reference for the
+  fused mean and the new tokeniser)."""
+  tokens = tokenizer_test_util.previous_tokenize(
+      sentences, keep_punctuation,
+      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+      input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)
+  ids = tokens.with_flat_values(
+      vocabulary.lookup_table().lookup(tokens.flat_values))
+  ids = tf.ragged.boolean_mask(ids, ids > 0)
+  if quantize == "int8":
+    values, scales = table_quantization.quantize_int8_rows(table)
+    table = table_quantization.dequantize_int8_rows(values, scales)
+  elif quantize == "float16":
+    table = table.astype(np.float16).astype(np.float32)
+  return averaging_encoder.ragged_average(tf.constant(table), ids)
+
+
+class PreviousComputationTest(tf.test.TestCase):
+  """The faster graph (issue 34) encodes exactly as the previous one."""
+
+  def _check(self, sentences, words, dim):
+    vocabulary = vocabulary_lib.Vocabulary(words, [1] * len(words))
+    table = np.random.default_rng(5).normal(
+        size=(len(words) + 1, dim)).astype(np.float32)
+    for keep in (False, True):
+      for mode in table_quantization.MODES:
+        with self.subTest(keep_punctuation=keep, quantize=mode):
+          encoder = averaging_encoder.AveragingSentenceEncoder(
+              text_to_ids_lib.TextToIds(
+                  vocabulary, tokenizer_lib.Tokenizer(keep_punctuation=keep)),
+              table, {}, quantize=mode)
+          got = np.concatenate([
+              encoder(tf.constant(sentences[i:i + 4096])).numpy()
+              for i in range(0, len(sentences), 4096)])
+          want = _previous_encode(table, vocabulary, tf.constant(sentences),
+                                  keep, mode)
+          self.assertAllClose(got, want, atol=1e-5, rtol=1e-5)
+
+  def test_fixture_sentences(self):
+    sentences = (tokenizer_test_util.TRICKY + QUANTIZE_SENTENCES +
+                 tokenizer_test_util.random_byte_strings(3, 200))
+    words = sorted({t for s in tokenizer_test_util.TRICKY + QUANTIZE_SENTENCES
+                    for t in tokenizer_test_util.python_reference(s, True)})
+    self._check(sentences, words, 7)
+
+  def test_sts_sentences(self):
+    data_dir = os.environ.get("SENTZOO_DATA_DIR")
+    if not data_dir or not os.path.isdir(os.path.join(data_dir, "sts")):
+      self.skipTest("no real data: set SENTZOO_DATA_DIR")
+    from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
+    pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+    sentences = sorted({s for p in pair_sets
+                        for s in p.sentences1 + p.sentences2})
+    counts = {}
+    for sentence in sentences:
+      for token in tokenizer_test_util.python_reference(sentence, True):
+        counts[token] = counts.get(token, 0) + 1
+    words = sorted(w for w, c in counts.items() if c >= 2)
+    self._check(sentences, words, 16)
+
+
+class BatchOfOneTest(tf.test.TestCase):
+  """A batch of one with a static [1] shape (issue 32: Substr refused it)."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.table = np.random.default_rng(6).normal(
+        size=(len(WORDS) + 1, DIM)).astype(np.float32)
+    cls.paths = {}
+    for mode in ("none", "int8"):
+      encoder, _ = _encoder(None, {}, quantize=mode, table=cls.table)
+      cls.paths[mode] = saved_model_writer.write(
+          encoder, os.path.join(tempfile.mkdtemp(), mode))
+    cls.expected = encoder(tf.constant(["the cat"])).numpy()
+
+  def test_tf_function_with_a_static_batch_of_one(self):
+    for mode, path in self.paths.items():
+      with self.subTest(mode):
+        loaded = tf.saved_model.load(path)
+        encode = tf.function(loaded.__call__,
+                             input_signature=[tf.TensorSpec([1], tf.string)])
+        self.assertAllClose(encode(tf.constant(["the cat"])), self.expected,
+                            atol=2e-2)
+
+  def test_keras_3_predict_through_tfsm_layer(self):
+    import keras  # pylint: disable=g-import-not-at-top
+    for mode, path in self.paths.items():
+      with self.subTest(mode):
+        layer = keras.layers.TFSMLayer(path, call_endpoint="serving_default")
+        inputs = keras.Input(shape=[], dtype="string", batch_size=1)
+        model = keras.Model(inputs, layer(inputs)["embeddings"])
+        self.assertAllClose(model.predict(tf.constant(["the cat"]),
+                                          verbose=0), self.expected,
+                            atol=2e-2)
+
+  def test_hub_keras_layer(self):
+    import tensorflow_hub as hub  # pylint: disable=g-import-not-at-top
+    import tf_keras  # pylint: disable=g-import-not-at-top
+    for mode, path in self.paths.items():
+      with self.subTest(mode):
+        model = tf_keras.Sequential([
+            tf_keras.layers.InputLayer(input_shape=[], dtype=tf.string,
+                                       batch_size=1),
+            hub.KerasLayer(path)])
+        self.assertAllClose(model.predict(tf.constant(["the cat"]),
+                                          verbose=0), self.expected,
+                            atol=2e-2)
+
+  def test_serving_default_refuses_a_scalar_or_2d_batch_clearly(self):
+    serve = tf.saved_model.load(self.paths["none"]).signatures[
+        "serving_default"]
+    for sentences in (tf.constant("the cat"), tf.constant([["the", "cat"]])):
+      with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                  r"sentences must be a 1-D tf.string"):
+        serve(sentences=sentences)
+
 
 if __name__ == "__main__":
   tf.test.main()

@@ -80,6 +80,7 @@ class FeaturizedEncoder(tf.Module):
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
   def __call__(self, sentences):
     """float32 [batch, dim] embeddings of tf.string [batch] sentences."""
+    sentences = input_limits.checked_batch(sentences)
     ids = self.featurizer(sentences, max_bytes=self.max_bytes_per_sentence,
                           max_tokens=self.max_tokens_per_sentence)
     return tf.cast(self.model(ids, training=False), tf.float32)

@@ -73,6 +73,7 @@ class HybridSiameseEncoder(tf.Module):
         self.max_bytes_per_sentence, self.max_tokens_per_sentence)
 
   def ids(self, sentences):
+    sentences = input_limits.checked_batch(sentences)
     ids = self.text_to_ids(sentences, max_bytes=self.max_bytes_per_sentence,
                            max_tokens=self.max_tokens_per_sentence)
     return hybrid_siamese.pad_ids(ids, self.max_length, pad_multiple=1)

@@ -32,6 +32,8 @@ exporter's `build_module`) and recorded in the model card under
 "input_limits".
 """
 
+import tensorflow as tf
+
 from sentzoo.common import errors
 
 DEFAULT_MAX_BYTES_PER_SENTENCE = 64 * 1024
@@ -69,3 +71,22 @@ def model_card_entry(max_bytes_per_sentence, max_tokens_per_sentence):
                      "max_tokens_per_sentence tokens; longer input is "
                      "truncated, never rejected",
   }
+
+
+def checked_batch(sentences):
+  """`sentences`, after a check that it is 1-D, with a message that says so.
+
+  A signature's [None] shape is not enforced when a client (TF Serving, a
+  loaded signature) feeds a scalar or a 2-D tensor; the string ops then fail
+  deep inside with "must be broadcastable". The rank is computed from the
+  shape's values (sum of min(d, 0) + 1 over dims), which graph optimisation
+  cannot fold to the traced rank as it folds `tf.rank`.
+  """
+  shape = tf.shape(sentences)
+  rank = tf.reduce_sum(tf.minimum(shape, 0) + 1)
+  check = tf.debugging.Assert(
+      tf.equal(rank, 1),
+      ["sentences must be a 1-D tf.string tensor [batch] (one sentence: "
+       "[sentence]); got shape", shape])
+  with tf.control_dependencies([check]):
+    return tf.identity(sentences)

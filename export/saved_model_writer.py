@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
+from sentzoo.export import model_readme
 from sentzoo.export import serving_requests
 
 _VERSION = re.compile(r"^\d+$")
@@ -183,6 +184,9 @@ def _save_and_publish(module, tmp, export_dir, version):
   os.makedirs(os.path.dirname(card_path), exist_ok=True)
   with open(card_path, "w", encoding="utf-8") as f:
     json.dump(module.metadata, f, indent=2, sort_keys=True)
+  with open(os.path.join(tmp, model_readme.README), "w",
+            encoding="utf-8") as f:
+    f.write(model_readme.render(module.metadata))
   serving_requests.write_warmup_file(
       tmp, serving_requests.warmup_inputs(module.serve),
       model_name=os.path.basename(os.path.abspath(export_dir)))

@@ -43,7 +43,14 @@ def read_saved_model_proto(export_path):
     raise errors.UserError(f"{export_path!r} holds no saved_model.pb")
   proto = saved_model_pb2.SavedModel()
   with open(path, "rb") as f:
-    proto.ParseFromString(f.read())
+    data = f.read()
+  try:
+    proto.ParseFromString(data)
+  except Exception as e:  # pylint: disable=broad-except
+    # protobuf's DecodeError (its module differs between protobuf builds).
+    raise errors.DataDirError(
+        f"{path!r} is damaged ({type(e).__name__}: {e}); export the model "
+        "again (python -m export.export_model)") from e
   return proto
 
 

@@ -1,40 +1,12 @@
 """Tests for inputs.tokenizer."""
 
-import re
+import os
 
 import numpy as np
 import tensorflow as tf
 
 from sentzoo.inputs import tokenizer as tokenizer_lib
-
-# Sentences where a naive split goes wrong. Every one must tokenise exactly as
-# Python's `re.findall(r"\w+|[^\w\s]", s.lower())`.
-TRICKY = [
-    "Café naïve résumé ÉCOLE Straße ΣΊΣΥΦΟΣ Ünïcödé",
-    "I'm 25 years-old, aren't I?",
-    "snake_case_word __init__ _ a_1",
-    "em—dash–en dash -- hyphen-ated",
-    "tabs\there\t\tand\nnewline\r\nend",
-    "nbsp\u00a0here\u00a0\u00a0twice",
-    "thin\u2009space ideographic\u3000space",
-    "emoji 😀 party🎉! 👍🏽ok",
-    "数字123abc 東京タワー",
-    "price: $4.99 (approx.) 100% #1 @user",
-    "«quotes» “curly” ‘single’ 'plain' \"double\"",
-    "x²+y³=z ½ Ⅻ ٣٤",
-    "...!!!???",
-    "ALLCAPS MiXeD cAsE",
-    "  leading and trailing spaces  ",
-    "a",
-]
-
-
-def _reference(sentence, keep_punctuation):
-  tokens = re.findall(r"\w+|[^\w\s]", sentence.lower())
-  if not keep_punctuation:
-    tokens = [t for t in tokens if re.match(r"\w", t)]
-  return tokens
-
+from sentzoo.inputs import tokenizer_test_util
 
 def _decode(ragged):
   return [[t.decode("utf-8") for t in row] for row in ragged.to_list()]
@@ -44,15 +16,15 @@ class TokenizerTest(tf.test.TestCase):
 
   def test_matches_python_regex_with_punctuation(self):
     tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
-        tf.constant(TRICKY))
-    for sentence, got in zip(TRICKY, _decode(tokens)):
-      self.assertEqual(got, _reference(sentence, True), repr(sentence))
+        tf.constant(tokenizer_test_util.TRICKY))
+    for sentence, got in zip(tokenizer_test_util.TRICKY, _decode(tokens)):
+      self.assertEqual(got, tokenizer_test_util.python_reference(sentence, True), repr(sentence))
 
   def test_matches_python_regex_without_punctuation(self):
     tokens = tokenizer_lib.Tokenizer(keep_punctuation=False).tokenize(
-        tf.constant(TRICKY))
-    for sentence, got in zip(TRICKY, _decode(tokens)):
-      self.assertEqual(got, _reference(sentence, False), repr(sentence))
+        tf.constant(tokenizer_test_util.TRICKY))
+    for sentence, got in zip(tokenizer_test_util.TRICKY, _decode(tokens)):
+      self.assertEqual(got, tokenizer_test_util.python_reference(sentence, False), repr(sentence))
 
   def test_default_drops_punctuation_and_lowercases(self):
     tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant(["Don't panic!"]))
@@ -175,17 +147,73 @@ class TokenizerTest(tf.test.TestCase):
     def tokenize(sentences):
       return tokenizer.tokenize(sentences)
 
-    got = _decode(tokenize(tf.constant(TRICKY)))
-    self.assertEqual(got, [_reference(s, True) for s in TRICKY])
+    got = _decode(tokenize(tf.constant(tokenizer_test_util.TRICKY)))
+    self.assertEqual(got, [tokenizer_test_util.python_reference(s, True) for s in tokenizer_test_util.TRICKY])
+
+  def test_clean_utf8_check_is_exactly_what_transcoding_leaves_alone(self):
+    # The tokeniser skips transcoding and the NUL replacement for a batch
+    # whose every sentence passes this check: it must pass exactly those
+    # strings that the two passes would leave unchanged.
+    data = tokenizer_test_util.random_byte_strings(1, 2000) + [b"\x7f", b"\xc2\x80", b""]
+    clean = tf.strings.regex_full_match(
+        tf.constant(data), tokenizer_lib._CLEAN_UTF8).numpy()
+    unchanged = tokenizer_lib._clean_utf8(tf.constant(data)).numpy()
+    for sentence, is_clean, after in zip(data, clean, unchanged):
+      self.assertEqual(bool(is_clean), after == sentence, sentence)
+    self.assertGreater(clean.sum(), 100)
+    self.assertLess(clean.sum(), len(data) - 100)
+
+  def test_same_tokens_as_the_previous_implementation(self):
+    # Batches with and without bad bytes (the transcoding branch), over and
+    # under the caps (the cutting branches), both punctuation settings.
+    clean = [s.encode("utf-8") for s in tokenizer_test_util.TRICKY if "\x00" not in s]
+    batches = [clean, tokenizer_test_util.random_byte_strings(2), tokenizer_test_util.TRICKY,
+               [b"word " * 40, b"\xe7\x8c\xab" * 30 + b"x"] + clean]
+    for keep in (False, True):
+      tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=keep)
+      for batch in batches:
+        for caps in ((None, None), (64, 5), (13, None), (None, 3)):
+          with self.subTest(keep=keep, caps=caps):
+            got = tokenizer.tokenize(tf.constant(batch), *caps)
+            want = tokenizer_test_util.previous_tokenize(tf.constant(batch), keep, *caps)
+            self.assertEqual(got.to_list(), want.to_list())
+
+  def test_same_tokens_as_the_previous_implementation_on_sts(self):
+    data_dir = os.environ.get("SENTZOO_DATA_DIR")
+    if not data_dir or not os.path.isdir(os.path.join(data_dir, "sts")):
+      self.skipTest("no real data: set SENTZOO_DATA_DIR")
+    from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
+    pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
+    sentences = sorted({s for p in pair_sets
+                        for s in p.sentences1 + p.sentences2})
+    self.assertGreater(len(sentences), 20_000)
+    for keep in (False, True):
+      got = tokenizer_lib.Tokenizer(keep_punctuation=keep).tokenize(
+          tf.constant(sentences), 65536, 1024)
+      want = tokenizer_test_util.previous_tokenize(tf.constant(sentences), keep, 65536, 1024)
+      self.assertAllEqual(got.row_splits, want.row_splits)
+      self.assertAllEqual(got.flat_values, want.flat_values)
+
+  def test_a_batch_of_one_with_a_static_shape(self):
+    # Substr refused pos [1] vs len [?] when the batch size was static.
+    tokenizer = tokenizer_lib.Tokenizer()
+
+    @tf.function(input_signature=[tf.TensorSpec([1], tf.string)])
+    def tokenize(sentences):
+      return tokenizer.tokenize(sentences, max_bytes=8, max_tokens=2)
+
+    self.assertEqual(_decode(tokenize(tf.constant(["great"]))), [["great"]])
+    self.assertEqual(_decode(tokenize(tf.constant(["Café au lait x"]))),
+                     [["café", "au"]])
 
   def test_inside_dataset_map(self):
     tokenizer = tokenizer_lib.Tokenizer()
-    dataset = tf.data.Dataset.from_tensor_slices(TRICKY).batch(4).map(
+    dataset = tf.data.Dataset.from_tensor_slices(tokenizer_test_util.TRICKY).batch(4).map(
         lambda s: tokenizer.tokenize(s).to_tensor(default_value=""))
     got = []
     for batch in dataset.as_numpy_iterator():
       got.extend([[t.decode("utf-8") for t in row if t] for row in batch])
-    self.assertEqual(got, [_reference(s, False) for s in TRICKY])
+    self.assertEqual(got, [tokenizer_test_util.python_reference(s, False) for s in tokenizer_test_util.TRICKY])
 
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@ _console.quiet_before_tensorflow()
 # `import sentzoo` does not import TensorFlow. In Bazel, a target that calls
 # them depends on //sentzoo:sentence_model (//sentzoo cannot: that module
 # depends on it).
-_PUBLIC_API = {"load": "sentence_model", "similarity": "sentence_model"}
+_PUBLIC_API = {"load": "sentence_model", "similarity": "sentence_model",
+               "semantic_search": "sentence_model"}
 
 
 def __getattr__(name):

@@ -23,9 +23,14 @@ The sentence encoders are the evaluation code's (`evaluation.encoder`).
 `similarity`, imported on first use.
 """
 
+import collections
+import concurrent.futures
+import json
 import os
 import sys
-from typing import Optional, Sequence, Tuple, Union
+import time
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -33,6 +38,7 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
+from sentzoo.export import saved_model_writer
 from sentzoo.export import signature_info
 
 # The pair classifier's serving_default (export/hybrid_siamese_export.py).
@@ -42,6 +48,30 @@ PAIR_OUTPUT_KEY = "probability"
 PAIR_ENCODE_FUNCTION = "encode"
 
 Sentences = Union[str, Sequence[str]]
+
+# `encode`'s default sentences per call of the model: the fastest measured on
+# CPU (docs/encode_speed.md, `python -m benchmarks.encode --batch_sizes=...`).
+DEFAULT_BATCH_SIZE = 4096
+# Batches in flight at once: one more than the one the model runs, so that
+# Python builds the next input tensor and copies out the last result while
+# the graph runs (the graph itself spreads a batch over the cores).
+_BATCHES_IN_FLIGHT = 2
+# `show_progress_bar=None` shows progress on a terminal from this many
+# sentences on.
+PROGRESS_MIN_SENTENCES = 20_000
+# `encode`'s output types (sentence-transformers' names):
+# * "float32": the embeddings;
+# * "int8": each row scaled by 127 / max|row| and rounded (symmetric, per
+#   sentence, so that queries and a corpus encoded apart compare by cosine;
+#   sentence-transformers instead maps each dimension's range seen in the
+#   call or a calibration set);
+# * "ubinary": the sign bits (x > 0), packed 8 per uint8
+#   (`np.packbits`), [n, ceil(d / 8)]: for Hamming distance.
+PRECISIONS = ("float32", "int8", "ubinary")
+
+
+class SentencesTypeError(errors.UserError, TypeError):
+  """`sentences` is not a str or a sequence of str (one `error:` line)."""
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -90,12 +120,114 @@ def _sentence_list(sentences, name="sentences"):
     return [sentences]
   if isinstance(sentences, np.ndarray) and sentences.ndim != 1:
     raise ValueError(f"{name} must be 1-D, got shape {sentences.shape}")
-  sentences = list(sentences)
+  try:
+    sentences = list(sentences)
+  except TypeError:
+    raise SentencesTypeError(
+        f"{name} must be a str or a list of str, got "
+        f"{type(sentences).__name__}") from None
   for i, sentence in enumerate(sentences):
     if not isinstance(sentence, (str, bytes)):
-      raise TypeError(f"{name}[{i}] is {type(sentence).__name__}, "
-                      "expected str")
+      raise SentencesTypeError(f"{name}[{i}] is {type(sentence).__name__}, "
+                               "expected str")
   return sentences
+
+
+def quantize_embeddings(embeddings: np.ndarray, precision: str
+                        ) -> np.ndarray:
+  """float [n, d] embeddings in `precision` (one of PRECISIONS).
+
+  Returns float32 [n, d], int8 [n, d] (row-wise symmetric; an all-zero row
+  stays zero) or uint8 [n, ceil(d / 8)] (packed sign bits).
+  """
+  embeddings = np.asarray(embeddings, np.float32)
+  if precision == "float32":
+    return embeddings
+  if precision == "int8":
+    scale = np.max(np.abs(embeddings), axis=1, keepdims=True) / 127.0
+    scaled = np.divide(embeddings, scale, out=np.zeros_like(embeddings),
+                       where=scale > 0)
+    return np.clip(np.rint(scaled), -127, 127).astype(np.int8)
+  if precision == "ubinary":
+    return np.packbits(embeddings > 0, axis=-1)
+  raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
+                   f"got {precision!r}")
+
+
+def _output_width(dim, precision):
+  return (dim + 7) // 8 if precision == "ubinary" else dim
+
+
+def _output_dtype(precision):
+  return {"float32": np.float32, "int8": np.int8,
+          "ubinary": np.uint8}[precision]
+
+
+def semantic_search(query_embeddings: np.ndarray,
+                    corpus_embeddings: np.ndarray, top_k: int = 10,
+                    query_chunk_size: int = 1000,
+                    corpus_chunk_size: int = 100_000
+                    ) -> List[List[Dict[str, Any]]]:
+  """The `top_k` corpus rows nearest each query by cosine similarity.
+
+  As sentence-transformers' `util.semantic_search`: embeddings in (e.g.
+  `model.encode(...)`, float32 or int8), for each query a list of
+  {"corpus_id": row of the corpus, "score": cosine}, best first (ties:
+  lower corpus_id first). Memory: one [query_chunk_size,
+  corpus_chunk_size] block of scores at a time.
+
+  Args:
+    query_embeddings: [q, d] (or one vector [d]).
+    corpus_embeddings: [c, d] (or one vector [d]).
+    top_k: results per query (fewer if the corpus is smaller), >= 1.
+
+  Returns:
+    q lists of min(top_k, c) dicts.
+
+  Raises:
+    errors.UserError: not numeric [n, d] arrays of one size d, uint8
+      ("ubinary") embeddings, or top_k < 1.
+  """
+  if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) \
+      or top_k < 1:
+    raise errors.UserError(f"top_k must be an integer >= 1, got {top_k!r}")
+  for name, x in (("query_embeddings", query_embeddings),
+                  ("corpus_embeddings", corpus_embeddings)):
+    if np.asarray(x).dtype == np.uint8:
+      raise errors.UserError(
+          f"semantic_search: {name} are uint8 (precision='ubinary' packed "
+          "bits): cosine needs float32 or int8 embeddings")
+  try:
+    queries = _unit_rows(query_embeddings, "query_embeddings")
+    corpus = _unit_rows(corpus_embeddings, "corpus_embeddings")
+  except (TypeError, ValueError) as e:
+    raise errors.UserError(f"semantic_search: {e}") from e
+  if len(corpus) and len(queries) and queries.shape[1] != corpus.shape[1]:
+    raise errors.UserError(
+        f"semantic_search: queries have d={queries.shape[1]}, the corpus "
+        f"d={corpus.shape[1]}")
+  k = min(int(top_k), len(corpus))
+  results = []
+  for q_start in range(0, len(queries), query_chunk_size):
+    chunk = queries[q_start:q_start + query_chunk_size]
+    best_scores = np.full([len(chunk), 0], -np.inf)
+    best_ids = np.zeros([len(chunk), 0], np.int64)
+    for c_start in range(0, len(corpus), corpus_chunk_size):
+      scores = np.clip(chunk @ corpus[c_start:c_start + corpus_chunk_size].T,
+                       -1.0, 1.0)
+      ids = np.broadcast_to(
+          np.arange(c_start, c_start + scores.shape[1]), scores.shape)
+      best_scores = np.concatenate([best_scores, scores], axis=1)
+      best_ids = np.concatenate([best_ids, ids], axis=1)
+      if best_scores.shape[1] > k:
+        keep = np.argpartition(-best_scores, k - 1, axis=1)[:, :k]
+        best_scores = np.take_along_axis(best_scores, keep, axis=1)
+        best_ids = np.take_along_axis(best_ids, keep, axis=1)
+    order = np.lexsort((best_ids, -best_scores), axis=1)
+    for scores, ids, row in zip(best_scores, best_ids, order):
+      results.append([{"corpus_id": int(ids[i]), "score": float(scores[i])}
+                      for i in row])
+  return results
 
 
 def _is_sentences(x):
@@ -108,6 +240,13 @@ def _is_sentences(x):
         all(isinstance(s, (str, bytes)) for s in x.ravel()))
   return (isinstance(x, (list, tuple)) and
           all(isinstance(s, (str, bytes)) for s in x))
+
+
+def _print_progress(done, total, seconds):
+  rate = done / max(seconds, 1e-9)
+  eta = (total - done) / max(rate, 1e-9)
+  print(f"\rencoded {done:,}/{total:,} sentences, {rate:,.0f} sentences/s, "
+        f"ETA {eta:.0f}s", end="", file=sys.stderr, flush=True)
 
 
 class SentenceModel:
@@ -158,43 +297,98 @@ class SentenceModel:
           "`python -m export.hybrid_siamese_export --encoder_only`")
     return self._encoder
 
-  def encode(self, sentences: Sentences, batch_size: int = 64,
-             show_progress: bool = False) -> np.ndarray:
-    """Embeds sentences.
+  @property
+  def card(self) -> Dict[str, Any]:
+    """The export's model card (assets.extra/model_card.json) as a dict;
+    {} for an export that has none."""
+    path = os.path.join(self.export_dir, saved_model_writer.MODEL_CARD)
+    if not os.path.isfile(path):
+      return {}
+    try:
+      with open(path, encoding="utf-8") as f:
+        return json.load(f)
+    except (OSError, ValueError) as e:
+      raise errors.DataDirError(f"cannot read the model card {path!r}: "
+                                f"{e}") from e
+
+  def encode(self, sentences: Sentences,
+             batch_size: int = DEFAULT_BATCH_SIZE,
+             show_progress_bar: Optional[bool] = None,
+             normalize_embeddings: bool = False,
+             precision: str = "float32") -> np.ndarray:
+    """Embeds sentences (sentence-transformers' `encode` arguments).
 
     Args:
       sentences: n sentences (a list of str), or one str (n = 1). Raw text:
         the export tokenises it. An empty sentence, or one with no known
         word, gives the model's vector of no words (zeros for the averaging
         models), never NaN.
-      batch_size: sentences per call of the model.
-      show_progress: print "encoded i/n sentences" on stderr after each
-        batch.
+      batch_size: sentences per call of the model (default: the fastest
+        measured on CPU).
+      show_progress_bar: print "encoded i/n sentences" with the rate and
+        ETA on stderr; None: when stderr is a terminal and there are at
+        least PROGRESS_MIN_SENTENCES sentences.
+      normalize_embeddings: scale each vector to length 1 (a zero vector
+        stays zero), so that a dot product is the cosine.
+      precision: "float32", "int8" or "ubinary" (`PRECISIONS`; applied
+        after `normalize_embeddings`).
 
     Returns:
-      np.float32 [n, d]; [0, d] for no sentences.
+      [n, d] float32 or int8, or [n, ceil(d / 8)] uint8 for "ubinary";
+      [0, ...] for no sentences.
 
     Raises:
-      TypeError: an item is not a str.
+      SentencesTypeError (a UserError and a TypeError): `sentences` is not
+        a str or a sequence of str.
+      ValueError: batch_size < 1 or an unknown precision.
       errors.UserError: a pair model without an encoder.
     """
     encoder = self._checked_encoder()
-    if batch_size < 1:
-      raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if isinstance(batch_size, bool) or not isinstance(
+        batch_size, (int, np.integer)) or batch_size < 1:
+      raise ValueError(f"batch_size must be an integer >= 1, got "
+                       f"{batch_size!r}")
+    if precision not in PRECISIONS:
+      raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
+                       f"got {precision!r}")
     sentences = _sentence_list(sentences)
     if not sentences:
-      return np.zeros([0, self.dim], np.float32)
-    if not show_progress:
-      return encoder.encode(sentences, batch_size)
-    parts = []
-    for start in range(0, len(sentences), batch_size):
-      parts.append(encoder.encode(sentences[start:start + batch_size],
-                                  batch_size))
-      done = min(start + batch_size, len(sentences))
-      print(f"\rencoded {done}/{len(sentences)} sentences", end="",
-            file=sys.stderr, flush=True)
-    print(file=sys.stderr, flush=True)
-    return np.concatenate(parts, axis=0)
+      return np.zeros([0, _output_width(self.dim, precision)],
+                      _output_dtype(precision))
+    if show_progress_bar is None:
+      show_progress_bar = (len(sentences) >= PROGRESS_MIN_SENTENCES and
+                           sys.stderr.isatty())
+    out = None
+    began = time.monotonic()
+    # Batches are encoded in order, _BATCHES_IN_FLIGHT at a time; each is
+    # written into the output as it arrives (no list of parts to join,
+    # which doubled the peak memory).
+    def write(start, future):
+      nonlocal out
+      vectors = future.result()
+      if normalize_embeddings:
+        vectors = _unit_rows(vectors, "embeddings").astype(np.float32)
+      vectors = quantize_embeddings(vectors, precision)
+      if out is None:
+        out = np.empty([len(sentences), vectors.shape[1]], vectors.dtype)
+      out[start:start + len(vectors)] = vectors
+      if show_progress_bar:
+        _print_progress(start + len(vectors), len(sentences),
+                        time.monotonic() - began)
+
+    with concurrent.futures.ThreadPoolExecutor(_BATCHES_IN_FLIGHT) as pool:
+      in_flight = collections.deque()
+      for start in range(0, len(sentences), batch_size):
+        in_flight.append((start, pool.submit(
+            encoder.encode, sentences[start:start + batch_size],
+            batch_size)))
+        if len(in_flight) >= _BATCHES_IN_FLIGHT:
+          write(*in_flight.popleft())
+      while in_flight:
+        write(*in_flight.popleft())
+    if show_progress_bar:
+      print(file=sys.stderr, flush=True)
+    return out
 
   def similarity(self, a: Union[Sentences, np.ndarray],
                  b: Union[Sentences, np.ndarray]) -> np.ndarray:
@@ -286,6 +480,34 @@ def load(path: Union[str, os.PathLike]) -> SentenceModel:
       raise errors.DataDirError(f"{e}; {path!r} looks like a model "
                                 f"directory: load {hint!r}") from e
     raise
+  try:
+    model = _load_export(export_dir)
+  except errors.UserError:
+    raise
+  except (OSError, ValueError, IndexError, KeyError, tf.errors.OpError) as e:
+    # A truncated variables file gives an IndexError, ... (a corrupt
+    # saved_model.pb is a DataDirError of signature_info): one line that
+    # says what to do.
+    raise errors.DataDirError(
+        f"cannot load the export at {export_dir!r}, it looks damaged "
+        f"({type(e).__name__}: {_first_line(e)}); export it again "
+        "(python -m export.export_model)") from e
+  quantization = model.card.get("quantization", {})
+  if quantization.get("inference_only"):
+    warnings.warn(
+        f"{export_dir!r} stores its table as {quantization.get('mode')}: it "
+        "is for inference only (no trainable variables; "
+        "hub.KerasLayer(trainable=True) would not fine-tune it); fine-tune "
+        "the float32 export instead", stacklevel=2)
+  return model
+
+
+def _first_line(error):
+  text = str(error).strip().splitlines()
+  return text[0][:200] if text else ""
+
+
+def _load_export(export_dir):
   inputs = tuple(sorted(signature_info.read_signature(export_dir).inputs))
   if inputs == (encoder_lib.INPUT_KEY,):
     return SentenceModel(export_dir, encoder_lib.load_encoder(export_dir))
@@ -294,11 +516,7 @@ def load(path: Union[str, os.PathLike]) -> SentenceModel:
         f"{export_dir!r}: serving_default takes {list(inputs)}; expected "
         f"[{encoder_lib.INPUT_KEY!r}] (a sentence encoder) or "
         f"{list(PAIR_INPUT_KEYS)} (a pair model)")
-  try:
-    loaded = tf.saved_model.load(export_dir)
-  except (OSError, ValueError, tf.errors.OpError) as e:
-    raise errors.DataDirError(
-        f"cannot load SavedModel at {export_dir!r}: {e}") from e
+  loaded = tf.saved_model.load(export_dir)
   encoder = None
   encode_fn = getattr(loaded, PAIR_ENCODE_FUNCTION, None)
   if encode_fn is not None:

@@ -7,10 +7,13 @@ export tests.
 
 import contextlib
 import io
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -154,16 +157,159 @@ class SentenceModelTest(tf.test.TestCase):
 
   def test_encode_shows_progress_only_when_asked(self):
     model = sentzoo.load(self.encoders["siamese_cbow"][0])
-    for show_progress, expected in ((False, ""),
-                                    (True, "\rencoded 2/5 sentences\r")):
+    for show, expected in ((False, ""), (None, ""),
+                           (True, "\rencoded 2/5 sentences, ")):
       stderr = io.StringIO()
       with contextlib.redirect_stderr(stderr):
         vectors = model.encode(SENTENCES[:5], batch_size=2,
-                               show_progress=show_progress)
+                               show_progress_bar=show)
       self.assertEqual(vectors.shape, (5, model_dir_fixtures.DIM))
       self.assertStartsWith(stderr.getvalue(), expected)
-      if show_progress:
-        self.assertIn("encoded 5/5 sentences\n", stderr.getvalue())
+      if show:
+        self.assertRegex(stderr.getvalue(),
+                         r"encoded 5/5 sentences, [\d,]+ sentences/s, "
+                         r"ETA 0s\n$")
+
+  def test_encode_batches_equal_one_batch(self):
+    self.assertEqual(sentence_model.DEFAULT_BATCH_SIZE, 4096)
+    for name, model, _ in self._all_models():
+      with self.subTest(name):
+        whole = model.encode(SENTENCES)
+        for batch_size in (1, 2, 3, 64):
+          self.assertAllClose(model.encode(SENTENCES, batch_size=batch_size),
+                              whole, atol=1e-6)
+
+  def test_encode_normalize_and_precisions(self):
+    model = sentzoo.load(self.encoders["sent2vec"][0])
+    sentences = SENTENCES + [""]
+    raw = model.encode(sentences)
+    unit = model.encode(sentences, normalize_embeddings=True)
+    known = np.linalg.norm(raw, axis=1) > 0
+    self.assertGreaterEqual(known.sum(), 3)
+    self.assertFalse(known[-1])
+    # Unit length; a zero vector (the empty sentence) stays zero.
+    self.assertAllClose(np.linalg.norm(unit, axis=1), known.astype(float),
+                        atol=1e-6)
+    self.assertAllClose(numpy_cosine(unit, unit), numpy_cosine(raw, raw),
+                        atol=1e-6)
+    int8 = model.encode(sentences, precision="int8")
+    self.assertEqual(int8.dtype, np.int8)
+    self.assertEqual(int8.shape, raw.shape)
+    self.assertAllEqual(np.abs(int8).max(axis=1), np.where(known, 127, 0))
+    # Rounding moves each cosine by about 1/127 at most.
+    self.assertAllClose(numpy_cosine(int8, int8), numpy_cosine(raw, raw),
+                        atol=0.02)
+    binary = model.encode(sentences, precision="ubinary")
+    self.assertEqual(binary.dtype, np.uint8)
+    self.assertEqual(binary.shape, (len(sentences), (raw.shape[1] + 7) // 8))
+    self.assertAllEqual(np.unpackbits(binary, axis=1)[:, :raw.shape[1]],
+                        raw > 0)
+    self.assertEqual(model.encode([], precision="ubinary").shape,
+                     (0, (raw.shape[1] + 7) // 8))
+    with self.assertRaisesRegex(ValueError, "precision must be one of"):
+      model.encode(["a"], precision="float16")
+
+  def test_encode_none_is_one_user_error_line(self):
+    model = sentzoo.load(self.encoders["siamese_cbow"][0])
+    for bad in (None, 3):
+      with self.assertRaisesRegex(
+          errors.UserError,
+          r"^sentences must be a str or a list of str, got \w+$"):
+        model.encode(bad)
+      with self.assertRaises(TypeError):  # What Python code expects too.
+        model.encode(bad)
+
+  def test_card_is_the_exports_model_card(self):
+    path, _ = self.encoders["sent2vec"]
+    model = sentzoo.load(path)
+    with open(os.path.join(path, "1", "assets.extra", "model_card.json"),
+              encoding="utf-8") as f:
+      self.assertEqual(model.card, json.load(f))
+    self.assertEqual(model.card["model_type"], "sent2vec")
+    self.assertTrue(os.path.isfile(os.path.join(path, "1", "README.md")))
+
+  def test_int8_export_warns_that_it_is_inference_only(self):
+    model_dir = os.path.join(self.get_temp_dir(), "int8_model")
+    model_dir_fixtures.make_siamese_cbow_model_dir(model_dir)
+    export_dir = os.path.join(self.get_temp_dir(), "int8_export")
+    export_model.export(model_dir, export_dir, evaluate=False,
+                        quantize="int8")
+    with self.assertWarnsRegex(UserWarning, "inference only"):
+      model = sentzoo.load(export_dir)
+    self.assertTrue(model.card["quantization"]["inference_only"])
+    with warnings.catch_warnings():
+      warnings.simplefilter("error")
+      sentzoo.load(self.encoders["siamese_cbow"][0])  # float32: no warning.
+
+  def test_damaged_exports_and_plain_files_are_one_line(self):
+    source = os.path.join(self.encoders["siamese_cbow"][0], "1")
+    root = self.get_temp_dir()
+    truncated = os.path.join(root, "truncated")
+    shutil.copytree(source, truncated)
+    data = [os.path.join(truncated, "variables", n)
+            for n in os.listdir(os.path.join(truncated, "variables"))
+            if n.startswith("variables.data")][0]
+    with open(data, "r+b") as f:
+      f.truncate(os.path.getsize(data) // 3)
+    corrupt = os.path.join(root, "corrupt")
+    shutil.copytree(source, corrupt)
+    with open(os.path.join(corrupt, "saved_model.pb"), "r+b") as f:
+      f.seek(10)
+      f.write(b"\xff" * 64)
+    for path, pattern in ((truncated, "damaged"), (corrupt, "damaged"),
+                          (_README, "is a file, not a model")):
+      with self.subTest(os.path.basename(path)):
+        with self.assertRaises(errors.UserError) as context:
+          sentzoo.load(path).encode(["the cat"])
+        self.assertIn(pattern, str(context.exception))
+        self.assertNotIn("\n", str(context.exception))
+
+  def test_semantic_search_is_brute_force_cosine_top_k(self):
+    rng = np.random.default_rng(0)
+    corpus = rng.normal(size=(50, 6)).astype(np.float32)
+    corpus[7] = 0.0
+    queries = np.concatenate([corpus[[3, 7]], rng.normal(size=(3, 6))])
+    expected = numpy_cosine(queries, corpus)
+    for top_k, chunks in ((5, {}), (50, {}), (80, {}),
+                          (4, {"query_chunk_size": 2,
+                               "corpus_chunk_size": 7})):
+      hits = sentzoo.semantic_search(queries, corpus, top_k=top_k, **chunks)
+      self.assertLen(hits, len(queries))
+      for row, query_hits in zip(expected, hits):
+        self.assertLen(query_hits, min(top_k, len(corpus)))
+        self.assertEqual(set(query_hits[0]), {"corpus_id", "score"})
+        want = sorted(range(len(corpus)), key=lambda i: (-row[i], i))
+        self.assertEqual([h["corpus_id"] for h in query_hits],
+                         want[:len(query_hits)])
+        self.assertAllClose([h["score"] for h in query_hits],
+                            row[want[:len(query_hits)]], atol=1e-6)
+    self.assertEqual(hits[0][0], {"corpus_id": 3, "score": hits[0][0]["score"]})
+    self.assertAllClose(hits[0][0]["score"], 1.0)
+    self.assertEqual(sentzoo.semantic_search(queries[0], corpus, 1)[0][0][
+        "corpus_id"], 3)
+    self.assertEqual(sentzoo.semantic_search(queries, corpus[:0]),
+                     [[]] * len(queries))
+    with self.assertRaisesRegex(errors.UserError, "top_k"):
+      sentzoo.semantic_search(queries, corpus, top_k=0)
+    with self.assertRaisesRegex(errors.UserError, "ubinary"):
+      sentzoo.semantic_search(np.packbits(queries > 0, axis=1),
+                              np.packbits(corpus > 0, axis=1))
+    with self.assertRaisesRegex(errors.UserError, "d=6"):
+      sentzoo.semantic_search(queries, corpus[:, :4])
+
+  def test_semantic_search_on_encoded_sentences(self):
+    model = sentzoo.load(self.encoders["sent2vec"][0])
+    raw = model.encode(SENTENCES)
+    corpus = model.encode(SENTENCES, precision="int8")
+    known = [i for i in range(len(SENTENCES)) if np.any(raw[i])]
+    self.assertGreaterEqual(len(known), 3)
+    hits = sentzoo.semantic_search(raw[known], corpus, 3)
+    cosines = numpy_cosine(raw, raw)
+    for i, query_hits in zip(known, hits):
+      # The best hit is the query's own sentence or one with its vector.
+      self.assertAllClose(cosines[i, query_hits[0]["corpus_id"]], 1.0,
+                          atol=1e-5)
+      self.assertAllClose(query_hits[0]["score"], 1.0, atol=0.01)
 
   def test_similarity_is_numpy_cosine(self):
     for name, model, dim in self._all_models():
