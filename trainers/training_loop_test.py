@@ -482,6 +482,36 @@ class StepsPerCallTest(tf.test.TestCase):
     self.assertEqual((outcome["step"], total, last),
                      (20, sum(range(20)), 19))
 
+  def test_a_non_finite_loss_stops_before_its_step_is_saved(self):
+    model_dir = os.path.join(self.get_temp_dir(), "diverges")
+    counter = tf.Variable(0, dtype=tf.int64)
+    weight = tf.Variable(1.0)
+
+    @tf.function
+    def train_step(batch):
+      counter.assign_add(1)
+      # From step 13 on the "update" is NaN, as a too high learning rate
+      # makes it.
+      weight.assign(tf.where(counter >= 13, np.nan, weight + 1.0))
+      return {"loss": weight * tf.cast(batch["x"], tf.float32)}
+
+    dataset = tf.data.Dataset.range(30).map(lambda x: {"x": x})
+    with self.assertRaises(errors.UserError) as raised:
+      training_loop.run(
+          model_dir, training_loop.LoopConfig(total_steps=20,
+                                              checkpoint_every_steps=5),
+          dataset, train_step, counter, {"counter": counter,
+                                         "weight": weight},
+          log=lambda line: None)
+    checkpoints = os.path.join(model_dir, "checkpoints")
+    self.assertIn("training diverged at step 13", str(raised.exception))
+    self.assertIn(os.path.join(checkpoints, "ckpt-10"), str(raised.exception))
+    self.assertEqual(tf.train.latest_checkpoint(checkpoints),
+                     os.path.join(checkpoints, "ckpt-10"))
+    reader = tf.train.load_checkpoint(checkpoints)
+    self.assertTrue(np.isfinite(reader.get_tensor(
+        "weight/.ATTRIBUTES/VARIABLE_VALUE")))
+
   def test_warns_when_the_next_checkpoint_would_not_fit(self):
     model_dir = os.path.join(self.get_temp_dir(), "nearly_full")
     with mock.patch.object(training_loop, "_free_bytes", return_value=0):
