@@ -62,6 +62,11 @@ def run(main, flag_values=flags.FLAGS):
     except errors.Interrupted as e:
       print(e, flush=True)
       sys.exit(errors.EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+      # Ctrl-C outside the training loop (which saves and says where):
+      # one line, not a traceback through tf.data.
+      print(errors.INTERRUPTED_BEFORE_TRAINING, file=sys.stderr, flush=True)
+      sys.exit(errors.EXIT_INTERRUPTED)
 
   if "verbose" not in flag_values:
     define_verbose_flag(flag_values)

@@ -39,3 +39,25 @@ class Interrupted(Exception):
     self.step = step
     super().__init__(
         f"stopped at step {step}; rerun the same command to resume")
+
+
+class StoppedAtOnce(Interrupted):
+  """A second signal stopped a run at once, maybe in a checkpoint save.
+
+  The save's temporary is removed when the run starts again; the
+  checkpoints written before it are whole.
+  """
+
+  def __init__(self, last_checkpoint):
+    self.step = None
+    self.last_checkpoint = last_checkpoint
+    kept = (f"the last complete checkpoint, {last_checkpoint}, is kept: "
+            "rerun the same command to resume from it" if last_checkpoint
+            else "no checkpoint was complete: rerun the same command to "
+            "start again")
+    Exception.__init__(self, f"stopped at once by a second signal; {kept}")
+
+
+# What a signal during set-up (before training started) says.
+INTERRUPTED_BEFORE_TRAINING = (
+    "interrupted: nothing half-written is used; rerun the same command")

@@ -463,6 +463,11 @@ def _train_opened(model_trainer, context, first_run):
       _forget_unstarted_run(context)
     raise
   steps = total_steps(fv, plan.steps_per_epoch)
+  if fv.train_steps and steps < fv.train_steps:
+    print(f"note: --train_steps={fv.train_steps:,} is more than "
+          f"--num_epochs={fv.num_epochs} allow ({plan.steps_per_epoch:,} "
+          f"steps per epoch): training {steps:,} steps; raise --num_epochs "
+          "to train more", flush=True)
   if steps <= 0:
     raise errors.UserError(
         "the training data yields no full batch: use more data or a smaller "
@@ -471,11 +476,17 @@ def _train_opened(model_trainer, context, first_run):
                                    plan.config)
   if context.chief and plan.before_training:
     plan.before_training()
-  outcome = training_loop.run(
-      context.model_dir, _loop_config(fv, plan, steps), plan.dataset,
-      plan.train_step, plan.step_counter, plan.checkpoint_items,
-      learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
-      strategy=context.strategy, actions=plan.actions)
+  try:
+    outcome = training_loop.run(
+        context.model_dir, _loop_config(fv, plan, steps), plan.dataset,
+        plan.train_step, plan.step_counter, plan.checkpoint_items,
+        learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
+        strategy=context.strategy, actions=plan.actions)
+  except KeyboardInterrupt:
+    # A second signal, maybe in a checkpoint save: its temporary is removed
+    # at the next start, the checkpoints before it are whole.
+    raise errors.StoppedAtOnce(tf.train.latest_checkpoint(os.path.join(
+        context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))) from None
   cli.exit_if_interrupted(outcome)
   summary = RunSummary(model_dir=context.model_dir, step=outcome["step"],
                        export_path=None, results={})
