@@ -277,7 +277,8 @@ def load(path: Union[str, os.PathLike]) -> SentenceModel:
       expected), or an export of neither a sentence encoder nor a pair
       model.
   """
-  path = os.fspath(path)
+  from sentzoo import store  # pylint: disable=g-import-not-at-top
+  path = store.resolve(path)  # A model's name: its verified store entry.
   try:
     export_dir = encoder_lib.resolve_export_dir(path)
   except errors.DataDirError as e:
