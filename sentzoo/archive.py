@@ -86,6 +86,10 @@ class _Refused(errors.UserError):
   pass
 
 
+def _one_line(error):
+  return " ".join(str(error).split())
+
+
 def _refuse(archive_path, message):
   raise _Refused(f"archive {archive_path!r} refused: {message}; nothing "
                  "was installed")
@@ -162,15 +166,15 @@ def install(archive_path: str, store: store_lib.Store,
   if not os.path.isfile(archive_path):
     raise errors.UserError(f"archive {archive_path!r} does not exist")
   try:
-    tar = tarfile.open(archive_path, "r:*")
+    tar = tarfile.open(archive_path, "r:gz")
   except (tarfile.TarError, OSError, EOFError) as e:
     raise errors.UserError(f"{archive_path!r} is not a sentzoo archive "
-                           f"(not a tar file: {e})") from e
+                           f"(a gzip'd tar file): {_one_line(e)}") from e
   with tar:
     try:
       files = _read_members(archive_path, tar, max_bytes)
     except (tarfile.TarError, OSError, EOFError, ValueError) as e:
-      _refuse(archive_path, f"damaged tar file ({e})")
+      _refuse(archive_path, f"damaged tar file ({_one_line(e)})")
     manifest = _read_manifest(archive_path, tar, files)
     name = store_lib.check_name(manifest["name"])
     if store.is_installed(name) and not replace:
@@ -186,7 +190,7 @@ def install(archive_path: str, store: store_lib.Store,
           _copy_checked(archive_path, tar, files[EXPORT_PREFIX + rel],
                         target, expected)
         except (tarfile.TarError, OSError, EOFError) as e:
-          _refuse(archive_path, f"damaged tar file ({e})")
+          _refuse(archive_path, f"damaged tar file ({_one_line(e)})")
       _check_graph(archive_path, export_dir)
       scores = _measure(archive_path, export_dir, data_dir)
       scores_from_packer = manifest.get("scores", {})
@@ -216,7 +220,7 @@ def _read_manifest(archive_path, tar, files):
         raise ValueError(f"bad entry for {rel!r}")
   except (ValueError, KeyError, AttributeError, TypeError,
           tarfile.TarError) as e:
-    _refuse(archive_path, f"damaged {MANIFEST_NAME} ({e})")
+    _refuse(archive_path, f"damaged {MANIFEST_NAME} ({_one_line(e)})")
   in_archive = {path[len(EXPORT_PREFIX):] for path in files}
   if set(table) != in_archive:
     extra = sorted(in_archive - set(table))

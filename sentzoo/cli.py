@@ -486,6 +486,11 @@ def _dispatch(argv):
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
   except KeyboardInterrupt as e:
     raise CommandInterrupted(f"`sentzoo {args.command}`") from e
+  except errors.UserError as e:
+    if "\n" not in str(e):
+      raise
+    # One line: the layers below may quote a multi-line message.
+    raise errors.UserError(" ".join(str(e).split())) from e
 
 
 def main(argv=None):
