@@ -315,6 +315,7 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
   from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
   from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
   from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.models import model_specs  # pylint: disable=g-import-not-at-top
   spec = model_specs.get(entry.model_type)
   flagfile = os.path.join(REPO_ROOT, entry.flagfile)
@@ -326,9 +327,11 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
   run_dir = os.path.join(run_root, entry.name)
   argv = [f"--flagfile={flagfile}", f"--model_dir={run_dir}",
           f"--data_dir={data_dir}"]
-  if entry.word_vectors_from:
-    argv.append("--word_vectors=" +
-                store.verify(entry.word_vectors_from, hashes=False))
+  if entry.word_vectors_from and not any(
+      f.startswith("--word_vectors=") for f in trainer_flags):
+    vectors = store.verify(entry.word_vectors_from, hashes=False)
+    argv += [f"--word_vectors={vectors}", "--word_vectors_vocab=" +
+             os.path.join(vectors, store_lib.VOCABULARY_IN_EXPORT)]
   argv += list(trainer_flags)
   trainer = importlib.import_module(f"sentzoo.{spec.trainer_module}")
   print(f"training {entry.name} in {run_dir} ({entry.flagfile})", flush=True)
@@ -345,12 +348,17 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
   print(f"measuring {entry.name} for the store", flush=True)
   scores = install_scores.measure(model, summary.export_path, data_dir)
   if not spec.sentence_encoder:
+    # A pair model's own measure: its task's accuracy at the best dev epoch.
     scores["trainer_results"] = {
         k: v for k, v in summary.results.items()
-        if isinstance(v, (int, float, str))}
-  path = store.install_dir(entry.name, summary.export_path, {
-      "source": f"trained with {entry.flagfile}, step {summary.step}",
-      "scores": scores})
+        if k.endswith("accuracy") or k in ("best_epoch", "final_step")}
+  vocabulary = os.path.join(run_dir, model_dir_lib.VOCABULARY_FILE)
+  path = store.install_dir(
+      entry.name, summary.export_path,
+      {"source": f"trained with {entry.flagfile}, step {summary.step}",
+       "scores": scores},
+      extra_files=({store_lib.VOCABULARY_IN_EXPORT: vocabulary}
+                   if os.path.isfile(vocabulary) else None))
   print(f"installed {entry.name}: {path}", flush=True)
   print("  ".join(f"{k} {v}" for k, v in _format_scores(scores).items()),
         flush=True)

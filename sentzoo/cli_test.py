@@ -224,6 +224,9 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertIn("configs/siamese_cbow_demo.flags, step 6",
                   manifest["source"])
     self.assertGreater(manifest["scores"]["encode_sentences_per_s"], 0)
+    # The vocabulary travels with the export (a hybrid matcher's
+    # --word_vectors needs it), hashed as the rest.
+    self.assertIn(store_lib.VOCABULARY_IN_EXPORT, manifest["files"])
     encoded = run(home, "encode", "siamese-cbow-demo", stdin="w1 w2\n")
     self.assertEqual(encoded.returncode, 0, encoded.stderr[-3000:])
     self.assertLen(encoded.stdout.strip().split("\t"), 8)

@@ -33,6 +33,10 @@ MODELS_SUBDIR = "models"
 EXPORT_SUBDIR = "export"
 MANIFEST_FILE = "manifest.json"
 SHA256_CHECKED_FILE = "sha256_checked"
+# The words of an averaging model's table, one a line (the export's graph
+# holds them only as a lookup table): what `--word_vectors` needs of an
+# entry to initialise a hybrid matcher's words.
+VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
 MANIFEST_FORMAT = 1
 _CHUNK = 1 << 20
 
@@ -200,7 +204,8 @@ class Store:
 
   def install_dir(self, name: str, source_export_dir: str,
                   manifest_fields: Dict[str, Any],
-                  replace: bool = True) -> str:
+                  replace: bool = True,
+                  extra_files: Optional[Dict[str, str]] = None) -> str:
     """Copies a SavedModel folder into the store as entry `name`.
 
     The copy's file table (size, sha256) is taken from the copy itself.
@@ -211,6 +216,9 @@ class Store:
       manifest_fields: what else the manifest records ("scores",
         "source", ...).
       replace: replace an installed entry of that name (else UserError).
+      extra_files: {path inside the export: file to copy there}, e.g. the
+        vocabulary as "assets.extra/vocab.txt" (hashed and packed with the
+        rest).
 
     Returns:
       The entry's export path.
@@ -218,6 +226,10 @@ class Store:
     with self.staging() as staging:
       shutil.copytree(source_export_dir,
                       os.path.join(staging, EXPORT_SUBDIR), symlinks=True)
+      for rel, source in (extra_files or {}).items():
+        target = os.path.join(staging, EXPORT_SUBDIR, *rel.split("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(source, target)
       return self.commit(name, staging, manifest_fields, replace=replace)
 
   def staging(self):
