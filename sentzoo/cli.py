@@ -360,6 +360,7 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
       extra_files=({store_lib.VOCABULARY_IN_EXPORT: vocabulary}
                    if os.path.isfile(vocabulary) else None))
   print(f"installed {entry.name}: {path}", flush=True)
+  scores = store.manifest(entry.name)["scores"]
   print("  ".join(f"{k} {v}" for k, v in _format_scores(scores).items()),
         flush=True)
 

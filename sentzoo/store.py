@@ -248,11 +248,15 @@ class Store:
           f"model {name!r} is already installed in {self.root!r}; pass "
           "--replace to replace it")
     export_dir = os.path.join(staging, EXPORT_SUBDIR)
+    files = file_table(export_dir)
     manifest = {"format": MANIFEST_FORMAT, "name": name,
                 "installed": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                            time.gmtime()),
                 **manifest_fields,
-                "files": file_table(export_dir)}
+                "files": files}
+    if "scores" in manifest:  # The size of what was installed.
+      manifest["scores"] = dict(manifest["scores"], size_bytes=sum(
+          f["size"] for f in files.values()))
     with open(os.path.join(staging, MANIFEST_FILE), "w",
               encoding="utf-8") as f:
       json.dump(manifest, f, indent=2, sort_keys=True)

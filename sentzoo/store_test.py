@@ -43,6 +43,8 @@ class StoreTest(tf.test.TestCase):
       self.assertEqual(entry["size"], os.path.getsize(path))
       self.assertEqual(entry["sha256"], store_lib.sha256_file(path))
     self.assertEqual(store.installed(), ["tiny"])
+    self.assertEqual(store.manifest("tiny")["scores"]["size_bytes"],
+                     sum(entry["size"] for entry in files.values()))
 
   def test_sha256_on_first_load_then_sizes_only(self):
     store = self._store()
