@@ -35,6 +35,7 @@ console.quiet_before_tensorflow(
 
 from absl import flags  # pylint: disable=g-import-not-at-top,g-bad-import-order
 
+from sentzoo import archive  # pylint: disable=g-import-not-at-top
 from sentzoo import catalogue  # pylint: disable=g-import-not-at-top
 from sentzoo import store as store_lib  # pylint: disable=g-import-not-at-top
 from sentzoo.common import cli  # pylint: disable=g-import-not-at-top
@@ -104,8 +105,10 @@ def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
                what="encoding"):
   """`model.encode` in chunks, with a progress bar on a terminal."""
   import numpy as np  # pylint: disable=g-import-not-at-top
+  if not sentences:
+    return model.encode([], batch_size=batch_size)  # [0, d]
   progress = Progress(len(sentences))
-  parts = [np.zeros([0, 0], np.float32)] if not sentences else []
+  parts = []
   try:
     for start in range(0, len(sentences), CHUNK_SENTENCES):
       parts.append(model.encode(sentences[start:start + CHUNK_SENTENCES],
@@ -115,8 +118,6 @@ def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
     raise CommandInterrupted(what) from e
   finally:
     progress.close()
-  if not sentences:
-    return model.encode([], batch_size=batch_size)
   return np.concatenate(parts, axis=0)
 
 
@@ -383,13 +384,11 @@ def cmd_train(args):
 
 
 def cmd_pack(args):
-  from sentzoo import archive  # pylint: disable=g-import-not-at-top
   path = archive.pack(store_lib.Store(), args.name, args.output)
   print(f"wrote {path} ({human_size(os.path.getsize(path))})")
 
 
 def cmd_install(args):
-  from sentzoo import archive  # pylint: disable=g-import-not-at-top
   if args.max_bytes < 1:
     raise errors.UserError(f"--max_bytes must be >= 1, got {args.max_bytes}")
   store = store_lib.Store()
@@ -468,8 +467,8 @@ def build_parser():
   p.add_argument("archive")
   p.add_argument("--replace", action="store_true",
                  help="replace an installed model of the same name")
-  p.add_argument("--max_bytes", type=int, default=None,
-                 help="cap on the archive's files (default 16 GiB)")
+  p.add_argument("--max_bytes", type=int, default=archive.DEFAULT_MAX_BYTES,
+                 help="cap on the archive's files (default: %(default)s)")
   p.add_argument("--data_dir", help="for the scores measured at install "
                  "(default: $SENTZOO_DATA_DIR)")
   p.set_defaults(run=cmd_install)
@@ -485,9 +484,6 @@ def _dispatch(argv):
   args.trainer_flags = trainer_flags
   if trainer_flags and args.command != "train":
     raise errors.UserError("flags after `--` are for `sentzoo train` only")
-  if args.command == "install" and args.max_bytes is None:
-    from sentzoo import archive  # pylint: disable=g-import-not-at-top
-    args.max_bytes = archive.DEFAULT_MAX_BYTES
   try:
     args.run(args)
   except BrokenPipeError:
