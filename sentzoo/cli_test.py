@@ -3,6 +3,10 @@
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import tensorflow as tf
@@ -236,6 +240,22 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertEqual(again.returncode, 0, again.stderr[-3000:])
     self.assertIn("nothing to do", again.stdout)
     self.assertIn("installed siamese-cbow-demo", again.stdout)
+
+  def test_ctrl_c_exits_75(self):
+    environ = dict(os.environ, SENTZOO_HOME=self.home)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sentzoo.cli", "encode", "tiny"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=zoo_test_util.REPO_ROOT,
+        env=environ,
+        # A child of a background shell job may inherit SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(5)  # It waits on stdin by then (no TensorFlow imported yet).
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    self.assertEqual(process.returncode, 75, err[-3000:])
+    self.assertIn("interrupted: `sentzoo encode` stopped", out)
+    self.assertNotIn("Traceback", err)
 
   def test_progress_bar_only_on_a_terminal(self):
 
