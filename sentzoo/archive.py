@@ -109,7 +109,8 @@ def _member_path(archive_path, member):
     _refuse(archive_path, f"member {name!r} leaves the folder ('..')")
   path = posixpath.normpath(name.replace("\\", "/"))
   if path != MANIFEST_NAME and not (
-      path.startswith(EXPORT_PREFIX) or path == store_lib.EXPORT_SUBDIR):
+      path.startswith(EXPORT_PREFIX) or
+      (path == store_lib.EXPORT_SUBDIR and member.isdir())):
     _refuse(archive_path, f"member {name!r} is outside {EXPORT_PREFIX}")
   return path
 

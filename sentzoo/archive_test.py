@@ -104,6 +104,8 @@ class ArchiveInstallTest(tf.test.TestCase):
   def test_path_outside_export(self):
     self.assertRefused(self._crafted("outside.tar.gz", lambda m: m + [
         _file("manifest.json", b"{}")]), "outside export/")
+    self.assertRefused(self._crafted("export_file.tar.gz", lambda m: m + [
+        _file("export", b"x")]), "outside export/")
 
   def test_symbolic_link_leaving_the_store(self):
     def add_link(members):
