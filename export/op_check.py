@@ -44,6 +44,21 @@ ALLOWED_OP_TYPES = frozenset({
     "Transpose", "UnicodeDecode", "UnicodeEncode", "UnicodeTranscode",
     "Unpack", "UnsortedSegmentJoin", "UnsortedSegmentSum", "VarHandleOp",
     "VarIsInitializedOp", "Where", "While", "ZerosLike",
+    # Pure ops of the same families (hashing, strings, math, ragged and
+    # list tensors) that an exporter may come to use.
+    "ArgMax", "ArgMin", "BatchMatMulV2", "Ceil", "CheckNumerics",
+    "ClipByValue", "Cumprod", "DivNoNan", "Einsum", "Elu", "EnsureShape",
+    "Erf", "Fingerprint", "Floor", "GatherNd", "InitializeTableV2",
+    "L2Loss", "LeakyRelu", "Log1p", "LookupTableSizeV2", "MaxPool",
+    "OneHot", "PadV2", "PlaceholderWithDefault", "Pow", "RaggedTensorToSparse",
+    "Rank", "Reciprocal", "RegexFullMatch", "RegexReplace", "Relu6", "Round",
+    "ScatterNd", "SegmentMean", "SegmentSum", "Selu", "ShapeN", "Sign",
+    "Snapshot", "Softplus", "SparseSegmentMean", "SparseSegmentSqrtN",
+    "SparseSegmentSum", "SparseToDense", "StringStrip",
+    "StringToHashBucketFast", "StringToHashBucketStrong", "StringUpper",
+    "TensorListConcatV2", "TensorListElementShape", "TensorListLength",
+    "TensorListPopBack", "TensorListPushBack", "TopKV2", "Unique",
+    "UnsortedSegmentMax", "UnsortedSegmentMin",
 })
 # File ops a SavedModel needs to save and restore its own variables: allowed
 # only in the functions its saver_def names (TF Serving runs the restore
