@@ -10,7 +10,7 @@ RUN_DIR ?= runs/siamese_cbow_demo
 # The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
 # SENTZOO_VERBOSE=1 make demo shows it.
 
-.PHONY: setup demo test bazel-test clean
+.PHONY: setup demo zoo test bazel-test clean
 
 # The project installs itself (pyproject.toml) in editable mode, with its
 # dependencies (requirements.txt) and pytest: `import sentzoo` then works
@@ -26,6 +26,13 @@ setup: $(VENV)/.installed
 demo: setup
 	$(PY) -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_demo.flags \
 	    --data_dir=$(DATA_DIR) --model_dir=$(RUN_DIR)
+
+# Every model of the catalogue (sentzoo/catalogue.py), each trained resumably
+# (rerun to resume) and installed in the store, $SENTZOO_HOME (default
+# ~/.cache/sentzoo); `sentzoo models` lists them. Days on 2 CPU cores: the
+# book-corpus Sent2Vec models take most of it.
+zoo: setup
+	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m sentzoo.cli train --all
 
 test: setup
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q

@@ -7,7 +7,12 @@ import textwrap
 
 import tensorflow as tf
 
+from sentzoo.common import errors
+from sentzoo.export import export_model
+from sentzoo.export import hybrid_siamese_export_test
 from sentzoo.export import op_check
+from sentzoo.export import sent2vec_export_test
+from sentzoo.tests import model_dir_fixtures
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -60,6 +65,54 @@ class OpCheckTest(tf.test.TestCase):
     done = _run("-m", "export.op_check", path)
     self.assertEqual(done.returncode, 1, done.stdout + done.stderr[-2000:])
     self.assertRegex(done.stdout, r"not core TensorFlow ops: .*TFText>")
+
+  def test_the_zoo_s_exports_are_inside_the_allowlist(self):
+    makers = {
+        "siamese_cbow": model_dir_fixtures.make_siamese_cbow_model_dir,
+        "sent2vec": lambda d: sent2vec_export_test._make_model_dir(  # pylint: disable=protected-access
+            d, word_ngrams=2),
+        "hybrid_gru": hybrid_siamese_export_test.make_model_dir,
+    }
+    for name, make in makers.items():
+      for quantize in (("none", "int8") if name == "siamese_cbow" else
+                       ("none",)):
+        root = os.path.join(self.get_temp_dir(), f"{name}_{quantize}")
+        make(os.path.join(root, "model"))
+        path = export_model.export(os.path.join(root, "model"),
+                                   os.path.join(root, "export"),
+                                   evaluate=False, quantize=quantize)
+        self.assertEmpty(op_check.disallowed_ops(path), name)
+        # The saver's own file ops are there, and allowed only there.
+        self.assertContainsSubset({"SaveV2", "RestoreV2"},
+                                  op_check.graph_op_types(path))
+
+  def test_file_ops_outside_the_saver_are_refused(self):
+
+    class WritesAFile(tf.Module):
+
+      @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+      def __call__(self, s):
+        tf.io.write_file("/tmp/op_check_test_written", s[0])
+        return tf.strings.length(tf.io.read_file("/etc/hostname"))
+
+    path = os.path.join(self.get_temp_dir(), "writes")
+    tf.saved_model.save(WritesAFile(), path)
+    found = op_check.disallowed_ops(path)
+    self.assertTrue(any(f.startswith("WriteFile in function") for f in found),
+                    found)
+    self.assertTrue(any(f.startswith("ReadFile in function") for f in found),
+                    found)
+    done = _run("-m", "export.op_check", path)
+    self.assertEqual(done.returncode, 1, done.stdout + done.stderr[-2000:])
+    self.assertIn("outside the allowlist of install: ReadFile", done.stdout)
+
+  def test_damaged_saved_model_is_a_user_error(self):
+    path = os.path.join(self.get_temp_dir(), "damaged")
+    os.makedirs(path)
+    with open(os.path.join(path, "saved_model.pb"), "wb") as f:
+      f.write(b"\xff\xff\xff not a proto")
+    with self.assertRaisesRegex(errors.UserError, "does not parse"):
+      op_check.disallowed_ops(path)
 
   def test_usage_error(self):
     done = _run("-m", "export.op_check")

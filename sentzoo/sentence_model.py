@@ -460,8 +460,9 @@ def load(path: Union[str, os.PathLike]) -> SentenceModel:
   """Loads an export of any model of the zoo.
 
   Args:
-    path: a SavedModel folder (holds saved_model.pb), or an export base
-      folder holding integer versions ("1", "2", ...): the highest is used.
+    path: a SavedModel folder (holds saved_model.pb), an export base
+      folder holding integer versions ("1", "2", ...): the highest is used,
+      or the name of a model in the store (`sentzoo models`).
 
   Returns:
     A `SentenceModel`.
@@ -471,7 +472,8 @@ def load(path: Union[str, os.PathLike]) -> SentenceModel:
       expected), or an export of neither a sentence encoder nor a pair
       model.
   """
-  path = os.fspath(path)
+  from sentzoo import store  # pylint: disable=g-import-not-at-top
+  path = store.resolve(path)  # A model's name: its verified store entry.
   try:
     export_dir = encoder_lib.resolve_export_dir(path)
   except errors.DataDirError as e:

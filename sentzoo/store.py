@@ -1,0 +1,327 @@
+"""The local store of trained models: `$SENTZOO_HOME` (default ~/.cache/sentzoo).
+
+  $SENTZOO_HOME/models/<name>/
+      export/            the SavedModel (what `hub.load` and `sentzoo.load`
+                         take: `sentzoo.store.Store().export_path(name)`)
+      manifest.json      size and sha256 of every file of export/, the
+                         scores measured at install, where it came from
+      sha256_checked     written once every sha256 matched (first load)
+
+An entry is verified whenever it is loaded: the files of export/ are exactly
+the manifest's, each of the manifest's size (cheap); every sha256 as well on
+the first load, or when asked (`verify(name, hashes=True)`, `sentzoo models
+--verify`). A file changed since install is a one-line `errors.UserError`.
+
+Entries are written whole or not at all: into a temporary folder of the
+store, then renamed into place.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from typing import Any, Dict, List, Optional
+
+from sentzoo import catalogue
+from sentzoo.common import errors
+
+ENV_VAR = "SENTZOO_HOME"
+DEFAULT_HOME = os.path.join("~", ".cache", "sentzoo")
+MODELS_SUBDIR = "models"
+EXPORT_SUBDIR = "export"
+MANIFEST_FILE = "manifest.json"
+SHA256_CHECKED_FILE = "sha256_checked"
+# The words of an averaging model's table, one a line (the export's graph
+# holds them only as a lookup table): what `--word_vectors` needs of an
+# entry to initialise a hybrid matcher's words.
+VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
+MANIFEST_FORMAT = 1
+_CHUNK = 1 << 20
+
+
+def home() -> str:
+  """The store's folder: $SENTZOO_HOME, else ~/.cache/sentzoo."""
+  return os.path.abspath(os.path.expanduser(
+      os.environ.get(ENV_VAR) or DEFAULT_HOME))
+
+
+def sha256_file(path: str) -> str:
+  digest = hashlib.sha256()
+  with open(path, "rb") as f:
+    for chunk in iter(lambda: f.read(_CHUNK), b""):
+      digest.update(chunk)
+  return digest.hexdigest()
+
+
+def list_files(root: str) -> List[str]:
+  """Relative '/'-separated paths of the regular files under `root`.
+
+  Raises:
+    errors.UserError: a symbolic link or other non-regular file.
+  """
+  out = []
+  for dirpath, dirnames, filenames in os.walk(root):
+    for name in dirnames + filenames:
+      path = os.path.join(dirpath, name)
+      rel = os.path.relpath(path, root).replace(os.sep, "/")
+      if os.path.islink(path):
+        raise errors.UserError(f"{path!r} is a symbolic link; a model's "
+                               "files must be regular files")
+      if name in filenames:
+        if not os.path.isfile(path):
+          raise errors.UserError(f"{path!r} is not a regular file")
+        out.append(rel)
+  return sorted(out)
+
+
+def file_table(root: str) -> Dict[str, Dict[str, Any]]:
+  """{relative path: {"size", "sha256"}} of every file under `root`."""
+  return {rel: {"size": os.path.getsize(os.path.join(root, rel)),
+                "sha256": sha256_file(os.path.join(root, rel))}
+          for rel in list_files(root)}
+
+
+def check_name(name: str) -> str:
+  if not isinstance(name, str) or not catalogue.NAME_PATTERN.match(name):
+    raise errors.UserError(
+        f"bad model name {name!r}: lower-case letters, digits, '.', '_' "
+        "and '-', starting with a letter or digit, at most 64 characters")
+  return name
+
+
+class Store:
+  """The store at `root` (default: `home()`)."""
+
+  def __init__(self, root: Optional[str] = None):
+    self.root = os.path.abspath(root) if root else home()
+
+  def entry_dir(self, name: str) -> str:
+    return os.path.join(self.root, MODELS_SUBDIR, check_name(name))
+
+  def export_path(self, name: str) -> str:
+    """The entry's SavedModel folder (for `hub.load`, `sentzoo.load`)."""
+    return os.path.join(self.entry_dir(name), EXPORT_SUBDIR)
+
+  def is_installed(self, name: str) -> bool:
+    return os.path.isfile(os.path.join(self.entry_dir(name), MANIFEST_FILE))
+
+  def installed(self) -> List[str]:
+    """Names of the installed entries, sorted."""
+    folder = os.path.join(self.root, MODELS_SUBDIR)
+    if not os.path.isdir(folder):
+      return []
+    return sorted(n for n in os.listdir(folder)
+                  if catalogue.NAME_PATTERN.match(n) and self.is_installed(n))
+
+  def manifest(self, name: str) -> Dict[str, Any]:
+    """The entry's manifest.json.
+
+    Raises:
+      errors.UserError: not installed, or an unreadable manifest.
+    """
+    path = os.path.join(self.entry_dir(name), MANIFEST_FILE)
+    if not os.path.isfile(path):
+      raise errors.UserError(self._not_installed_message(name))
+    try:
+      with open(path, encoding="utf-8") as f:
+        manifest = json.load(f)
+      if not isinstance(manifest.get("files"), dict):
+        raise ValueError("no file table")
+    except (OSError, ValueError) as e:
+      raise errors.UserError(
+          f"store entry {name!r}: damaged {path!r} ({e}); reinstall it "
+          f"({self._reinstall_hint(name)})") from e
+    return manifest
+
+  def _not_installed_message(self, name):
+    where = f"the store {self.root!r}"
+    if catalogue.find(name):
+      return (f"model {name!r} is not installed in {where}: "
+              f"`sentzoo train {name}` trains and installs it, or "
+              "`sentzoo install ARCHIVE` installs a packed copy")
+    return (f"model {name!r} is neither a path nor installed in {where}; "
+            f"the catalogue has {', '.join(catalogue.names())}")
+
+  def _reinstall_hint(self, name):
+    if catalogue.find(name):
+      return f"`sentzoo train {name}` or `sentzoo install ARCHIVE`"
+    return "`sentzoo install ARCHIVE`"
+
+  def verify(self, name: str, hashes: Optional[bool] = None) -> str:
+    """Checks the entry's files against its manifest; returns export_path.
+
+    Args:
+      name: an installed entry.
+      hashes: compare every sha256 as well as the sizes; None: only if they
+        were never compared since install (the first load), then recorded.
+
+    Raises:
+      errors.UserError: not installed, or a file missing, added or changed
+        (one line naming the file).
+    """
+    manifest = self.manifest(name)
+    export_dir = self.export_path(name)
+    expected = manifest["files"]
+    hint = self._reinstall_hint(name)
+    try:
+      present = list_files(export_dir) if os.path.isdir(export_dir) else []
+    except errors.UserError as e:
+      raise errors.UserError(f"store entry {name!r}: {e}; reinstall it "
+                             f"({hint})") from e
+    missing = sorted(set(expected) - set(present))
+    added = sorted(set(present) - set(expected))
+    if missing or added:
+      what = (f"file {EXPORT_SUBDIR}/{missing[0]} is missing" if missing
+              else f"file {EXPORT_SUBDIR}/{added[0]} was added")
+      raise errors.UserError(f"store entry {name!r} changed since install: "
+                             f"{what}; reinstall it ({hint})")
+    for rel in present:
+      size = os.path.getsize(os.path.join(export_dir, rel))
+      if size != expected[rel]["size"]:
+        raise errors.UserError(
+            f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
+            f"{rel} has {size} bytes, the manifest {expected[rel]['size']}; "
+            f"reinstall it ({hint})")
+    stamp = os.path.join(self.entry_dir(name), SHA256_CHECKED_FILE)
+    if hashes is None:
+      hashes = not os.path.exists(stamp)
+    if hashes:
+      for rel in present:
+        if sha256_file(os.path.join(export_dir, rel)) != expected[rel][
+            "sha256"]:
+          raise errors.UserError(
+              f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
+              f"{rel} does not match its sha256; reinstall it ({hint})")
+      if not os.path.exists(stamp):
+        try:
+          with open(stamp, "w", encoding="utf-8") as f:
+            f.write(time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime()))
+        except OSError:
+          pass  # A read-only store: compared again on the next load.
+    return export_dir
+
+  def install_dir(self, name: str, source_export_dir: str,
+                  manifest_fields: Dict[str, Any],
+                  replace: bool = True,
+                  extra_files: Optional[Dict[str, str]] = None) -> str:
+    """Copies a SavedModel folder into the store as entry `name`.
+
+    The copy's file table (size, sha256) is taken from the copy itself.
+
+    Args:
+      name: the entry's name.
+      source_export_dir: a SavedModel folder (not changed).
+      manifest_fields: what else the manifest records ("scores",
+        "source", ...).
+      replace: replace an installed entry of that name (else UserError).
+      extra_files: {path inside the export: file to copy there}, e.g. the
+        vocabulary as "assets.extra/vocab.txt" (hashed and packed with the
+        rest).
+
+    Returns:
+      The entry's export path.
+    """
+    with self.staging() as staging:
+      shutil.copytree(source_export_dir,
+                      os.path.join(staging, EXPORT_SUBDIR), symlinks=True)
+      for rel, source in (extra_files or {}).items():
+        target = os.path.join(staging, EXPORT_SUBDIR, *rel.split("/"))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(source, target)
+      return self.commit(name, staging, manifest_fields, replace=replace)
+
+  def staging(self):
+    """A context manager: a fresh folder in the store, removed on exit
+    (unless `commit` moved it into place). The store's root is removed too
+    if this created it and nothing else was written."""
+    return _Staging(self.root)
+
+  def commit(self, name: str, staging: str, manifest_fields: Dict[str, Any],
+             replace: bool = True) -> str:
+    """Writes the manifest of `staging`/export and renames it to the entry."""
+    check_name(name)
+    target = self.entry_dir(name)
+    if os.path.exists(target) and not replace:
+      raise errors.UserError(
+          f"model {name!r} is already installed in {self.root!r}; pass "
+          "--replace to replace it")
+    export_dir = os.path.join(staging, EXPORT_SUBDIR)
+    files = file_table(export_dir)
+    manifest = {"format": MANIFEST_FORMAT, "name": name,
+                "installed": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                           time.gmtime()),
+                **manifest_fields,
+                "files": files}
+    if "scores" in manifest:  # The size of what was installed.
+      manifest["scores"] = dict(manifest["scores"], size_bytes=sum(
+          f["size"] for f in files.values()))
+    with open(os.path.join(staging, MANIFEST_FILE), "w",
+              encoding="utf-8") as f:
+      json.dump(manifest, f, indent=2, sort_keys=True)
+    # Every sha256 was just computed from these very files.
+    with open(os.path.join(staging, SHA256_CHECKED_FILE), "w",
+              encoding="utf-8") as f:
+      f.write(manifest["installed"] + "\n")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    old = None
+    if os.path.exists(target):
+      old = tempfile.mkdtemp(prefix=".old-", dir=self.root)
+      os.rename(target, os.path.join(old, "entry"))
+    os.rename(staging, target)
+    if old:
+      shutil.rmtree(old, ignore_errors=True)
+    return os.path.join(target, EXPORT_SUBDIR)
+
+
+class _Staging:
+  """See `Store.staging`."""
+
+  def __init__(self, root):
+    self.root = root
+    self.created_root = None
+    self.path = None
+
+  def __enter__(self):
+    self.created_root = _first_missing(self.root)
+    os.makedirs(self.root, exist_ok=True)
+    self.path = tempfile.mkdtemp(prefix=".incoming-", dir=self.root)
+    return self.path
+
+  def __exit__(self, *exc):
+    if os.path.exists(self.path):
+      shutil.rmtree(self.path, ignore_errors=True)
+    if self.created_root and exc[0] is not None:
+      # Nothing was installed: leave no folder behind either.
+      shutil.rmtree(self.created_root, ignore_errors=True)
+    return False
+
+
+def _first_missing(path):
+  """The outermost missing folder of `path` (None if `path` exists)."""
+  missing = None
+  while not os.path.exists(path):
+    missing = path
+    parent = os.path.dirname(path)
+    if parent == path:
+      break
+    path = parent
+  return missing
+
+
+def resolve(model: str, store: Optional[Store] = None,
+            hashes: Optional[bool] = None) -> str:
+  """A path as it is, or a model's name as its verified store path.
+
+  `model` is taken as a path when it exists on disk or holds a path
+  separator; otherwise as a name: a catalogue entry or any installed entry.
+
+  Raises:
+    errors.UserError: a name that is not installed, or a damaged entry.
+  """
+  model = os.fspath(model)
+  if os.path.exists(model) or os.sep in model or "/" in model or (
+      not catalogue.NAME_PATTERN.match(model)):
+    return model
+  return (store or Store()).verify(model, hashes=hashes)
