@@ -54,6 +54,27 @@ class CatalogueTableTest(tf.test.TestCase):
       self.assertNotIn("/root", json.dumps(found))
       self.assertNotIn("/home", json.dumps(found))
 
+  def test_the_readme_holds_the_generated_table(self):
+    readme = os.path.join(catalogue_table.REPO_ROOT, "README.md")
+    with open(readme, encoding="utf-8") as f:
+      text = f.read()
+    expected = catalogue_table.section(catalogue_table.read_records())
+    self.assertIn(catalogue_table.README_START + "\n" + expected + "\n"
+                  + catalogue_table.README_END, text,
+                  "README.md's pick-a-model table is not the generator's: "
+                  "python -m sentzoo.catalogue_table --readme README.md")
+
+  def test_fill_readme_replaces_only_the_section(self):
+    path = os.path.join(self.get_temp_dir(), "README.md")
+    with open(path, "w") as f:
+      f.write("intro\n" + catalogue_table.README_START + "\nold\n"
+              + catalogue_table.README_END + "\nrest\n")
+    catalogue_table.fill_readme(path, "new table")
+    with open(path) as f:
+      self.assertEqual(f.read(), "intro\n" + catalogue_table.README_START
+                       + "\nnew table\n" + catalogue_table.README_END
+                       + "\nrest\n")
+
 
 if __name__ == "__main__":
   tf.test.main()
