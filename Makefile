@@ -7,8 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DATA_DIR ?= $(or $(SENTZOO_DATA_DIR),../shared/data)
 RUN_DIR ?= runs/siamese_cbow_demo
-# pytest workers: the suite spends much of its time starting subprocesses and
-# waiting on them, so 2 workers help on 2 cores too (tools/ci_timing.md).
+# pytest workers (pytest-xdist), one per core of the CI machine.
 TEST_WORKERS ?= 2
 # The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
 # SENTZOO_VERBOSE=1 make demo shows it.
