@@ -51,7 +51,7 @@ def _demo_main(argv):
 def _run(args, **env_vars):
   env = {k: v for k, v in os.environ.items()
          if k not in ("TF_CPP_MIN_LOG_LEVEL", console.ENV_VAR)}
-  env.update(env_vars, PYTHONPATH=REPO_ROOT)
+  env.update({"PYTHONPATH": REPO_ROOT, **env_vars})
   done = subprocess.run([sys.executable, *args], cwd=REPO_ROOT, env=env,
                         capture_output=True, text=True, timeout=300)
   assert done.returncode == 0, done.stderr
@@ -90,6 +90,17 @@ class QuietProgramTest(tf.test.TestCase):
                        "print(os.environ.get('TF_CPP_MIN_LOG_LEVEL'))"])
     self.assertEqual(done.stdout, "None\n")
     self.assertIn("oneDNN custom operations", done.stderr)
+    # `python -m` of a user's package whose __init__.py imports sentzoo.
+    package = os.path.join(self.get_temp_dir(), "userpkg")
+    os.makedirs(package)
+    with open(os.path.join(package, "__init__.py"), "w") as f:
+      f.write("import os, sentzoo\n"
+              "print(os.environ.get('TF_CPP_MIN_LOG_LEVEL'))\n")
+    with open(os.path.join(package, "main.py"), "w") as f:
+      f.write("")
+    done = _run(["-m", "userpkg.main"], PYTHONPATH=os.pathsep.join(
+        [self.get_temp_dir(), REPO_ROOT]))
+    self.assertEqual(done.stdout, "None\n")
 
 
 class VerboseRequestedTest(tf.test.TestCase):

@@ -60,10 +60,20 @@ def __dir__():
   return sorted(list(globals()) + list(_PUBLIC_API))
 
 
-# `python -m trainers.x` or `python -m sentzoo.x`: sys.argv[0] is "-m" while
-# Python imports the packages that hold the module, i.e. now. Only then is the
-# console quieted (before TensorFlow loads); `import sentzoo` in a user's
-# program changes nothing.
-if getattr(_sys, "argv", [])[:1] == ["-m"]:
+def _runs_a_sentzoo_module():
+  """Whether this is `python -m sentzoo.x` or `python -m trainers.x` (a folder).
+
+  sys.argv[0] is "-m" while Python imports the packages that hold the
+  module, i.e. when this runs for those commands.
+  """
+  argv = getattr(_sys, "orig_argv", [])
+  top = argv[argv.index("-m") + 1].split(".")[0] if "-m" in argv[:-1] else ""
+  return (getattr(_sys, "argv", [])[:1] == ["-m"] and bool(top) and
+          (top == "sentzoo" or _os.path.isdir(_os.path.join(__path__[0], top))))
+
+
+# The console is quieted (before TensorFlow loads) only for sentzoo's own
+# commands: `import sentzoo` in a user's program changes nothing.
+if _runs_a_sentzoo_module():
   from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top
   _console.quiet_before_tensorflow()
