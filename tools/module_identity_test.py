@@ -45,10 +45,12 @@ def _files_loaded_twice(files):
   `files`: {module name: [file, id of the module object]}; two names of one
   module object (`trainers` and `sentzoo.trainers`) are one module.
   """
+  first_party = {*_library_folders(), "sentzoo", "tools"}  # Not .venv/.
   modules = {}
   for name, (path, module_id) in files.items():
     path = os.path.realpath(path)
-    if name != "__main__" and path.startswith(REPO_ROOT + os.sep):
+    top = os.path.relpath(path, REPO_ROOT).split(os.sep)[0]
+    if name != "__main__" and top in first_party:
       modules.setdefault(path, {}).setdefault(module_id, name)
   return {path: sorted(ids.values()) for path, ids in modules.items()
           if len(ids) > 1}
