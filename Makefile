@@ -1,24 +1,26 @@
 # The two commands of the README:
-#   make demo   sets up .venv (pip install -e '.[test]'), trains the demo config on the real corpus,
-#               evaluates on STS/SICK, exports, and prints where the export is.
-#   make test   sets up .venv and runs the test suite.
+#   make demo   sets up .venv (sentzoo with every extra, editable), trains the demo config on the
+#               real corpus, evaluates on STS/SICK, exports, and prints where the export is.
+#   make test   sets up .venv, checks the imports (mypy) and runs the test suite (pytest).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 DATA_DIR ?= $(or $(SENTZOO_DATA_DIR),../shared/data)
 RUN_DIR ?= runs/siamese_cbow_demo
+# pytest workers (pytest-xdist), one per core of the CI machine.
+TEST_WORKERS ?= 2
 # The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
 # SENTZOO_VERBOSE=1 make demo shows it.
 
-.PHONY: setup demo zoo test bazel-test clean
+.PHONY: setup demo zoo test typecheck bazel-test clean
 
-# The project installs itself (pyproject.toml) in editable mode, with its
-# dependencies (requirements.txt) and pytest: `import sentzoo` then works
-# from any folder, and the checkout's files are what runs.
-$(VENV)/.installed: requirements.txt pyproject.toml
+# The checkout installed in editable mode (`import sentzoo` works from any
+# folder, and the checkout's files are what runs) with every extra
+# (pyproject.toml: train, serve, hub, plots, test), at the versions CI tests
+# (requirements.txt, as pip constraints).
+$(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -c requirements.txt -e '.[test]'
 	touch $@
 
 setup: $(VENV)/.installed
@@ -34,12 +36,17 @@ demo: setup
 zoo: setup
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m sentzoo.cli train --all
 
-test: setup
-	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q
+test: typecheck
+	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q -n $(TEST_WORKERS)
+
+# Every import of the library resolves (pyproject.toml's [tool.mypy]).
+typecheck: setup
+	$(PY) -m mypy -p sentzoo
 
 # `bazel test //...` (about 10-20 min on 2 cores from a cold cache), then
 # `bazel shutdown` so that no Bazel server stays behind; exits with the test
 # status. The shared folder is the parent of SENTZOO_DATA_DIR (baselines/).
+# Not part of `make test` or CI: it runs the same test files as pytest.
 bazel-test: setup
 	status=0; \
 	PATH=$(abspath $(VENV))/bin:$$PATH SENTZOO_DATA_DIR=$(abspath $(DATA_DIR)) \
@@ -48,4 +55,4 @@ bazel-test: setup
 	exit $$status
 
 clean:
-	rm -rf $(VENV) runs
+	rm -rf $(VENV) runs .mypy_cache

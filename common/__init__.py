@@ -1,6 +1,5 @@
 """Shared helpers: errors, command-line entry points, console, data and model directories."""
 
-# First: sentzoo/__init__.py quiets TensorFlow's console for sentzoo's own
-# programs before TensorFlow is imported (`python -m trainers.x` imports
-# this folder as a package of its own, before the module's imports).
-import sentzoo  # pylint: disable=unused-import
+# One module per file, and the folder's own path (sentzoo/__init__.py).
+import sentzoo  # pylint: disable=g-bad-import-order
+__path__ = sentzoo._subpackage_path(__name__, __path__)  # pylint: disable=protected-access

@@ -1,35 +1,45 @@
 """sentzoo: a TensorFlow/Keras model zoo for sentence embeddings and matching.
 
-The repository's top-level folders (`layers/`, `models/`, `inputs/`,
-`trainers/`, `export/`, `evaluation/`, ...) are the subpackages of this one
-package: code imports them as `sentzoo.layers`, `sentzoo.models`, ..., so an
-installed sentzoo adds one top-level name, `sentzoo`, to a user's environment
-instead of generic ones such as `layers` or `models`.
+The repository's top-level folders (`layers/`, `models/`, `trainers/`, ...)
+are this package's subpackages through the symbolic links `sentzoo/layers ->
+../layers`, ...: code imports `sentzoo.layers`, an installed sentzoo adds one
+top-level name to a user's environment, and editors and type checkers find
+`sentzoo/common/model_dir.py` as a file. `tools/` is not a subpackage: it is
+the repository's, not the library's.
 
-In a source checkout the folders sit beside this `sentzoo/` folder, not in
-it, so the repository root is added to this package's search path below. An
-installed wheel maps them into the package (pyproject.toml's `package-dir`),
-and an editable install (`pip install -e .`) maps them through setuptools'
-import hook; both find `sentzoo/layers` etc. without this fallback.
+`python -m trainers.siamese_cbow` in the checkout imports the folder as a
+top-level package `trainers` first; its `__init__.py` then hands over to
+`sentzoo.trainers` (`_subpackage_path` below), so each file is one module.
 """
 
+import importlib as _importlib
 import os as _os
+import sys as _sys
 
-_HERE = _os.path.dirname(_os.path.abspath(__file__))
-_ROOT = _os.path.dirname(_HERE)
-if (not _os.path.isdir(_os.path.join(_HERE, "layers")) and
-    _os.path.isfile(_os.path.join(_ROOT, "layers", "__init__.py")) and
-    _ROOT not in __path__):
-  __path__.append(_ROOT)
+__version__ = "0.2.0"
 
-# A quiet console (common/console.py): when this process runs one of
-# sentzoo's own programs (`python -m trainers.siamese_cbow`, ...), hide
-# TensorFlow's C++ INFO lines; it must run before TensorFlow is imported, so
-# here, and every top-level folder's __init__.py imports this package first.
-# `import sentzoo` in a user's program changes nothing.
-from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top,g-bad-import-order
+# Where the links are missing (Bazel's runfiles, which hold the folders
+# beside this one; a checkout made without symbolic links), the folders are
+# looked up beside this package. Nowhere else: there `sentzoo.sentzoo` would
+# import this folder a second time.
+if not _os.path.isdir(_os.path.join(__path__[0], "common")):
+  __path__.append(_os.path.dirname(__path__[0]))
 
-_console.quiet_before_tensorflow()
+
+def _subpackage_path(name, path):
+  """The `__path__` of the folder package `name`; called by its __init__.py.
+
+  The folder's real path, not the link sentzoo/trainers: `__file__` of its
+  modules then names the repository's file, as code that finds the repository
+  root from `__file__` expects. And when the folder is imported as a
+  top-level package (`trainers`, by `python -m trainers.x` or pytest in the
+  checkout), `sys.modules["trainers"]` becomes `sentzoo.trainers`: `trainers.x`
+  is then looked up in the same folder and nothing below it loads twice.
+  """
+  if not name.startswith("sentzoo."):
+    _sys.modules[name] = _importlib.import_module(f"sentzoo.{name}")
+  return [_os.path.realpath(p) for p in path]
+
 
 # The public API (sentzoo/sentence_model.py): `sentzoo.load(path)` and
 # `sentzoo.similarity(a, b)`, imported on first use (PEP 562) so that
@@ -43,10 +53,28 @@ _PUBLIC_API = {"load": "sentence_model", "similarity": "sentence_model",
 def __getattr__(name):
   if name not in _PUBLIC_API:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-  import importlib  # pylint: disable=g-import-not-at-top
-  module = importlib.import_module(f".{_PUBLIC_API[name]}", __name__)
+  module = _importlib.import_module(f".{_PUBLIC_API[name]}", __name__)
   return getattr(module, name)
 
 
 def __dir__():
   return sorted(list(globals()) + list(_PUBLIC_API))
+
+
+def _runs_a_sentzoo_module():
+  """Whether this is `python -m sentzoo.x` or `python -m trainers.x` (a folder).
+
+  sys.argv[0] is "-m" while Python imports the packages that hold the
+  module, i.e. when this runs for those commands.
+  """
+  argv = getattr(_sys, "orig_argv", [])
+  top = argv[argv.index("-m") + 1].split(".")[0] if "-m" in argv[:-1] else ""
+  return (getattr(_sys, "argv", [])[:1] == ["-m"] and bool(top) and
+          (top == "sentzoo" or _os.path.isdir(_os.path.join(__path__[0], top))))
+
+
+# The console is quieted (before TensorFlow loads) only for sentzoo's own
+# commands: `import sentzoo` in a user's program changes nothing.
+if _runs_a_sentzoo_module():
+  from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top
+  _console.quiet_before_tensorflow()

@@ -1,6 +1,4 @@
-"""Repository tools (run from the repository root, e.g. `python tools/check_build_targets.py`)."""
+"""Repository tools (run from the repository root, e.g. `python tools/check_build_targets.py`).
 
-# First: sentzoo/__init__.py quiets TensorFlow's console for sentzoo's own
-# programs before TensorFlow is imported (`python -m trainers.x` imports
-# this folder as a package of its own, before the module's imports).
-import sentzoo  # pylint: disable=unused-import
+Not part of the `sentzoo` package, nor of its wheel.
+"""

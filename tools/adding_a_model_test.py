@@ -16,7 +16,7 @@ import os
 import unittest
 
 from sentzoo.models import model_specs
-from sentzoo.tools import check_build_targets
+from tools import check_build_targets
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 

@@ -20,8 +20,8 @@ reports, exiting with status 1:
   * unless --no_deps_check: an import that the importing target does not
     declare in `deps` (or `data`): a first-party module (`from inputs import tokenizer`)
     needs the `py_library` that holds it (`from sentzoo.inputs import
-    tokenizer` needs it and //sentzoo, whose __init__.py maps the folders
-    into the `sentzoo` package), a known pip package needs its
+    tokenizer` needs it and //sentzoo, the package whose subpackages the
+    folders are), a known pip package needs its
     sentinel target (`import tensorflow` -> `//:expect_tensorflow_installed`),
     and an import that is neither first-party, nor standard library, nor a
     known pip package is reported so that a sentinel gets added for it. A
@@ -63,8 +63,8 @@ THIRD_PARTY_SENTINELS = {
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
 }
 
-# The package whose __init__.py puts the repository root on its search path:
-# the top-level folders are imported as its subpackages (sentzoo.layers, ...).
+# The package whose subpackages the top-level folders are (sentzoo.layers,
+# ...: the links sentzoo/<folder>).
 UMBRELLA = "sentzoo"
 
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
