@@ -53,11 +53,14 @@ ALLOWED_OP_TYPES = frozenset({
     "OneHot", "PadV2", "PlaceholderWithDefault", "Pow", "RaggedTensorToSparse",
     "Rank", "Reciprocal", "RegexFullMatch", "RegexReplace", "Relu6", "Round",
     "ScatterNd", "SegmentMean", "SegmentSum", "Selu", "ShapeN", "Sign",
-    "Snapshot", "Softplus", "SparseSegmentMean", "SparseSegmentSqrtN",
-    "SparseSegmentSum", "SparseToDense", "StringStrip",
+    "Snapshot", "Softplus", "SparseSegmentMean",
+    "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtN",
+    "SparseSegmentSqrtNWithNumSegments", "SparseSegmentSum",
+    "SparseSegmentSumWithNumSegments", "SparseToDense", "StringStrip",
     "StringToHashBucketFast", "StringToHashBucketStrong", "StringUpper",
     "TensorListConcatV2", "TensorListElementShape", "TensorListLength",
-    "TensorListPopBack", "TensorListPushBack", "TopKV2", "Unique",
+    "TensorListPopBack", "TensorListPushBack", "TopKV2", "Unique", "UpperBound",
+    "LowerBound",
     "UnsortedSegmentMax", "UnsortedSegmentMin",
 })
 # File ops a SavedModel needs to save and restore its own variables: allowed
