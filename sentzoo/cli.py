@@ -30,8 +30,7 @@ from sentzoo.common import console
 
 # The console script (`sentzoo`, not `python -m`) is sentzoo's own program
 # too: TensorFlow's start-up lines are hidden as for `python -m sentzoo.cli`.
-console.quiet_before_tensorflow(
-    orig_argv=[sys.executable, "-m", "sentzoo.cli"])
+console.quiet_before_tensorflow()
 
 from absl import flags  # pylint: disable=g-import-not-at-top,g-bad-import-order
 
@@ -247,7 +246,13 @@ def cmd_search(args):
 def cmd_evaluate(args):
   from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
   from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
-  from sentzoo.evaluation import sts  # pylint: disable=g-import-not-at-top
+  try:
+    from sentzoo.evaluation import sts  # pylint: disable=g-import-not-at-top
+  except ModuleNotFoundError as e:
+    # The core install encodes; evaluating needs the [train] extra (scipy).
+    raise errors.UserError(
+        f"sentzoo evaluate needs {e.name}, which the core install leaves "
+        "out: pip install 'sentzoo[train]'") from e
   data_dir = data_dir_lib.resolve_data_dir(args.data_dir)
   model = _load(args.model)
   results = install_scores.evaluate(model, data_dir)
