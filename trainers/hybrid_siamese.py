@@ -396,14 +396,17 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
       with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
         f.write(json.dumps(record) + "\n")
       new_predictions = {}
-      if step % spe == 0 and dev["accuracy"] > best["dev_accuracy"]:
+      # An epoch's end; or, for a run shorter than one epoch (--train_steps),
+      # its final evaluation, so that it too has a best model to export.
+      epoch_end = step % spe == 0 or "epoch" not in best
+      if epoch_end and dev["accuracy"] > best["dev_accuracy"]:
         best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
         best.clear()
         best.update(record)
         model_dir_lib.write_text_atomically(best_path,
                                             json.dumps(best, indent=2))
         new_predictions["correct"] = test["correct"]
-      if (tuned is not None and step % spe == 0
+      if (tuned is not None and (step % spe == 0 or "epoch" not in best_tuned)
           and tuned["dev_accuracy"] > best_tuned["dev_accuracy"]):
         best_tuned.clear()
         best_tuned.update(tuned)

@@ -69,6 +69,18 @@ class HybridSiameseTrainerTest(tf.test.TestCase):
         "--cnn_filters=3", "--mlp_units=5,5", "--batch_size=16",
         "--num_epochs=3", "--log_every_steps=2"]
 
+  def test_a_run_shorter_than_one_epoch_exports_its_final_model(self):
+    model_dir = os.path.join(self.root, "short")
+    result = _train(self.common + [f"--model_dir={model_dir}",
+                                   "--train_steps=2"])
+    # Was a TypeError (no epoch's end, so no best model) and no export.
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    with open(os.path.join(model_dir, "results.json")) as f:
+      results = json.load(f)
+    self.assertEqual((results["final_step"], results["best_epoch"]), (2, 0))
+    self.assertIn("best dev epoch 0", result.stdout)
+    self.assertTrue(os.path.isdir(os.path.join(model_dir, "export")))
+
   def test_train_resume_best_epoch_and_export(self):
     model_dir = os.path.join(self.root, "resume")
     first = _train(self.common + [f"--model_dir={model_dir}",
