@@ -51,8 +51,9 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
     `output_path`.
   """
   store_lib.check_name(name)
+  files = store_lib.file_table(export_dir)
   manifest = {"format": FORMAT, "name": name, "scores": scores,
-              "files": store_lib.file_table(export_dir)}
+              "files": files}
   data = json.dumps(manifest, indent=2, sort_keys=True).encode("utf-8")
   partial = output_path + ".partial"
   try:
@@ -61,7 +62,7 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
       info.size = len(data)
       info.mode = 0o644
       tar.addfile(info, io.BytesIO(data))
-      for rel in sorted(manifest["files"]):
+      for rel in sorted(files):
         tar.add(os.path.join(export_dir, rel), arcname=EXPORT_PREFIX + rel,
                 recursive=False)
     os.replace(partial, output_path)
