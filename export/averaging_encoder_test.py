@@ -299,14 +299,18 @@ class PreviousComputationTest(tf.test.TestCase):
                     for t in tokenizer_test_util.python_reference(s, True)})
     self._check(sentences, words, 7)
 
-  def test_sts_sentences(self):
+  def _sts_sentences(self):
+    """The real STS and SICK sentences; skips without the data."""
     data_dir = os.environ.get("SENTZOO_DATA_DIR")
     if not data_dir or not os.path.isdir(os.path.join(data_dir, "sts")):
       self.skipTest("no real data: set SENTZOO_DATA_DIR")
     from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
     pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
-    sentences = sorted({s for p in pair_sets
-                        for s in p.sentences1 + p.sentences2})
+    return sorted({s for p in pair_sets
+                   for s in p.sentences1 + p.sentences2})
+
+  def test_sts_sentences(self):
+    sentences = self._sts_sentences()
     counts = {}
     for sentence in sentences:
       for token in tokenizer_test_util.python_reference(sentence, True):
@@ -314,6 +318,17 @@ class PreviousComputationTest(tf.test.TestCase):
     words = sorted(w for w, c in counts.items() if c >= 2)
     self._check(sentences, words, 16)
 
+  def test_same_tokens_as_the_previous_tokenizer_on_sts(self):
+    # Here, not in inputs/tokenizer_test.py: the STS reader is evaluation's,
+    # which inputs/ may not import (tools/import_graph_test.py).
+    sentences = self._sts_sentences()
+    self.assertGreater(len(sentences), 20_000)
+    for keep in (False, True):
+      got = tokenizer_lib.Tokenizer(keep_punctuation=keep).tokenize(
+          tf.constant(sentences), 65536, 1024)
+      want = tokenizer_test_util.previous_tokenize(tf.constant(sentences), keep, 65536, 1024)
+      self.assertAllEqual(got.row_splits, want.row_splits)
+      self.assertAllEqual(got.flat_values, want.flat_values)
 
 class BatchOfOneTest(tf.test.TestCase):
   """A batch of one with a static [1] shape (issue 32: Substr refused it)."""

@@ -1,6 +1,5 @@
 """Tests for inputs.tokenizer."""
 
-import os
 
 import numpy as np
 import tensorflow as tf
@@ -177,22 +176,6 @@ class TokenizerTest(tf.test.TestCase):
             got = tokenizer.tokenize(tf.constant(batch), *caps)
             want = tokenizer_test_util.previous_tokenize(tf.constant(batch), keep, *caps)
             self.assertEqual(got.to_list(), want.to_list())
-
-  def test_same_tokens_as_the_previous_implementation_on_sts(self):
-    data_dir = os.environ.get("SENTZOO_DATA_DIR")
-    if not data_dir or not os.path.isdir(os.path.join(data_dir, "sts")):
-      self.skipTest("no real data: set SENTZOO_DATA_DIR")
-    from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
-    pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "sick"))
-    sentences = sorted({s for p in pair_sets
-                        for s in p.sentences1 + p.sentences2})
-    self.assertGreater(len(sentences), 20_000)
-    for keep in (False, True):
-      got = tokenizer_lib.Tokenizer(keep_punctuation=keep).tokenize(
-          tf.constant(sentences), 65536, 1024)
-      want = tokenizer_test_util.previous_tokenize(tf.constant(sentences), keep, 65536, 1024)
-      self.assertAllEqual(got.row_splits, want.row_splits)
-      self.assertAllEqual(got.flat_values, want.flat_values)
 
   def test_a_batch_of_one_with_a_static_shape(self):
     # Substr refused pos [1] vs len [?] when the batch size was static.

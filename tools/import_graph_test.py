@@ -51,10 +51,13 @@ from tools import check_build_targets
 #   export      model directory -> SavedModel; trainers export at the end of
 #               training, so export is below trainers (it never imports them).
 #   trainers    `python -m trainers.<model>`.
-#   sentzoo     the public API over exports (sentzoo.load, sentence_model.py).
 #   reports     results pages, tables, paper numbers: built on evaluation and
-#               the trainers (reports.hybrid_table runs them); nothing below
+#               the trainers (reports.hybrid_sweep runs them); nothing below
 #               imports a report.
+#   sentzoo     the public API over exports (sentzoo.load, sentence_model.py),
+#               the `sentzoo` command, the catalogue and the store: they
+#               train, evaluate and quote the papers' numbers, so they sit
+#               over reports; no report imports them.
 #   benchmarks, docs, tests, tools
 #               leaves: they may import any folder ranked below them, reports
 #               included, and nothing imports them (tests/ only from test
@@ -68,8 +71,8 @@ RANKS = {
     "evaluation": 4,
     "export": 5,
     "trainers": 6,
-    "sentzoo": 7,
-    "reports": 8,
+    "reports": 7,
+    "sentzoo": 8,
     "benchmarks": 9,
     "docs": 9,
     "tests": 9,
