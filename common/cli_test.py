@@ -107,6 +107,17 @@ class CliTest(absltest.TestCase):
         "step 7", "stopped at step 7; rerun the same command to resume"])
     self.assertEqual(done.stderr, "")
 
+  def test_a_signal_outside_the_training_loop_is_one_line_and_exit_75(self):
+    # Ctrl-C while a vocabulary is built: was a KeyboardInterrupt traceback
+    # through tf.data and exit 130.
+    stopped = self._run_main("""
+        def main(argv):
+          raise KeyboardInterrupt
+        """)
+    self.assertEqual(stopped.returncode, errors.EXIT_INTERRUPTED)
+    self.assertEqual(stopped.stderr.strip(),
+                     errors.INTERRUPTED_BEFORE_TRAINING)
+
   def test_progress_reaches_a_redirected_log_before_the_run_ends(self):
     log_path = os.path.join(tempfile.mkdtemp(), "train.log")
     with open(log_path, "w") as log:

@@ -91,6 +91,27 @@ class TrainerTest(tf.test.TestCase):
                                              "--noexport"])
     self.assertEqual(summary.step, 12)
 
+  def test_a_second_signal_is_exit_75_naming_the_last_checkpoint(self):
+    model_dir = os.path.join(self.get_temp_dir(), "stopped_at_once")
+    with self.assertRaises(errors.Interrupted):
+      siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                     "--max_steps_per_run=5", "--noexport"])
+    # The second signal of training_loop's handler, as it lands in a save.
+    with mock.patch.object(trainer.training_loop, "run",
+                           side_effect=KeyboardInterrupt):
+      with self.assertRaises(errors.StoppedAtOnce) as raised:
+        siamese_cbow.run(self.flags + ["--model_dir=" + model_dir,
+                                       "--noexport"])
+    last = os.path.join(model_dir, "checkpoints", "ckpt-5")
+    self.assertEqual(raised.exception.last_checkpoint, last)
+    self.assertIn(f"the last complete checkpoint, {last}, is kept",
+                  str(raised.exception))
+    # It is an Interrupted: the command exits 75 (common/cli.run).
+    self.assertIsInstance(raised.exception, errors.Interrupted)
+    # The lock went with the run: the rerun resumes and finishes.
+    self.assertEqual(siamese_cbow.run(self.flags + [
+        "--model_dir=" + model_dir, "--noexport"]).step, 12)
+
   def test_finished_run_rerun_does_nothing_unless_reexport(self):
     model_dir = os.path.join(self.get_temp_dir(), "finished")
     argv = self.flags + ["--model_dir=" + model_dir]
