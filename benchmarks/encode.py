@@ -49,6 +49,7 @@ from absl import flags
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.reports import formatting
 
 FLAGS = flags.FLAGS
 
@@ -369,8 +370,10 @@ def write_docs_page(path, argv_line, lines):
       "averages with one fused `tf.sparse.segment_mean` (no intermediate): "
       "about 10-11 in all, against 33 before. A batch of 64 or more is cut "
       "in two halves that run on both cores.", "", "## Measured", ""]
+  # As every page: no machine paths, lines a person can read.
+  page = formatting.readable("\n".join(header + lines) + "\n")
   with open(path, "w", encoding="utf-8") as f:
-    f.write("\n".join(header + lines) + "\n")
+    f.write(page)
   print(f"wrote {path}")
 
 
