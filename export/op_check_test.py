@@ -111,7 +111,7 @@ class OpCheckTest(tf.test.TestCase):
     os.makedirs(path)
     with open(os.path.join(path, "saved_model.pb"), "wb") as f:
       f.write(b"\xff\xff\xff not a proto")
-    with self.assertRaisesRegex(errors.UserError, "does not parse"):
+    with self.assertRaisesRegex(errors.UserError, "is damaged"):
       op_check.disallowed_ops(path)
 
   def test_usage_error(self):

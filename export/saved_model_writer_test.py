@@ -269,7 +269,7 @@ class SavedModelWriterTest(tf.test.TestCase):
 
   def test_full_disk_is_one_plain_error_and_leaves_nothing(self):
     # Issue 33 row 9: a ResourceExhaustedError traceback before.
-    disk = _mount_tmpfs(self, "size=256k")
+    disk = _mount_tmpfs(self, "size=1m")
     export_dir = os.path.join(disk, "exports")
     with self.assertRaises(errors.UserError) as caught:
       saved_model_writer.write(_module(rows=100_000), export_dir)
