@@ -24,11 +24,18 @@ Usage:
       [--command_note="bash docs/make_results_page.sh"]
 
 --model is NAME=PATH (or just PATH; the name then comes from the model card
-and the folder). --compare=A,B adds per-set Wilcoxon signed-rank p-values of
-B against A on the STS sets (the Siamese CBOW paper's test).
+and the folder). --compare=A,B adds per-set Williams tests of B against A on
+the STS sets (evaluation/significance.py). The page starts with every entry
+of the catalogue (sentzoo/catalogue.py) and its recorded scores.
+
+--update_sections, for a machine that lacks some of the exports: only the
+exports present are evaluated (STS only), the page's catalogue and
+significance sections are written again, and the rest of the page keeps
+its numbers without any mark, under a line that says which runs are missing.
 """
 
 import datetime
+import glob
 import hashlib
 import json
 import os
@@ -39,6 +46,8 @@ from typing import Any, Mapping, Optional, Sequence
 from absl import flags
 from absl import logging
 
+from sentzoo import catalogue
+from sentzoo import catalogue_table
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -49,6 +58,7 @@ from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import saved_model_writer
+from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
 from sentzoo.reports import senteval_tables
@@ -249,6 +259,98 @@ def row_commands(path: str, tasks: Sequence[str],
   return sts_cmd, transfer_cmd
 
 
+# Runs recorded in docs/records/ with a catalogue entry's flagfile and data,
+# trained before the store existed: entry -> its seeds' record folders.
+RUN_RECORDS = {
+    "sent2vec-books-uni": "docs/records/charagram/sent2vec_books_uni",
+    "charagram-phrase-ppdb": "docs/records/charagram/charagram_phrase_max/seed*",
+    "paragram-phrase-ppdb":
+        "docs/records/charagram/paragram_phrase_random_max/seed*",
+}
+CATALOGUE_TITLE = "Every model of the catalogue"
+SIGNIFICANCE_TITLE = "Significance (per set)"
+
+
+def _run_record_scores(pattern: str) -> dict:
+  """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
+  seeds = []
+  for folder in sorted(glob.glob(os.path.join(catalogue_table.REPO_ROOT,
+                                              pattern))):
+    with open(os.path.join(folder, "pearson.json"), encoding="utf-8") as f:
+      seeds.append(json.load(f))
+  sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
+               / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
+  return {"stsb_dev": significance_lib.mean_std([r["dev"] for r in seeds]),
+          "sts_mean": significance_lib.mean_std(sts_means),
+          "sick_test": significance_lib.mean_std(
+              [r["sets"].get("SICK.test") for r in seeds])}
+
+
+def catalogue_section() -> str:
+  """One row per catalogue entry: its recorded scores, or how to train it."""
+  installed = catalogue_table.read_records()
+  lines = [f"## {CATALOGUE_TITLE}", "",
+           "Pearson's r \u00d7 100. Scores from the entry's install record "
+           "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
+           "from the committed records of runs with its flagfile and data "
+           "(mean \u00b1 sd over seeds). The hybrid matchers are pair "
+           "classifiers: their accuracies are in [hybrid_siamese.md]"
+           "(hybrid_siamese.md).", "",
+           "| model | for | STS-B dev | 19-set STS mean | SICK | record |",
+           "|---|---|---:|---:|---:|---|"]
+  for entry in catalogue.ENTRIES:
+    head = f"| `{entry.name}` | {entry.purpose} | "
+    if entry.name in installed:
+      scores = installed[entry.name]["scores"]
+      cells = [formatting.number(scores.get(k))
+               for k in ("stsb_dev", "sts_mean", "sick_test")]
+      record = f"`docs/records/catalogue/{entry.name}.json`"
+    elif entry.name in RUN_RECORDS:
+      scores = _run_record_scores(RUN_RECORDS[entry.name])
+      cells = [formatting.mean_std(scores[k]) if scores[k][2] > 1 else
+               formatting.number(scores[k][0])
+               for k in ("stsb_dev", "sts_mean", "sick_test")]
+      record = f"`{RUN_RECORDS[entry.name]}`"
+    else:
+      lines.append(head + "not trained here yet: "
+                   f"`sentzoo train {entry.name}` | | | |")
+      continue
+    lines.append(head + " | ".join(cells) + f" | {record} |")
+  return "\n".join(lines) + "\n"
+
+
+def significance_section(results: Mapping[str, Any],
+                         compare: Sequence[tuple],
+                         missing: Mapping[str, str]) -> str:
+  """Williams' test of B against A for each (A, B) in `compare`.
+
+  Args:
+    results: name -> sts.EvalResults with per-pair predictions.
+    compare: (A, B) name pairs.
+    missing: name -> the export path of a model that is not here.
+  """
+  lines = [f"## {SIGNIFICANCE_TITLE}", "",
+           "Which model agrees better with the human scores: Williams' test "
+           "of two dependent correlations with the gold scores, "
+           "Holm-corrected over the sets of each comparison.", ""]
+  labelled = {}
+  for a, b in compare:
+    absent = [n for n in (a, b) if n not in results]
+    if absent:
+      lines.append(f"- {b} vs {a}: not tested here, no marks: "
+                   + ", ".join(f"`{missing.get(n, n)}`" for n in absent)
+                   + " is not on this machine (train it with the command "
+                   "under \"Models evaluated\", then `bash "
+                   "docs/make_results_page.sh`).")
+    else:
+      labelled[f"{b} vs {a}"] = significance_lib.compare_per_set(
+          results[b], results[a])
+  if labelled:
+    lines += ["", sts_tables.format_significance_table(labelled)][
+        lines[-1] == "":]
+  return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def build_page(entries: Sequence[dict], command: str,
                config: senteval.TransferConfig, tasks: Sequence[str],
                compare: Sequence[tuple] = (),
@@ -267,13 +369,13 @@ def build_page(entries: Sequence[dict], command: str,
   train_commands = dict(train_commands or {})
   names = [e["name"] for e in entries]
   lines = [
-      "# Results: every exported model beside its paper", "",
+      "# Results: every model of the zoo beside its paper", "",
       "<!-- Generated by reports/results_page.py; do not edit by hand. -->",
       "",
       f"Generated by {formatting.code(command)} — regenerate with that command; "
       "never edit this page by hand. Evaluations are cached per export "
       "(SavedModel fingerprint + settings), so regeneration only evaluates "
-      "new or changed exports.", ""]
+      "new or changed exports.", "", catalogue_section()]
 
   # -- models and training data
   lines += ["## Models evaluated", "",
@@ -338,7 +440,8 @@ def build_page(entries: Sequence[dict], command: str,
       "supplement Table 1 (Pearson only; its year means include sets not in "
       "the shared data, e.g. 2013 SMT); Sent2Vec paper Table 2 (STS 2014 "
       "sets only, two decimals; its SICK figure is on test + train and is "
-      "left out). STS2013.SMT is LDC-licensed and not in the shared data.",
+      "left out). STS2013.SMT is LDC-licensed and not in the shared data. "
+      f"Nothing in this table is marked: see \"{SIGNIFICANCE_TITLE}\".",
       "", sts.format_table(results, names, references=references)]
   lines += ["Seconds for the STS/SICK/STS-B evaluation (encoding and "
             "scoring): " + "; ".join(
@@ -347,16 +450,7 @@ def build_page(entries: Sequence[dict], command: str,
 
   # -- significance
   if compare:
-    by_name = dict(zip(names, results))
-    labelled = {}
-    for a, b in compare:
-      labelled[f"{b} vs {a}"] = significance_lib.compare_per_set(
-          by_name[b], by_name[a])
-    lines += ["## Significance (per set)", "",
-              "Which model agrees better with the human scores: Williams' "
-              "test of two dependent correlations with the gold scores, "
-              "Holm-corrected over the sets of each comparison.", "",
-              sts_tables.format_significance_table(labelled)]
+    lines += [significance_section(dict(zip(names, results)), compare, {})]
   return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -392,12 +486,17 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
                        flag_values=flag_values)
   flags.DEFINE_multi_string(
-      "compare", [], "A,B: per-set Wilcoxon signed-rank test of model B "
-      "against model A on the STS sets (names as in --model); repeatable.",
+      "compare", [], "A,B: per-set Williams test of model B against model "
+      "A on the STS sets (names as in --model); repeatable.",
       flag_values=flag_values)
   flags.DEFINE_multi_string(
       "train_command", [], "NAME=COMMAND that trained model NAME, shown on "
       "the page; repeatable.", flag_values=flag_values)
+  flags.DEFINE_boolean("update_sections", False, "Evaluate only the "
+                       "exports present (STS only) and rewrite the --output "
+                       "page's catalogue and significance sections; the rest "
+                       "keeps its numbers, without marks.",
+                       flag_values=flag_values)
   flags.DEFINE_string("command_note", "", "The regeneration command shown "
                       "in the page header (default: this command line).",
                       flag_values=flag_values)
@@ -425,18 +524,22 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
     raise errors.UserError(f"--tasks: unknown {unknown}; choose from "
                            f"{','.join(senteval.TASKS)}")
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
-  entries = []
+  entries, missing = [], {}
   for spec in fv.model:
     name, path = parse_model_spec(spec)
-    entry = cached_evaluation(path, data_dir, fv.tasks, config, fv.cache_dir,
-                              use_cache=fv.use_cache,
+    if fv.update_sections and not os.path.isdir(path):
+      missing[name or path] = path
+      continue
+    entry = cached_evaluation(path, data_dir,
+                              [] if fv.update_sections else fv.tasks, config,
+                              fv.cache_dir, use_cache=fv.use_cache,
                               batch_size=fv.batch_size)
     entry["name"] = name or _default_name(entry.get("model_card", {}), path)
     entry["path"] = path
     entries.append(entry)
     print(f"{entry['name']}: {'cached' if entry['cached'] else 'evaluated'}",
           file=out)
-  names = [e["name"] for e in entries]
+  names = [e["name"] for e in entries] + list(missing)
   if len(set(names)) != len(names):
     raise errors.UserError(f"model names must be unique, got {names}")
   compare = []
@@ -453,6 +556,9 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       raise errors.UserError(f"--train_command={spec!r}: expected NAME=CMD "
                              f"with NAME one of {names}")
     train_commands[name] = cmd
+  if fv.update_sections:
+    return {"page": update_sections(fv.output, entries, compare, missing),
+            "entries": entries}
   command = fv.command_note or " ".join(
       ["python -m reports.results_page", *argv[1:]])
   page = build_page(entries, command, config, fv.tasks, compare,
@@ -463,6 +569,46 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       f.write(page)
     print(f"wrote {fv.output}", file=out)
   return {"page": page, "entries": entries}
+
+
+def update_sections(path: str, entries: Sequence[dict],
+                    compare: Sequence[tuple], missing: Mapping[str, str]
+                    ) -> str:
+  """Writes the catalogue and significance sections of the page at `path`
+  again, and takes every older mark out of the rest (`--update_sections`).
+
+  Returns:
+    The page as written.
+  """
+  if not os.path.isfile(path):
+    raise errors.UserError(f"--update_sections: no page at {path}: run "
+                           "without it where every export is present")
+  with open(path, encoding="utf-8") as f:
+    page = f.read()
+  absent = [path for name, path in missing.items()]
+  note = ("Nothing in the tables below is marked: a mark needs each "
+          "column's per-pair scores or decisions, and "
+          + ", ".join(f"`{p}`" for p in absent) + " are not on this machine "
+          "(their training commands are under \"Models evaluated\"; then "
+          "`bash docs/make_results_page.sh`).")
+  page = sts_tables.without_marks(page, note, ("| set |", "| model |"))
+  for prefix, title in ((CATALOGUE_TITLE, CATALOGUE_TITLE),
+                        ("Significance", SIGNIFICANCE_TITLE)):
+    heading = next((l for l in page.split("\n")
+                    if l.startswith(f"## {prefix}")), None)
+    page = (page.replace(heading, f"## {title}", 1) if heading else
+            page.replace("## Models evaluated",
+                         f"## {title}\n\n## Models evaluated", 1))
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(page)
+  results = {e["name"]: sts.results_from_json(e["sts"]) for e in entries}
+  doc_sections.replace_section(path, CATALOGUE_TITLE, catalogue_section(),
+                               blank_lines=1)
+  doc_sections.replace_section(
+      path, SIGNIFICANCE_TITLE,
+      significance_section(results, compare, missing), blank_lines=1)
+  with open(path, encoding="utf-8") as f:
+    return f.read()
 
 
 def run(argv: Sequence[str], out=None) -> dict:

@@ -7,6 +7,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from sentzoo import catalogue
 from sentzoo.common import errors
 from sentzoo.evaluation import senteval_fixtures
 from sentzoo.evaluation import test_util
@@ -110,6 +111,36 @@ class ResultsPageTest(tf.test.TestCase):
     # Other settings are another cache entry.
     self._run("--seed=3")
     self.assertLen(os.listdir(self.cache_dir), 4)
+    # Every catalogue entry has a row: scores from a record, or how to train.
+    for name in catalogue.names():
+      self.assertIn(f"| `{name}` |", page)
+    self.assertIn("not trained here yet: `sentzoo train hybrid-msrp-gru`",
+                  page)
+
+  def test_update_sections_without_an_export(self):
+    self._run("--compare=Model A,b (sent2vec)")
+    with open(self.output, encoding="utf-8") as f:
+      page = f.read()
+    transfer = page[page.index("## Transfer"):page.index("## Semantic")]
+    # An older page's mark on a score: it goes.
+    row = next(l for l in page.split("\n") if l.startswith("| STS2012.MSRpar"))
+    old = page.replace(row, row[:-2] + "\u2020 |")
+    with open(self.output, "w", encoding="utf-8") as f:
+      f.write(old.replace("## Significance (per set)",
+                          "## Significance (Wilcoxon signed-rank, per set)"))
+    result, _ = self._run("--model=Gone=runs/gone/export",
+                          "--compare=Model A,Gone", "--update_sections")
+    page = result["page"]
+    self.assertNotIn("†", page)
+    self.assertNotIn("Wilcoxon", page)
+    self.assertIn("## Significance (per set)", page)
+    self.assertIn("- Gone vs Model A: not tested here, no marks: "
+                  "`runs/gone/export` is not on this machine", page)
+    self.assertIn("Nothing in the tables below is marked", page)
+    self.assertIn("`runs/gone/export` are not on this machine", page)
+    # The numbers of the sections it does not write stay.
+    self.assertIn(transfer.split("\n\n", 2)[2].split("\n\n")[0], page)
+    self.assertEqual(page.count("## Every model of the catalogue"), 1)
 
   def test_user_errors(self):
     with self.assertRaises(errors.UserError):
