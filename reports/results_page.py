@@ -604,9 +604,15 @@ def update_sections(path: str, entries: Sequence[dict],
   results = {e["name"]: sts.results_from_json(e["sts"]) for e in entries}
   doc_sections.replace_section(path, CATALOGUE_TITLE, catalogue_section(),
                                blank_lines=1)
-  doc_sections.replace_section(
-      path, SIGNIFICANCE_TITLE,
-      significance_section(results, compare, missing), blank_lines=1)
+  written = datetime.datetime.now(datetime.timezone.utc).strftime(
+      "%Y-%m-%d")
+  section = significance_section(results, compare, missing).replace(
+      "\n\n", f"\n\nWritten on {written} by `--update_sections` from the "
+      f"{len(entries)} of {len(entries) + len(missing)} exports on this "
+      "machine; the transfer and STS tables above are from the page's last "
+      "full run.\n\n", 1)
+  doc_sections.replace_section(path, SIGNIFICANCE_TITLE, section,
+                               blank_lines=1)
   with open(path, encoding="utf-8") as f:
     return f.read()
 
