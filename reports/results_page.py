@@ -25,13 +25,14 @@ Usage:
 
 --model is NAME=PATH (or just PATH; the name then comes from the model card
 and the folder). --compare=A,B adds per-set Williams tests of B against A on
-the STS sets (evaluation/significance.py). The page starts with every entry
-of the catalogue (sentzoo/catalogue.py) and its recorded scores.
+the STS sets (evaluation/significance.py). docs/make_results_page.sh then
+writes every entry of the catalogue (sentzoo/catalogue.py) with its recorded
+scores at the top (`fill_catalogue_section`).
 
 --update_sections, for a machine that lacks some of the exports: only the
-exports present are evaluated (STS only), the page's catalogue and
-significance sections are written again, and the rest of the page keeps
-its numbers without any mark, under a line that says which runs are missing.
+exports present are evaluated (STS only), the page's significance section is
+written again, and the rest of the page keeps its numbers without any mark,
+under a line that says which runs are missing.
 """
 
 import datetime
@@ -46,8 +47,6 @@ from typing import Any, Mapping, Optional, Sequence
 from absl import flags
 from absl import logging
 
-from sentzoo import catalogue
-from sentzoo import catalogue_table
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -271,11 +270,10 @@ CATALOGUE_TITLE = "Every model of the catalogue"
 SIGNIFICANCE_TITLE = "Significance (per set)"
 
 
-def _run_record_scores(pattern: str) -> dict:
+def _run_record_scores(folders: Sequence[str]) -> dict:
   """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
   seeds = []
-  for folder in sorted(glob.glob(os.path.join(catalogue_table.REPO_ROOT,
-                                              pattern))):
+  for folder in folders:
     with open(os.path.join(folder, "pearson.json"), encoding="utf-8") as f:
       seeds.append(json.load(f))
   sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
@@ -286,9 +284,18 @@ def _run_record_scores(pattern: str) -> dict:
               [r["sets"].get("SICK.test") for r in seeds])}
 
 
-def catalogue_section() -> str:
-  """One row per catalogue entry: its recorded scores, or how to train it."""
-  installed = catalogue_table.read_records()
+def catalogue_section(entries: Sequence[Any],
+                      installed: Mapping[str, Mapping[str, Any]],
+                      root: str = ".") -> str:
+  """One row per catalogue entry: its recorded scores, or how to train it.
+
+  Args:
+    entries: the catalogue's entries (sentzoo.catalogue.ENTRIES: each with
+      `name` and `purpose`), passed in by docs/make_results_page.sh since
+      reports/ sits below the sentzoo package.
+    installed: name -> install record (sentzoo.catalogue_table.read_records).
+    root: the repository root, for RUN_RECORDS.
+  """
   lines = [f"## {CATALOGUE_TITLE}", "",
            "Pearson's r \u00d7 100. Scores from the entry's install record "
            "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
@@ -298,15 +305,17 @@ def catalogue_section() -> str:
            "(hybrid_siamese.md).", "",
            "| model | for | STS-B dev | 19-set STS mean | SICK | record |",
            "|---|---|---:|---:|---:|---|"]
-  for entry in catalogue.ENTRIES:
+  for entry in entries:
     head = f"| `{entry.name}` | {entry.purpose} | "
+    folders = sorted(glob.glob(os.path.join(
+        root, RUN_RECORDS.get(entry.name, "-none-"))))
     if entry.name in installed:
       scores = installed[entry.name]["scores"]
       cells = [formatting.number(scores.get(k))
                for k in ("stsb_dev", "sts_mean", "sick_test")]
       record = f"`docs/records/catalogue/{entry.name}.json`"
-    elif entry.name in RUN_RECORDS:
-      scores = _run_record_scores(RUN_RECORDS[entry.name])
+    elif folders:
+      scores = _run_record_scores(folders)
       cells = [formatting.mean_std(scores[k]) if scores[k][2] > 1 else
                formatting.number(scores[k][0])
                for k in ("stsb_dev", "sts_mean", "sick_test")]
@@ -317,6 +326,22 @@ def catalogue_section() -> str:
       continue
     lines.append(head + " | ".join(cells) + f" | {record} |")
   return "\n".join(lines) + "\n"
+
+
+def fill_catalogue_section(path: str, entries: Sequence[Any],
+                           installed: Mapping[str, Mapping[str, Any]],
+                           root: str = ".") -> None:
+  """Writes `catalogue_section` into the page at `path`, above its
+  "Models evaluated" section."""
+  with open(path, encoding="utf-8") as f:
+    page = f.read()
+  if f"\n## {CATALOGUE_TITLE}\n" not in page:
+    with open(path, "w", encoding="utf-8") as f:
+      f.write(page.replace("## Models evaluated",
+                           f"## {CATALOGUE_TITLE}\n\n## Models evaluated", 1))
+  doc_sections.replace_section(path, CATALOGUE_TITLE,
+                               catalogue_section(entries, installed, root),
+                               blank_lines=1)
 
 
 def significance_section(results: Mapping[str, Any],
@@ -375,7 +400,7 @@ def build_page(entries: Sequence[dict], command: str,
       f"Generated by {formatting.code(command)} — regenerate with that command; "
       "never edit this page by hand. Evaluations are cached per export "
       "(SavedModel fingerprint + settings), so regeneration only evaluates "
-      "new or changed exports.", "", catalogue_section()]
+      "new or changed exports.", ""]
 
   # -- models and training data
   lines += ["## Models evaluated", "",
@@ -494,7 +519,7 @@ def define_flags(flag_values: flags.FlagValues) -> None:
       "the page; repeatable.", flag_values=flag_values)
   flags.DEFINE_boolean("update_sections", False, "Evaluate only the "
                        "exports present (STS only) and rewrite the --output "
-                       "page's catalogue and significance sections; the rest "
+                       "page's significance section; the rest "
                        "keeps its numbers, without marks.",
                        flag_values=flag_values)
   flags.DEFINE_string("command_note", "", "The regeneration command shown "
@@ -574,8 +599,8 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
 def update_sections(path: str, entries: Sequence[dict],
                     compare: Sequence[tuple], missing: Mapping[str, str]
                     ) -> str:
-  """Writes the catalogue and significance sections of the page at `path`
-  again, and takes every older mark out of the rest (`--update_sections`).
+  """Writes the significance section of the page at `path` again, and takes
+  every older mark out of the rest (`--update_sections`).
 
   Returns:
     The page as written.
@@ -592,18 +617,13 @@ def update_sections(path: str, entries: Sequence[dict],
           "(their training commands are under \"Models evaluated\"; then "
           "`bash docs/make_results_page.sh`).")
   page = sts_tables.without_marks(page, note, ("| set |", "| model |"))
-  for prefix, title in ((CATALOGUE_TITLE, CATALOGUE_TITLE),
-                        ("Significance", SIGNIFICANCE_TITLE)):
-    heading = next((l for l in page.split("\n")
-                    if l.startswith(f"## {prefix}")), None)
-    page = (page.replace(heading, f"## {title}", 1) if heading else
-            page.replace("## Models evaluated",
-                         f"## {title}\n\n## Models evaluated", 1))
+  heading = next((l for l in page.split("\n")
+                  if l.startswith("## Significance")), None)
+  page = (page.replace(heading, f"## {SIGNIFICANCE_TITLE}", 1) if heading
+          else page + f"\n## {SIGNIFICANCE_TITLE}\n")
   with open(path, "w", encoding="utf-8") as f:
     f.write(page)
   results = {e["name"]: sts.results_from_json(e["sts"]) for e in entries}
-  doc_sections.replace_section(path, CATALOGUE_TITLE, catalogue_section(),
-                               blank_lines=1)
   written = datetime.datetime.now(datetime.timezone.utc).strftime(
       "%Y-%m-%d")
   section = significance_section(results, compare, missing).replace(
