@@ -1,4 +1,8 @@
-"""Every docs page reads on a screen: no machine paths, no overlong lines.
+"""Every docs page reads on a screen and its marks mean what they say.
+
+No machine paths, no overlong lines, and no Wilcoxon mark (\u2020) outside a
+table labelled as the Siamese CBOW paper's test: a dagger on a score says
+"better" to a reader, and the Wilcoxon test does not test that (issue 35).
 
 The pages are generated (their scripts end with `python -m
 reports.formatting PAGE`); this checks what is committed.
@@ -30,7 +34,66 @@ def _outside_code(text):
       yield number, line
 
 
+def _blocks(text):
+  """The paragraphs and tables outside code, each (kind, lines); a
+  paragraph's wrapped lines are one block."""
+  blocks = []
+  for _, line in _outside_code(text):
+    kind = "table" if line.startswith("|") else "text" if line.strip() else ""
+    if kind and blocks and blocks[-1][0] == kind:
+      blocks[-1][1].append(line)
+    elif kind:
+      blocks.append((kind, [line]))
+    else:
+      blocks.append(("", []))
+  return [b for b in blocks if b[0]]
+
+
+def wilcoxon_marks_unlabelled(text):
+  """Lines carrying a dagger outside a table (and its caption, the
+  paragraph right above it) that names the Wilcoxon test and says that no
+  "better" mark rests on it."""
+  bad, caption = [], ""
+  for kind, lines in _blocks(text):
+    if kind == "text":
+      caption = " ".join(lines)
+      if not _WILCOXON_LABEL.search(caption):
+        bad += [line for line in lines if DAGGER in line]
+    else:
+      if not _WILCOXON_LABEL.search(caption):
+        bad += [row for row in lines if DAGGER in row]
+      caption = ""
+  return bad
+
+
+DAGGER = "\u2020"
+_WILCOXON_LABEL = re.compile(r"Wilcoxon.*not behind any mark")
+
+
 class PagesTest(absltest.TestCase):
+
+  def test_no_unlabelled_wilcoxon_mark(self):
+    for path in _pages():
+      with open(path, encoding="utf-8") as f:
+        bad = wilcoxon_marks_unlabelled(f.read())
+      self.assertEqual(bad, [], f"{os.path.basename(path)}: Wilcoxon marks "
+                       "outside a table labelled as the paper's test")
+
+  def test_the_wilcoxon_check_fails_on_an_unlabelled_mark(self):
+    labelled = ("Kenter et al.'s test (Wilcoxon signed-rank on the cosines; "
+                f"{DAGGER}: p < 0.0001). It asks whether ...: it is not "
+                "behind any mark above.\n\n| set | B vs A |\n|---|---:|\n"
+                f"| STS2012.MSRpar | 1e-9{DAGGER} |\n")
+    self.assertEqual(wilcoxon_marks_unlabelled(labelled), [])
+    old_score_table = (f"Pearson's r. {DAGGER}: significantly different "
+                       "from A (Wilcoxon signed-rank, p < 0.0001).\n\n"
+                       "| set | A | B |\n|---|---:|---:|\n"
+                       f"| STS2012.MSRpar | 22.94 | 20.07{DAGGER} |\n")
+    self.assertLen(wilcoxon_marks_unlabelled(old_score_table), 2)
+    old_p_table = ("Wilcoxon signed-rank test p-values "
+                   f"({DAGGER}: p < 0.0001)\n\n| set | B vs A |\n|---|---:|\n"
+                   f"| SICK.test | 0{DAGGER} |\n")
+    self.assertLen(wilcoxon_marks_unlabelled(old_p_table), 2)
 
   def test_no_machine_path(self):
     for path in _pages():

@@ -24,11 +24,19 @@ Usage:
       [--command_note="bash docs/make_results_page.sh"]
 
 --model is NAME=PATH (or just PATH; the name then comes from the model card
-and the folder). --compare=A,B adds per-set Wilcoxon signed-rank p-values of
-B against A on the STS sets (the Siamese CBOW paper's test).
+and the folder). --compare=A,B adds per-set Williams tests of B against A on
+the STS sets (evaluation/significance.py). docs/make_results_page.sh then
+writes every entry of the catalogue (sentzoo/catalogue.py) with its recorded
+scores at the top (`fill_catalogue_section`).
+
+--update_sections, for a machine that lacks some of the exports: only the
+exports present are evaluated (STS only), the page's significance section is
+written again, and the rest of the page keeps its numbers without any mark,
+under a line that says which runs are missing.
 """
 
 import datetime
+import glob
 import hashlib
 import json
 import os
@@ -49,6 +57,7 @@ from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import saved_model_writer
+from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
 from sentzoo.reports import senteval_tables
@@ -249,6 +258,124 @@ def row_commands(path: str, tasks: Sequence[str],
   return sts_cmd, transfer_cmd
 
 
+# Runs recorded in docs/records/ with a catalogue entry's flagfile and data,
+# trained before the store existed: entry -> its seeds' record folders.
+RUN_RECORDS = {
+    "sent2vec-books-uni": "docs/records/charagram/sent2vec_books_uni",
+    "charagram-phrase-ppdb": "docs/records/charagram/charagram_phrase_max/seed*",
+    "paragram-phrase-ppdb":
+        "docs/records/charagram/paragram_phrase_random_max/seed*",
+}
+CATALOGUE_TITLE = "Every model of the catalogue"
+SIGNIFICANCE_TITLE = "Significance (per set)"
+
+
+def _run_record_scores(folders: Sequence[str]) -> dict:
+  """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
+  seeds = []
+  for folder in folders:
+    with open(os.path.join(folder, "pearson.json"), encoding="utf-8") as f:
+      seeds.append(json.load(f))
+  sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
+               / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
+  return {"stsb_dev": significance_lib.mean_std([r["dev"] for r in seeds]),
+          "sts_mean": significance_lib.mean_std(sts_means),
+          "sick_test": significance_lib.mean_std(
+              [r["sets"].get("SICK.test") for r in seeds])}
+
+
+def catalogue_section(entries: Sequence[Any],
+                      installed: Mapping[str, Mapping[str, Any]],
+                      root: str = ".") -> str:
+  """One row per catalogue entry: its recorded scores, or how to train it.
+
+  Args:
+    entries: the catalogue's entries (sentzoo.catalogue.ENTRIES: each with
+      `name` and `purpose`), passed in by docs/make_results_page.sh since
+      reports/ sits below the sentzoo package.
+    installed: name -> install record (sentzoo.catalogue_table.read_records).
+    root: the repository root, for RUN_RECORDS.
+  """
+  lines = [f"## {CATALOGUE_TITLE}", "",
+           "Pearson's r \u00d7 100. Scores from the entry's install record "
+           "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
+           "from the committed records of runs with its flagfile and data "
+           "(mean \u00b1 sd over seeds). The hybrid matchers are pair "
+           "classifiers: their accuracies are in [hybrid_siamese.md]"
+           "(hybrid_siamese.md).", "",
+           "| model | for | STS-B dev | 19-set STS mean | SICK | record |",
+           "|---|---|---:|---:|---:|---|"]
+  for entry in entries:
+    head = f"| `{entry.name}` | {entry.purpose} | "
+    folders = sorted(glob.glob(os.path.join(
+        root, RUN_RECORDS.get(entry.name, "-none-"))))
+    if entry.name in installed:
+      scores = installed[entry.name]["scores"]
+      cells = [formatting.number(scores.get(k))
+               for k in ("stsb_dev", "sts_mean", "sick_test")]
+      record = f"`docs/records/catalogue/{entry.name}.json`"
+    elif folders:
+      scores = _run_record_scores(folders)
+      cells = [formatting.mean_std(scores[k]) if scores[k][2] > 1 else
+               formatting.number(scores[k][0])
+               for k in ("stsb_dev", "sts_mean", "sick_test")]
+      record = f"`{RUN_RECORDS[entry.name]}`"
+    else:
+      lines.append(head + "not trained here yet: "
+                   f"`sentzoo train {entry.name}` | | | |")
+      continue
+    lines.append(head + " | ".join(cells) + f" | {record} |")
+  return "\n".join(lines) + "\n"
+
+
+def fill_catalogue_section(path: str, entries: Sequence[Any],
+                           installed: Mapping[str, Mapping[str, Any]],
+                           root: str = ".") -> None:
+  """Writes `catalogue_section` into the page at `path`, above its
+  "Models evaluated" section."""
+  with open(path, encoding="utf-8") as f:
+    page = f.read()
+  if f"\n## {CATALOGUE_TITLE}\n" not in page:
+    with open(path, "w", encoding="utf-8") as f:
+      f.write(page.replace("## Models evaluated",
+                           f"## {CATALOGUE_TITLE}\n\n## Models evaluated", 1))
+  doc_sections.replace_section(path, CATALOGUE_TITLE,
+                               catalogue_section(entries, installed, root),
+                               blank_lines=1)
+
+
+def significance_section(results: Mapping[str, Any],
+                         compare: Sequence[tuple],
+                         missing: Mapping[str, str]) -> str:
+  """Williams' test of B against A for each (A, B) in `compare`.
+
+  Args:
+    results: name -> sts.EvalResults with per-pair predictions.
+    compare: (A, B) name pairs.
+    missing: name -> the export path of a model that is not here.
+  """
+  lines = [f"## {SIGNIFICANCE_TITLE}", "",
+           "Which model agrees better with the human scores: Williams' test "
+           "of two dependent correlations with the gold scores, "
+           "Holm-corrected over the sets of each comparison.", ""]
+  labelled = {}
+  for a, b in compare:
+    absent = [n for n in (a, b) if n not in results]
+    if absent:
+      lines.append(f"- {b} vs {a}: not tested here, no marks: "
+                   + ", ".join(f"`{missing.get(n, n)}`" for n in absent)
+                   + " is not on this machine (train it with the command "
+                   "under \"Models evaluated\", then `bash "
+                   "docs/make_results_page.sh`).")
+    else:
+      labelled[f"{b} vs {a}"] = significance_lib.compare_per_set(
+          results[b], results[a])
+  if labelled:
+    lines += ["", sts_tables.format_significance_table(labelled)][
+        lines[-1] == "":]
+  return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def build_page(entries: Sequence[dict], command: str,
                config: senteval.TransferConfig, tasks: Sequence[str],
                compare: Sequence[tuple] = (),
@@ -267,7 +394,7 @@ def build_page(entries: Sequence[dict], command: str,
   train_commands = dict(train_commands or {})
   names = [e["name"] for e in entries]
   lines = [
-      "# Results: every exported model beside its paper", "",
+      "# Results: every model of the zoo beside its paper", "",
       "<!-- Generated by reports/results_page.py; do not edit by hand. -->",
       "",
       f"Generated by {formatting.code(command)} — regenerate with that command; "
@@ -338,7 +465,8 @@ def build_page(entries: Sequence[dict], command: str,
       "supplement Table 1 (Pearson only; its year means include sets not in "
       "the shared data, e.g. 2013 SMT); Sent2Vec paper Table 2 (STS 2014 "
       "sets only, two decimals; its SICK figure is on test + train and is "
-      "left out). STS2013.SMT is LDC-licensed and not in the shared data.",
+      "left out). STS2013.SMT is LDC-licensed and not in the shared data. "
+      f"Nothing in this table is marked: see \"{SIGNIFICANCE_TITLE}\".",
       "", sts.format_table(results, names, references=references)]
   lines += ["Seconds for the STS/SICK/STS-B evaluation (encoding and "
             "scoring): " + "; ".join(
@@ -347,16 +475,7 @@ def build_page(entries: Sequence[dict], command: str,
 
   # -- significance
   if compare:
-    by_name = dict(zip(names, results))
-    labelled = {}
-    for a, b in compare:
-      labelled[f"{b} vs {a}"] = significance_lib.compare_per_set(
-          by_name[b], by_name[a])
-    lines += ["## Significance (per set)", "",
-              "Which model agrees better with the human scores: Williams' "
-              "test of two dependent correlations with the gold scores, "
-              "Holm-corrected over the sets of each comparison.", "",
-              sts_tables.format_significance_table(labelled)]
+    lines += [significance_section(dict(zip(names, results)), compare, {})]
   return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -392,12 +511,17 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
                        flag_values=flag_values)
   flags.DEFINE_multi_string(
-      "compare", [], "A,B: per-set Wilcoxon signed-rank test of model B "
-      "against model A on the STS sets (names as in --model); repeatable.",
+      "compare", [], "A,B: per-set Williams test of model B against model "
+      "A on the STS sets (names as in --model); repeatable.",
       flag_values=flag_values)
   flags.DEFINE_multi_string(
       "train_command", [], "NAME=COMMAND that trained model NAME, shown on "
       "the page; repeatable.", flag_values=flag_values)
+  flags.DEFINE_boolean("update_sections", False, "Evaluate only the "
+                       "exports present (STS only) and rewrite the --output "
+                       "page's significance section; the rest "
+                       "keeps its numbers, without marks.",
+                       flag_values=flag_values)
   flags.DEFINE_string("command_note", "", "The regeneration command shown "
                       "in the page header (default: this command line).",
                       flag_values=flag_values)
@@ -425,18 +549,22 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
     raise errors.UserError(f"--tasks: unknown {unknown}; choose from "
                            f"{','.join(senteval.TASKS)}")
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
-  entries = []
+  entries, missing = [], {}
   for spec in fv.model:
     name, path = parse_model_spec(spec)
-    entry = cached_evaluation(path, data_dir, fv.tasks, config, fv.cache_dir,
-                              use_cache=fv.use_cache,
+    if fv.update_sections and not os.path.isdir(path):
+      missing[name or path] = path
+      continue
+    entry = cached_evaluation(path, data_dir,
+                              [] if fv.update_sections else fv.tasks, config,
+                              fv.cache_dir, use_cache=fv.use_cache,
                               batch_size=fv.batch_size)
     entry["name"] = name or _default_name(entry.get("model_card", {}), path)
     entry["path"] = path
     entries.append(entry)
     print(f"{entry['name']}: {'cached' if entry['cached'] else 'evaluated'}",
           file=out)
-  names = [e["name"] for e in entries]
+  names = [e["name"] for e in entries] + list(missing)
   if len(set(names)) != len(names):
     raise errors.UserError(f"model names must be unique, got {names}")
   compare = []
@@ -453,6 +581,9 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       raise errors.UserError(f"--train_command={spec!r}: expected NAME=CMD "
                              f"with NAME one of {names}")
     train_commands[name] = cmd
+  if fv.update_sections:
+    return {"page": update_sections(fv.output, entries, compare, missing),
+            "entries": entries}
   command = fv.command_note or " ".join(
       ["python -m reports.results_page", *argv[1:]])
   page = build_page(entries, command, config, fv.tasks, compare,
@@ -463,6 +594,47 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       f.write(page)
     print(f"wrote {fv.output}", file=out)
   return {"page": page, "entries": entries}
+
+
+def update_sections(path: str, entries: Sequence[dict],
+                    compare: Sequence[tuple], missing: Mapping[str, str]
+                    ) -> str:
+  """Writes the significance section of the page at `path` again, and takes
+  every older mark out of the rest (`--update_sections`).
+
+  Returns:
+    The page as written.
+  """
+  if not os.path.isfile(path):
+    raise errors.UserError(f"--update_sections: no page at {path}: run "
+                           "without it where every export is present")
+  with open(path, encoding="utf-8") as f:
+    page = f.read()
+  absent = [path for name, path in missing.items()]
+  note = ("Nothing in the tables below is marked: a mark needs each "
+          "column's per-pair scores or decisions, and "
+          + ", ".join(f"`{p}`" for p in absent) + " are not on this machine "
+          "(their training commands are under \"Models evaluated\"; then "
+          "`bash docs/make_results_page.sh`).")
+  page = sts_tables.without_marks(page, note, ("| set |", "| model |"))
+  heading = next((l for l in page.split("\n")
+                  if l.startswith("## Significance")), None)
+  page = (page.replace(heading, f"## {SIGNIFICANCE_TITLE}", 1) if heading
+          else page + f"\n## {SIGNIFICANCE_TITLE}\n")
+  with open(path, "w", encoding="utf-8") as f:
+    f.write(page)
+  results = {e["name"]: sts.results_from_json(e["sts"]) for e in entries}
+  written = datetime.datetime.now(datetime.timezone.utc).strftime(
+      "%Y-%m-%d")
+  section = significance_section(results, compare, missing).replace(
+      "\n\n", f"\n\nWritten on {written} by `--update_sections` from the "
+      f"{len(entries)} of {len(entries) + len(missing)} exports on this "
+      "machine; the transfer and STS tables above are from the page's last "
+      "full run.\n\n", 1)
+  doc_sections.replace_section(path, SIGNIFICANCE_TITLE, section,
+                               blank_lines=1)
+  with open(path, encoding="utf-8") as f:
+    return f.read()
 
 
 def run(argv: Sequence[str], out=None) -> dict:

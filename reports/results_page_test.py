@@ -7,6 +7,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
+import collections
+
 from sentzoo.common import errors
 from sentzoo.evaluation import senteval_fixtures
 from sentzoo.evaluation import test_util
@@ -110,6 +112,63 @@ class ResultsPageTest(tf.test.TestCase):
     # Other settings are another cache entry.
     self._run("--seed=3")
     self.assertLen(os.listdir(self.cache_dir), 4)
+
+  def test_catalogue_section(self):
+    entry = collections.namedtuple("Entry", "name purpose")
+    root = test_util.make_tempdir(self)
+    for seed, dev in enumerate((60.0, 62.0)):
+      test_util.write_file(os.path.join(
+          root, "docs/records/charagram/charagram_phrase_max",
+          f"seed{seed}", "pearson.json"), json.dumps({"dev": dev, "sets": {
+              "STS2012.MSRpar": 40.0 + seed, "STS2014.images": 50.0,
+              "SICK.test": 70.0}}))
+    entries = [entry("siamese-cbow-demo", "a first try"),
+               entry("charagram-phrase-ppdb", "phrases"),
+               entry("hybrid-msrp-gru", "paraphrase or not")]
+    installed = {"siamese-cbow-demo": {"scores": {
+        "stsb_dev": 55.04, "sts_mean": 48.81, "sick_test": 56.61}}}
+    text = results_page.catalogue_section(entries, installed, root)
+    self.assertIn("| `siamese-cbow-demo` | a first try | 55.04 | 48.81 | "
+                  "56.61 | `docs/records/catalogue/siamese-cbow-demo.json` |",
+                  text)
+    self.assertIn("| `charagram-phrase-ppdb` | phrases | 61.00 \u00b1 1.41 | "
+                  "45.25 \u00b1 0.35 | 70.00 \u00b1 0.00 |", text)
+    self.assertIn("| `hybrid-msrp-gru` | paraphrase or not | not trained here "
+                  "yet: `sentzoo train hybrid-msrp-gru` |", text)
+    # Written above "Models evaluated", once however often it runs.
+    page = os.path.join(root, "RESULTS.md")
+    test_util.write_file(page, "# R\n\n## Models evaluated\n\nx\n")
+    for _ in range(2):
+      results_page.fill_catalogue_section(page, entries, installed, root)
+    with open(page, encoding="utf-8") as f:
+      written = f.read()
+    self.assertEqual(written.count("## Every model of the catalogue"), 1)
+    self.assertLess(written.index("hybrid-msrp-gru"),
+                    written.index("## Models evaluated"))
+
+  def test_update_sections_without_an_export(self):
+    self._run("--compare=Model A,b (sent2vec)")
+    with open(self.output, encoding="utf-8") as f:
+      page = f.read()
+    transfer = page[page.index("## Transfer"):page.index("## Semantic")]
+    # An older page's mark on a score: it goes.
+    row = next(l for l in page.split("\n") if l.startswith("| STS2012.MSRpar"))
+    old = page.replace(row, row[:-2] + "\u2020 |")
+    with open(self.output, "w", encoding="utf-8") as f:
+      f.write(old.replace("## Significance (per set)",
+                          "## Significance (Wilcoxon signed-rank, per set)"))
+    result, _ = self._run("--model=Gone=runs/gone/export",
+                          "--compare=Model A,Gone", "--update_sections")
+    page = result["page"]
+    self.assertNotIn("†", page)
+    self.assertNotIn("Wilcoxon", page)
+    self.assertIn("## Significance (per set)", page)
+    self.assertIn("- Gone vs Model A: not tested here, no marks: "
+                  "`runs/gone/export` is not on this machine", page)
+    self.assertIn("Nothing in the tables below is marked", page)
+    self.assertIn("`runs/gone/export` are not on this machine", page)
+    # The numbers of the sections it does not write stay.
+    self.assertIn(transfer.split("\n\n", 2)[2].split("\n\n")[0], page)
 
   def test_user_errors(self):
     with self.assertRaises(errors.UserError):

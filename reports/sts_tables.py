@@ -32,6 +32,7 @@ Usage:
 import json
 import math
 import os
+import re
 import sys
 from typing import Any, Mapping, Sequence
 
@@ -111,6 +112,52 @@ def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]],
       cells.append("" if test is None else f"{test.pvalue:.3g}{mark}")
     lines.append(f"| {name} | " + " | ".join(cells) + " |")
   return "\n".join(lines) + "\n"
+
+
+def without_marks(page: str, note: str, headers=("| set |",)) -> str:
+  """A page written by an older generator, with none of its marks left.
+
+  Those pages marked scores with the Wilcoxon test (a dagger) and bolded the
+  best of a row; neither says "better" (issue 35). Here every table cell
+  but a row's label loses its bold, daggers and WORSE marks, the caption
+  sentence that explained the daggers and the unlabelled Wilcoxon p-value
+  tables go, and `note` (one line: why nothing is marked, and the command
+  that adds the marks) stands above the first table that had a mark. Only
+  tables whose header row starts with one of `headers` are touched.
+
+  Args:
+    page: the page's markdown.
+    note: the line to add.
+    headers: how the header row of a table with marks starts.
+  """
+  marks = ("**", significance_lib.DAGGER, significance_lib.WORSE)
+  out, noted, skipping, in_set_table = [], False, "", False
+  for line in page.split("\n"):
+    if line.startswith("Wilcoxon signed-rank test p-values"):
+      skipping = "caption"  # this caption, its table, the blank line after
+    if skipping:
+      in_table = line.startswith("|")
+      skipping = ("table" if in_table else "" if skipping == "table"
+                  else skipping)
+      continue
+    if line.startswith("|"):
+      in_set_table = in_set_table or line.startswith(tuple(headers))
+      label, *cells = line.split(" | ")
+      unmarked = cells
+      for mark in marks if in_set_table else ():
+        unmarked = [c.replace(mark, "") for c in unmarked]
+      if unmarked != cells and not noted:
+        at = max(i for i, l in enumerate(out) if not l.startswith("|"))
+        out[at:at] = ["", note]
+        noted = True
+      line = " | ".join([label] + unmarked)
+    else:
+      in_set_table = False
+      line = re.sub(f" *{significance_lib.DAGGER}: significantly different "
+                    r"from .*?\(Wilcoxon signed-rank, p < 0\.0001\)\.",
+                    "", line)
+    out.append(line)
+  return "\n".join(out)
 
 
 # ------------------------------------------------------------ references --
@@ -336,6 +383,8 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
                               alpha=fv.alpha)
   comparison = None
   if references:
+    markdown += (f"\nNo mark against {', '.join(references)}: stored scores, "
+                 "without the per-pair scores a test needs.\n")
     comparison = compare_to_references(results[0], references)
     markdown += "\n" + format_comparison(comparison)
   if missing:
