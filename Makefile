@@ -37,7 +37,7 @@ zoo: setup
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m sentzoo.cli train --all
 
 test: typecheck
-	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q -n $(TEST_WORKERS)
+	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q -n $(TEST_WORKERS) --durations=30
 
 # Every import of the library resolves (pyproject.toml's [tool.mypy]).
 typecheck: setup
