@@ -40,6 +40,7 @@ from sentzoo.models import siamese_cbow
 from sentzoo.trainers import config
 from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import distribution
+from sentzoo.trainers import init_from as init_from_lib
 from sentzoo.trainers import siamese_cbow_step
 from sentzoo.trainers import trainer
 
@@ -148,7 +149,19 @@ def _line_limits(cfg, data_dir, files):
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
+def _init_source(cfg):
+  """The checked --init_from source (`init_from.open_source`)."""
+  source = init_from_lib.open_source(
+      cfg.init_from, model_specs.SIAMESE_CBOW.name, cfg.model_dir)
+  source.check(embedding_dim=cfg.embedding_dim,
+               tokenizer={"keep_punctuation": cfg.keep_punctuation})
+  return source
+
+
+def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
+                              init_source=None):
+  """The vocabulary of the corpus (with `init_source`, merged with the
+  source model's words: `init_from.merged_vocabulary`), cached."""
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     # A rerun: the corpus must be the one the vocabulary and the plan of
@@ -156,9 +169,15 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
     data_integrity.check_corpus_unchanged(model_dir, files)
     return vocabulary_lib.Vocabulary.load(path)
   corpus_flags.verify_if_asked(cfg, data_dir, files)
-  vocabulary = vocabulary_lib.build_vocabulary(
-      files, tokenizer, min_count=cfg.min_count,
-      max_size=cfg.max_vocabulary or None)
+  if init_source is not None:
+    counter, _, _ = vocabulary_lib.count_words(files, tokenizer)
+    vocabulary = init_from_lib.merged_vocabulary(
+        counter, cfg.min_count, init_source.words,
+        max_size=cfg.max_vocabulary or None)
+  else:
+    vocabulary = vocabulary_lib.build_vocabulary(
+        files, tokenizer, min_count=cfg.min_count,
+        max_size=cfg.max_vocabulary or None)
   if not len(vocabulary):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
@@ -312,6 +331,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
 
   def check_flags(self, cfg, strategy):
     distribution.check_global_batch(cfg.batch_size, strategy)
+    init_from_lib.check_strategy(cfg)
+    if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
+      _init_source(cfg)  # Its mistakes before anything is written.
 
   def model_name(self):
     return "Siamese CBOW (trained)"
@@ -322,8 +344,11 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     line_limits, heldout = _line_limits(cfg, data_dir, files)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
+    # Resume wins: a run with a checkpoint restores it, not --init_from.
+    init_source = (_init_source(cfg) if cfg.init_from
+                   and not context.is_resuming() else None)
     vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
-                                           data_dir)
+                                           data_dir, init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                             max_length=cfg.max_length)
     print(f"vocabulary: {len(vocabulary):,} words (min count "
@@ -355,6 +380,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                      "heldout_books": cfg.heldout_books if heldout else 0,
                      "strategy": cfg.strategy,
                      "replicas": context.replicas}}
+    if cfg.init_from:
+      config["training"]["init_from"] = os.path.abspath(cfg.init_from)
     schedule = keras.optimizers.schedules.PolynomialDecay(
         cfg.learning_rate, decay_steps=max(total_steps, 1),
         end_learning_rate=cfg.learning_rate
@@ -365,6 +392,12 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
       model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
                       + cfg.num_negatives, 1], tf.int32))
       optimizer.build(model.trainable_variables)
+    if init_source is not None:
+      copied = init_from_lib.copy_known_rows(
+          model.embedding.embeddings, init_source.read_table("source"),
+          init_source.words, vocabulary.words)
+      print(init_from_lib.describe(init_source, len(vocabulary), copied),
+            flush=True)
     # Several replicas all-reduce their gradients in `optimizer.apply`,
     # outside XLA.
     train_step = siamese_cbow_step.make_train_step(
