@@ -22,9 +22,10 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 from sentzoo.reports import doc_sections
+from sentzoo.reports import formatting
 
 SECTION_TITLE = "Results"
 _DEV, _SICK, _STS_MEAN = "STSB.dev", "SICK.test", "STS.mean"
@@ -59,10 +60,6 @@ def read_run(label: str, model_dir: str) -> Dict[str, Any]:
       "sts_mean": pearson(_STS_MEAN)}
 
 
-def _number(value: Optional[float]) -> str:
-  return "n/a" if value is None else f"{value:.2f}"
-
-
 def table(runs: List[Dict[str, Any]]) -> str:
   """The markdown table of `runs` (`read_run`)."""
   lines = ["| run | started from | corpus | steps | vocabulary | STS-B dev | "
@@ -73,8 +70,9 @@ def table(runs: List[Dict[str, Any]]) -> str:
         f"| {run['label']} (`{run['folder']}`) | "
         + (f"`{run['init_from']}`" if run["init_from"] else "scratch")
         + f" | {', '.join(run['corpus'])} | {run['steps']:,} | "
-        f"{run['vocabulary']:,} | {_number(run['dev'])} | "
-        f"{_number(run['sick'])} | {_number(run['sts_mean'])} |")
+        f"{run['vocabulary']:,} | {formatting.number(run['dev'])} | "
+        f"{formatting.number(run['sick'])} | "
+        f"{formatting.number(run['sts_mean'])} |")
   return "\n".join(lines)
 
 
@@ -96,9 +94,11 @@ def comparisons(runs: List[Dict[str, Any]]) -> List[str]:
           f"STS-B dev {continued['dev']:.2f} against {scratch['dev']:.2f}, "
           f"{gain:+.2f} points; the target (continued at least as high as "
           f"from scratch at equal steps) is {'met' if gain >= 0 else 'missed'}"
-          f". For information: SICK test {_number(continued['sick'])} against "
-          f"{_number(scratch['sick'])}, STS mean {_number(continued['sts_mean'])}"
-          f" against {_number(scratch['sts_mean'])}.")
+          f". For information: SICK test "
+          f"{formatting.number(continued['sick'])} against "
+          f"{formatting.number(scratch['sick'])}, STS mean "
+          f"{formatting.number(continued['sts_mean'])} against "
+          f"{formatting.number(scratch['sts_mean'])}.")
   return sentences
 
 

@@ -69,7 +69,8 @@ class ContinuedTrainingTest(absltest.TestCase):
   def test_main_replaces_the_page_section_without_machine_paths(self):
     page = os.path.join(self.root, "page.md")
     with open(page, "w") as f:
-      f.write("# Page\n\nHand-written.\n\n## Results\n\nold\n\n## After\n\nkept\n")
+      f.write("# Page\n\nHand-written.\n\n## Results\n\nold\n\n"
+              "## After\n\nkept\n")
     out = io.StringIO()
     with redirect_stdout(out):
       code = continued_training.main([
