@@ -342,11 +342,11 @@ class ContinuedTrainingTest(tf.test.TestCase):
     test_util.write_fixture_data_dir(data_dir)
     args = ["--data_dir=" + data_dir, "--embedding_dim=8", "--min_count=1",
             "--batch_size=20", "--heldout_books=0", "--eval_every_steps=0",
-            "--nocompare_untrained", "--log_every_steps=10",
-            "--learning_rate=0.1"]
+            "--log_every_steps=10", "--learning_rate=0.1"]
     source = os.path.join(self.get_temp_dir(), "scbow_source")
     result = _run("trainers.siamese_cbow", args + [
-        "--corpus_parts=1", "--model_dir=" + source, "--train_steps=5"])
+        "--corpus_parts=1", "--model_dir=" + source, "--train_steps=5",
+        "--nocompare_untrained"])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     model_dir = os.path.join(self.get_temp_dir(), "scbow_continued")
     result = _run("trainers.siamese_cbow", args + [
@@ -354,6 +354,8 @@ class ContinuedTrainingTest(tf.test.TestCase):
         "--init_from=" + os.path.join(source, "export", "1")])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     self.assertIn("start from the export", result.stdout)
+    # The first vectors scored are the ones the run started from.
+    self.assertIn("(start, --init_from)", result.stdout)
     loaded = tf.saved_model.load(os.path.join(model_dir, "export", "1"))
     out = loaded.signatures["serving_default"](
         sentences=tf.constant(["w1 w2.", ""]))["embeddings"].numpy()

@@ -272,8 +272,10 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   return dataset_fn
 
 
-def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
-  """Scores the initial word vectors once, at the start of a fresh run."""
+def _evaluate_untrained(model_dir, data_dir, eval_encoder, model,
+                        model_name="Siamese CBOW (untrained)"):
+  """Scores the initial word vectors once, at the start of a fresh run
+  (with --init_from: the vectors it starts from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
   if os.path.exists(path) or model_dir_lib.latest_checkpoint(model_dir):
     return
@@ -284,7 +286,7 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
       data_dir, model_specs.SIAMESE_CBOW.eval_sets)
   results = sts.evaluate_pair_sets(
       encoder_lib.FunctionEncoder(eval_encoder), pair_sets, missing=missing,
-      model_name="Siamese CBOW (untrained)")
+      model_name=model_name)
   model_dir_lib.write_text_atomically(
       path, json.dumps(sts.results_to_json(results)))
 
@@ -310,13 +312,14 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
   return evaluate
 
 
-def _untrained_results(model_dir):
-  """("untrained", the untrained vectors' results) if they were scored."""
+def _untrained_results(model_dir, label="untrained"):
+  """(label, the untrained vectors' results) if they were scored (with
+  --init_from: the vectors the run started from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
   if not os.path.exists(path):
     return None
   with open(path) as f:
-    return "untrained", sts.results_from_json(json.load(f))
+    return label, sts.results_from_json(json.load(f))
 
 
 class SiameseCBOWTrainer(trainer.ModelTrainer):
@@ -419,7 +422,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                                           heldout)
       if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
-            context.model_dir, data_dir, eval_encoder, model)
+            context.model_dir, data_dir, eval_encoder, model,
+            "Siamese CBOW (start, --init_from)" if cfg.init_from
+            else "Siamese CBOW (untrained)")
 
     return trainer.TrainingPlan(
         config=config, steps_per_epoch=batches_per_epoch, dataset=dataset,
@@ -428,7 +433,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         unit_name="groups", units_per_step=cfg.batch_size,
         learning_rate_fn=lambda: schedule(optimizer.iterations),
         eval_fn=eval_fn, before_training=before_training,
-        baseline=lambda: _untrained_results(context.model_dir))
+        baseline=lambda: _untrained_results(
+            context.model_dir,
+            "start (--init_from)" if cfg.init_from else "untrained"))
 
 
 def run(argv):
