@@ -36,6 +36,13 @@ def _read(path: str) -> Dict[str, Any]:
     return json.load(f)
 
 
+def _short(path: str) -> str:
+  """The folder's name; an export's version folder with its model
+  directory's name (`model/export/1`)."""
+  parts = os.path.normpath(path).split(os.sep)
+  return "/".join(parts[-3:]) if parts[-1].isdigit() else parts[-1]
+
+
 def read_run(label: str, model_dir: str) -> Dict[str, Any]:
   """What the table shows of the finished run in `model_dir`."""
   config = _read(os.path.join(model_dir, "model_config.json"))
@@ -50,8 +57,7 @@ def read_run(label: str, model_dir: str) -> Dict[str, Any]:
   init_from = training.get("init_from")
   return {
       "label": label, "folder": os.path.basename(os.path.normpath(model_dir)),
-      "init_from": (os.path.basename(os.path.normpath(init_from))
-                    if init_from else None),
+      "init_from": _short(init_from) if init_from else None,
       "corpus": [name.split(".")[0] for name in training.get("corpus_files",
                                                              [])],
       "steps": int(finished["step"]),

@@ -66,6 +66,12 @@ class ContinuedTrainingTest(absltest.TestCase):
     self.assertIn("-1.00 points", continued_training.comparisons(runs)[0])
     self.assertIn("is missed", continued_training.comparisons(runs)[0])
 
+  def test_an_export_source_is_named_with_its_model_directory(self):
+    run = _write_run(self.root, "from_export", 31.0,
+                     init_from="/somewhere/part01_model/export/1")
+    self.assertEqual(continued_training.read_run("e", run)["init_from"],
+                     "part01_model/export/1")
+
   def test_main_replaces_the_page_section_without_machine_paths(self):
     page = os.path.join(self.root, "page.md")
     with open(page, "w") as f:
