@@ -210,3 +210,9 @@ class CorpusConfig(TrainingConfig):
       "error), check book corpus parts against gutenberg/index.tsv and "
       "files against SHA256SUMS where the data dir has them (~4 s for the "
       "book corpus); --noverify_data skips it.", runtime=True)
+  init_from: Optional[str] = setting(
+      None, "Continued training: start from the tables of a trained model "
+      "of the same type, its model directory or float32 export; the "
+      "vocabulary is the new corpus's merged with the model's (known words "
+      "keep their rows). Same --embedding_dim and tokenisation; "
+      "trainers/init_from.py has the rules.", directory=True)

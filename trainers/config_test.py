@@ -71,7 +71,7 @@ class ConfigTest(tf.test.TestCase):
     self.assertIn("model_dir", runtime)
     self.assertNotIn("learning_rate", runtime)
     self.assertEqual(config.names(config.CorpusConfig, "directory"),
-                     ("corpus_parts", "corpus_files"))
+                     ("corpus_parts", "corpus_files", "init_from"))
 
   def test_a_default_without_a_setting_is_an_error(self):
     @dataclasses.dataclass

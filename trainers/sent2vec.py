@@ -61,6 +61,7 @@ from sentzoo.models import sent2vec
 from sentzoo.trainers import config
 from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import distribution
+from sentzoo.trainers import init_from as init_from_lib
 from sentzoo.trainers import sent2vec_step
 from sentzoo.trainers import trainer
 
@@ -161,16 +162,21 @@ class Sent2VecConfig(config.CorpusConfig):
 FLAGS = trainer.make_flags(Sent2VecConfig)
 
 
-def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
+def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir,
+                          init_source=None):
   """The vocabulary and corpus counts, built by one pass and cached.
 
   Before that first pass (not when the cache is reused), --verify_data
-  checks the corpus files (`data_integrity.verify_corpus`).
+  checks the corpus files (`data_integrity.verify_corpus`). With
+  `init_source` (--init_from), the source model's words are merged in
+  (`init_from.merged_vocabulary`).
   """
   vocab_path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   stats_path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "tokenizer": tokenizer.get_config(),
          "min_count": cfg.min_count}
+  if cfg.init_from:
+    key["init_from"] = os.path.abspath(cfg.init_from)
   if os.path.exists(vocab_path) and os.path.exists(stats_path):
     stats = model_dir_lib.read_json(stats_path, "the cached corpus counts")
     if all(stats.get(k) == v for k, v in key.items()):
@@ -180,10 +186,14 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
   corpus_flags.verify_if_asked(cfg, data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
   counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
-  kept = [(w, c) for w, c in counter.items() if c >= cfg.min_count]
-  kept.sort(key=lambda wc: (-wc[1], wc[0]))
-  vocabulary = vocabulary_lib.Vocabulary(
-      [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
+  if init_source is not None:
+    vocabulary = init_from_lib.merged_vocabulary(counter, cfg.min_count,
+                                                 init_source.words)
+  else:
+    kept = [(w, c) for w, c in counter.items() if c >= cfg.min_count]
+    kept.sort(key=lambda wc: (-wc[1], wc[0]))
+    vocabulary = vocabulary_lib.Vocabulary(
+        [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
   if not len(vocabulary):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
@@ -193,6 +203,34 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir):
   model_dir_lib.write_text_atomically(stats_path, json.dumps(stats, indent=2))
   data_integrity.record_corpus(model_dir, files)
   return vocabulary, stats
+
+
+def _init_source(cfg):
+  """The checked --init_from source (`init_from.open_source`)."""
+  source = init_from_lib.open_source(cfg.init_from,
+                                     model_specs.SENT2VEC.name, cfg.model_dir)
+  source.check(embedding_dim=cfg.embedding_dim,
+               tokenizer={"keep_punctuation": cfg.keep_punctuation},
+               word_ngrams=cfg.word_ngrams,
+               num_buckets=cfg.num_buckets if cfg.word_ngrams > 1 else 0)
+  return source
+
+
+def _start_from(source, model, vocabulary, num_buckets):
+  """Writes the source's rows of the words it knows (and its n-gram
+  buckets) into the freshly initialised model: source vectors, and target
+  vectors where the source has them (a model directory)."""
+  copied = init_from_lib.copy_known_rows(
+      model.source_embeddings, source.read_table("source"), source.words,
+      vocabulary.words, num_buckets)
+  targets = source.read_table("target")
+  if targets is not None:
+    init_from_lib.copy_known_rows(model.target_embeddings, targets,
+                                  source.words, vocabulary.words)
+  print(init_from_lib.describe(source, len(vocabulary), copied)
+        + ("" if targets is not None else
+           "; target vectors start at zero (an export has none)"),
+        flush=True)
 
 
 def _steps_per_epoch(cfg, out_dir, files, stats, num_pipelines):
@@ -316,6 +354,9 @@ class Sent2VecTrainer(trainer.ModelTrainer):
           "--strategy) and needs --steps_per_call >= --step_threads")
     if cfg.word_ngrams > 1 and cfg.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
+    init_from_lib.check_strategy(cfg)
+    if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
+      _init_source(cfg)  # Its mistakes before anything is written.
 
   def build_plan(self, context):
     cfg, data_dir, out_dir, strategy = (context.config, context.data_dir,
@@ -326,8 +367,11 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     files = corpus_flags.corpus_files(cfg, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
+    # Resume wins: a run with a checkpoint restores it, not --init_from.
+    init_source = (_init_source(cfg) if cfg.init_from
+                   and not context.is_resuming() else None)
     vocabulary, stats = _vocabulary_and_stats(cfg, out_dir, files, tokenizer,
-                                              data_dir)
+                                              data_dir, init_source)
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
         vocabulary, tokenizer, word_ngrams=cfg.word_ngrams,
         num_buckets=cfg.num_buckets)
@@ -345,6 +389,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
                                 featurizer.num_buckets, cfg.embedding_dim)
       model(tf.zeros([1, 1], tf.int32))
+    if init_source is not None:
+      _start_from(init_source, model, vocabulary, featurizer.num_buckets)
     if sharded:
       for weight in (model.source_embeddings, model.target_embeddings):
         shards = weight.value.variables
@@ -372,6 +418,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
                      "block_lines": cfg.block_lines,
                      "strategy": cfg.strategy,
                      "replicas": context.replicas}}
+    if cfg.init_from:
+      config["training"]["init_from"] = os.path.abspath(cfg.init_from)
 
     keep_prob = sent2vec_data.keep_probabilities(
         vocabulary.counts, stats["tokens"], cfg.sample,

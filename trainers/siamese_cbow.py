@@ -40,6 +40,7 @@ from sentzoo.models import siamese_cbow
 from sentzoo.trainers import config
 from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import distribution
+from sentzoo.trainers import init_from as init_from_lib
 from sentzoo.trainers import siamese_cbow_step
 from sentzoo.trainers import trainer
 
@@ -148,7 +149,19 @@ def _line_limits(cfg, data_dir, files):
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
+def _init_source(cfg):
+  """The checked --init_from source (`init_from.open_source`)."""
+  source = init_from_lib.open_source(
+      cfg.init_from, model_specs.SIAMESE_CBOW.name, cfg.model_dir)
+  source.check(embedding_dim=cfg.embedding_dim,
+               tokenizer={"keep_punctuation": cfg.keep_punctuation})
+  return source
+
+
+def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
+                              init_source=None):
+  """The vocabulary of the corpus (with `init_source`, merged with the
+  source model's words: `init_from.merged_vocabulary`), cached."""
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     # A rerun: the corpus must be the one the vocabulary and the plan of
@@ -156,9 +169,15 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir):
     data_integrity.check_corpus_unchanged(model_dir, files)
     return vocabulary_lib.Vocabulary.load(path)
   corpus_flags.verify_if_asked(cfg, data_dir, files)
-  vocabulary = vocabulary_lib.build_vocabulary(
-      files, tokenizer, min_count=cfg.min_count,
-      max_size=cfg.max_vocabulary or None)
+  if init_source is not None:
+    counter, _, _ = vocabulary_lib.count_words(files, tokenizer)
+    vocabulary = init_from_lib.merged_vocabulary(
+        counter, cfg.min_count, init_source.words,
+        max_size=cfg.max_vocabulary or None)
+  else:
+    vocabulary = vocabulary_lib.build_vocabulary(
+        files, tokenizer, min_count=cfg.min_count,
+        max_size=cfg.max_vocabulary or None)
   if not len(vocabulary):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
@@ -253,8 +272,10 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   return dataset_fn
 
 
-def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
-  """Scores the initial word vectors once, at the start of a fresh run."""
+def _evaluate_untrained(model_dir, data_dir, eval_encoder, model,
+                        model_name="Siamese CBOW (untrained)"):
+  """Scores the initial word vectors once, at the start of a fresh run
+  (with --init_from: the vectors it starts from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
   if os.path.exists(path) or model_dir_lib.latest_checkpoint(model_dir):
     return
@@ -265,7 +286,7 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model):
       data_dir, model_specs.SIAMESE_CBOW.eval_sets)
   results = sts.evaluate_pair_sets(
       encoder_lib.FunctionEncoder(eval_encoder), pair_sets, missing=missing,
-      model_name="Siamese CBOW (untrained)")
+      model_name=model_name)
   model_dir_lib.write_text_atomically(
       path, json.dumps(sts.results_to_json(results)))
 
@@ -291,13 +312,14 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
   return evaluate
 
 
-def _untrained_results(model_dir):
-  """("untrained", the untrained vectors' results) if they were scored."""
+def _untrained_results(model_dir, label="untrained"):
+  """(label, the untrained vectors' results) if they were scored (with
+  --init_from: the vectors the run started from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
   if not os.path.exists(path):
     return None
   with open(path) as f:
-    return "untrained", sts.results_from_json(json.load(f))
+    return label, sts.results_from_json(json.load(f))
 
 
 class SiameseCBOWTrainer(trainer.ModelTrainer):
@@ -312,6 +334,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
 
   def check_flags(self, cfg, strategy):
     distribution.check_global_batch(cfg.batch_size, strategy)
+    init_from_lib.check_strategy(cfg)
+    if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
+      _init_source(cfg)  # Its mistakes before anything is written.
 
   def model_name(self):
     return "Siamese CBOW (trained)"
@@ -322,8 +347,11 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     line_limits, heldout = _line_limits(cfg, data_dir, files)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
+    # Resume wins: a run with a checkpoint restores it, not --init_from.
+    init_source = (_init_source(cfg) if cfg.init_from
+                   and not context.is_resuming() else None)
     vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
-                                           data_dir)
+                                           data_dir, init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                             max_length=cfg.max_length)
     print(f"vocabulary: {len(vocabulary):,} words (min count "
@@ -355,6 +383,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                      "heldout_books": cfg.heldout_books if heldout else 0,
                      "strategy": cfg.strategy,
                      "replicas": context.replicas}}
+    if cfg.init_from:
+      config["training"]["init_from"] = os.path.abspath(cfg.init_from)
     schedule = keras.optimizers.schedules.PolynomialDecay(
         cfg.learning_rate, decay_steps=max(total_steps, 1),
         end_learning_rate=cfg.learning_rate
@@ -365,6 +395,12 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
       model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
                       + cfg.num_negatives, 1], tf.int32))
       optimizer.build(model.trainable_variables)
+    if init_source is not None:
+      copied = init_from_lib.copy_known_rows(
+          model.embedding.embeddings, init_source.read_table("source"),
+          init_source.words, vocabulary.words)
+      print(init_from_lib.describe(init_source, len(vocabulary), copied),
+            flush=True)
     # Several replicas all-reduce their gradients in `optimizer.apply`,
     # outside XLA.
     train_step = siamese_cbow_step.make_train_step(
@@ -386,7 +422,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                                           heldout)
       if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
-            context.model_dir, data_dir, eval_encoder, model)
+            context.model_dir, data_dir, eval_encoder, model,
+            "Siamese CBOW (start, --init_from)" if cfg.init_from
+            else "Siamese CBOW (untrained)")
 
     return trainer.TrainingPlan(
         config=config, steps_per_epoch=batches_per_epoch, dataset=dataset,
@@ -395,7 +433,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         unit_name="groups", units_per_step=cfg.batch_size,
         learning_rate_fn=lambda: schedule(optimizer.iterations),
         eval_fn=eval_fn, before_training=before_training,
-        baseline=lambda: _untrained_results(context.model_dir))
+        baseline=lambda: _untrained_results(
+            context.model_dir,
+            "start (--init_from)" if cfg.init_from else "untrained"))
 
 
 def run(argv):
