@@ -23,8 +23,9 @@ _LINES = ["the cat sat on the mat .", "a dog ran in the park !",
           "cats and dogs play in the sun"]
 
 # Mimics `fasttext sent2vec`: the dictionary lines, then "\rProgress: x%"
-# lines for ~2 s, the 100% line, then "saving the model" for 60 s (the
-# benchmark stops it first). It records its argv, and holds ~40 MB.
+# lines for ~2 s, the 100% line, then "saving the model" for 1 s (the speed
+# runs stop it first; the small job waits). It records its argv, and
+# "saved" when it got there, and holds ~40 MB.
 _FAKE_FASTTEXT = textwrap.dedent("""\
     #!{python}
     import json, os, sys, time
@@ -44,8 +45,10 @@ _FAKE_FASTTEXT = textwrap.dedent("""\
     sys.stderr.write("\\rProgress: 100.0%  words/sec/thread: 1234  lr: 0.0  "
                      "loss: 2.0  eta: 0h0m \\n")
     sys.stderr.flush()
-    time.sleep(60)
+    time.sleep(1)
     open(flags["-output"] + ".bin", "w").close()
+    with open(os.environ["FAKE_FASTTEXT_LOG"], "a") as f:
+      f.write('"saved"\\n')
     """)
 
 
@@ -69,17 +72,19 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
          f"--data_dir={data_dir}", "--embedding_dim=8", "--block_lines=8",
          "--steps=6", "--warmup_steps=2", "--repeats=2",
          "--steps_per_call=4", f"--output_json={output}", *flags],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=1500)
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     with open(output) as f:
       return json.load(f), result.stdout
 
-  def test_uni_settings_with_the_trainers_threads(self):
+  def test_uni_settings_with_the_trainers_plan(self):
     speed, stdout = self._run("uni")
-    self.assertIn("words/s (tokens + end-of-lines", stdout)
-    self.assertIn("stored, another day", stdout)
-    self.assertEqual((speed["op_threads"], speed["input_threads"]), (1, 1))
-    self.assertEqual(speed["word_ngrams"], 1)
+    self.assertIn("| tokens/s | words/s (tokens + end-of-lines)", stdout)
+    self.assertIn("word ids from the token cache", stdout)
+    settings = speed["settings"]
+    self.assertEqual((settings["op_threads"], settings["input_threads"],
+                      settings["word_ngrams"], settings["embedding_dim"]),
+                     (1, 1, 1, 8))
     self.assertLen(speed["repeat_words_per_second"], 2)
     self.assertGreater(speed["words_per_second"], 0)
     # 6 measured steps of 8 lines: 48 lines of 5 to 7 tokens each.
@@ -90,22 +95,22 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
   def test_step_threads_run_the_same_measured_steps(self):
     speed, stdout = self._run("threads", "--step_threads=2")
     self.assertIn("2 step loop(s) at once", stdout)
-    self.assertEqual(speed["step_threads"], 2)
+    self.assertEqual(speed["settings"]["step_threads"], 2)
     # Two loops share the 6 measured steps of 8 lines: 48 lines in all.
     self.assertEqual(speed["lines"], 48)
     self.assertGreater(speed["words_per_second"], 0)
 
-  def test_unibi_settings_from_the_token_cache_with_tf_threads(self):
-    cache = os.path.join(self.get_temp_dir(), "cache", "blocks_8.tfrecord")
-    speed, _ = self._run("unibi", "--word_ngrams=2", "--num_buckets=100",
-                         "--sample=5e-6", "--min_count_label=5",
-                         "--dropout_k=7", f"--token_cache={cache}",
-                         "--op_threads=0", "--input_threads=0")
-    self.assertTrue(os.path.exists(cache))
-    self.assertTrue(speed["token_cache"])
-    self.assertEqual((speed["op_threads"], speed["input_threads"]), (0, 0))
-    self.assertEqual((speed["word_ngrams"], speed["num_buckets"],
-                      speed["dropout_k"]), (2, 100, 7))
+  def test_unibi_settings_from_text_with_tf_threads(self):
+    speed, stdout = self._run("unibi", "--word_ngrams=2", "--num_buckets=100",
+                              "--sample=5e-6", "--min_count_label=5",
+                              "--dropout_k=7", "--notoken_cache",
+                              "--op_threads=0", "--input_threads=0")
+    self.assertIn("tokenising text", stdout)
+    settings = speed["settings"]
+    self.assertEqual((settings["op_threads"], settings["input_threads"],
+                      settings["word_ngrams"], settings["num_buckets"],
+                      settings["dropout_k"]), (0, 0, 2, 100, 7))
+    self.assertEqual(speed["lines"], 48)
     self.assertGreater(speed["words_per_second"], 0)
 
   def test_side_by_side_with_a_fake_reference_binary(self):
@@ -120,7 +125,7 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
         "side_by_side", f"--reference_binary={fake}", "--word_ngrams=2",
         "--num_buckets=100", "--sample=5e-6", "--min_count_label=5",
         "--dropout_k=7", "--max_lines=150", f"--work_dir={work_dir}",
-        f"--output_markdown={markdown}",
+        f"--output_markdown={markdown}", "--noexport", "--repeats=1",
         env={"FAKE_FASTTEXT_LOG": argv_log})
     # The same tokenised lines for both: the first 150 non-empty ones.
     with open(os.path.join(work_dir, "lines.txt")) as f:
@@ -132,6 +137,10 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
     # Our flags, mapped to the C++ ones, on every run of the fake.
     with open(argv_log) as f:
       runs = [json.loads(line) for line in f]
+    # The speed run, stopped at 100% before its model was written, then the
+    # small job's run, which ran to its end.
+    self.assertEqual([r == "saved" for r in runs], [False, False, True])
+    runs = [r for r in runs if r != "saved"]
     self.assertLen(runs, 2)
     flags = dict(zip(runs[0][1::2], runs[0][2::2]))
     self.assertEqual(runs[0][0], "sent2vec")
@@ -145,9 +154,25 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
          "-epoch": "1", "-lr": "0.2", "-neg": "10", "-thread": "2",
          "-t": "5e-06", "-dropoutK": "7", "-minCountLabel": "5",
          "-maxn": "0", "-loss": "ns"})
-    # Stopped at 100%, before its "model" was written.
-    self.assertFalse(os.path.exists(flags["-output"] + ".bin"))
-    self.assertLen(speed["repeats"], 2)
+    # The small job: whole processes, ours timed by phase.
+    job = speed["small_job"]
+    self.assertLen(job["repeats"], 1)
+    for r in job["repeats"]:
+      self.assertGreater(r["reference"]["seconds"], 1.0)
+      self.assertAllClose(r["speed_ratio"],
+                          r["reference"]["seconds"] / r["ours"]["seconds"])
+      phases = r["ours"]["phases"]
+      self.assertContainsSubset(
+          ["start-up (Python, TensorFlow)", "data check",
+           "vocabulary (counting pass)", "token cache",
+           "training (model, graph, steps)", "exit"], phases)
+      self.assertNotIn("export", phases)  # --noexport.
+      self.assertAllClose(sum(phases.values()), r["ours"]["seconds"])
+      self.assertGreater(phases["training (model, graph, steps)"], 0)
+      self.assertAllClose(sum(r["reference"]["phases"].values()),
+                          r["reference"]["seconds"])
+    self.assertIn("--num_epochs=1", job["ours_command_display"])
+    self.assertLen(speed["repeats"], 1)
     for r in speed["repeats"]:
       ours, ref = r["ours"], r["reference"]
       self.assertGreater(ours["words_per_second"], 0)
@@ -157,17 +182,20 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
                           ours["words_per_second"] / ref["words_per_second"])
       self.assertAllClose(r["peak_rss_ratio"],
                           ours["peak_rss_mb"] / ref["peak_rss_mb"])
-    ratios = [r["words_per_second_ratio"] for r in speed["repeats"]]
+    ratio = speed["repeats"][0]["words_per_second_ratio"]
     self.assertAllClose(
         [speed["words_per_second_ratio"][k] for k in ("median", "min", "max")],
-        [sum(ratios) / 2, min(ratios), max(ratios)])
+        [ratio] * 3)
     with open(markdown) as f:
       table = f.read()
     self.assertIn(table, stdout)
     self.assertIn("-dropoutK 7 -minCountLabel 5 -bucket 100 -maxn 0", table)
     self.assertIn("| median (range) |", table)
-    self.assertLen([l for l in table.splitlines() if l.startswith("| 1 |")
-                    or l.startswith("| 2 |")], 2)
+    # One row of each table.
+    self.assertLen([l for l in table.splitlines() if l.startswith("| 1 |")],
+                   2)
+    self.assertIn("| ours | token cache |", table)
+    self.assertIn("| C++ | dictionary pass |", table)
 
   def test_a_missing_reference_binary_is_a_user_error(self):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
@@ -214,6 +242,30 @@ class ProgressAndRatioTest(tf.test.TestCase):
         samples, 0.05, words=1000, known=800)
     # 0.8 x 1,000 known tokens read = 1.0 pass = 1,000 words, in 10 s.
     self.assertAllClose([rate, cores, seconds], [100.0, 1.9, 10.0])
+
+  def test_phases_of_a_whole_run_from_its_lines(self):
+    lines = [(4.5, "verified part01.txt.gz: 526,745 lines, sha256 ok (0.3s)"),
+             (4.6, "counting words (one pass over the corpus)..."),
+             (7.8, "vocabulary: 37,461 words"),
+             (8.2, "token cache: tokenising"),
+             (18.8, "token cache: 8,231 blocks of 64 lines in 11s, 51 MB"),
+             (30.0, "step 200/8231 (2.4%) loss 4.3"),
+             (66.7, "step 8231/8231 (100.0%) loss 3.2"),
+             (70.1, "exported to /x/1"), (72.0, "export: /x/1")]
+    self.assertAllClose(
+        list(sent2vec_train.our_phases(lines, 74.0).values()),
+        [4.2, 0.3, 3.3, 11.0, 47.9, 3.4, 1.9, 2.0])
+    # Without the data check and the token cache: start-up ends when the
+    # counting pass starts.
+    self.assertEqual(
+        list(sent2vec_train.our_phases(lines[1:3] + lines[6:], 74.0)),
+        ["start-up (Python, TensorFlow)", "vocabulary (counting pass)",
+         "training (model, graph, steps)", "export", "final evaluation",
+         "exit"])
+    self.assertAllClose(sent2vec_train.reference_phases(
+        [(2.0, 0.01, None), (9.0, 0.5, None), (20.0, 1.0, None)], 23.0),
+                        {"dictionary pass": 2.0, "training": 18.0,
+                         "model written, exit": 3.0})
 
   def test_too_few_progress_lines_is_a_user_error(self):
     with self.assertRaisesRegex(Exception, "too few to time"):

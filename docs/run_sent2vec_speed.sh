@@ -9,16 +9,15 @@
 # repository (git clone https://github.com/epfml/sent2vec && cd sent2vec &&
 # make); nothing here builds, downloads or commits it, and no test needs it.
 #
-# For the uni and the uni+bi book settings (the flags of
-# configs/sent2vec_books_{uni,unibi}.flags that the benchmark takes: d 700,
-# min count 5, 10 negatives, t, min target count, dropped bigrams, 2M
-# buckets, 64-line blocks; the trainer's token cache and threads),
+# For the uni and the uni+bi book settings (configs/sent2vec_books_{uni,
+# unibi}.flags, read by the benchmark as the trainer reads them),
 # `python -m benchmarks.sent2vec_train --reference_binary=...` tokenises the
 # corpus parts CORPUS_PARTS once (default 1: part01, ~0.54M lines and ~12M
-# tokens, a fixed prefix of the book corpus, so that the 12 runs take about
-# half an hour; CORPUS_PARTS= : all 7 parts, ~5 minutes per run) and runs
-# REPEATS (default 3) alternating pairs of fresh processes on those lines:
-# ours, then `fasttext sent2vec ... -epoch 1 -thread 2`. Writes
+# tokens, a fixed prefix of the book corpus; CORPUS_PARTS= : all 7 parts,
+# ~5 minutes per run) and runs REPEATS (default 3) alternating pairs of
+# fresh processes on those lines: ours, then `fasttext sent2vec ... -epoch 1
+# -thread 2`; for uni, then REPEATS alternating pairs of whole one-epoch
+# jobs (the trainer on the corpus, the C++ command on the lines). Writes
 # runs/sent2vec_speed_{uni,unibi}.{json,md} and rewrites the side-by-side
 # part of docs/sent2vec.md's "## Training speed" section (its "### Ours
 # only, another day" subsection is kept as it is).
@@ -27,7 +26,10 @@
 # no ratio), and docs/sent2vec.md is left alone. DOC_ONLY=1: only rewrite
 # the section from the runs/sent2vec_speed_*.json already there.
 # STEP_THREADS=N (default 1): ours runs N step loops at once (the trainer's
-# --step_threads, Hogwild; not deterministic).
+# --step_threads, Hogwild; not deterministic); with N > 1 the uni sequence is
+# run again at the trainer's default, 1, into
+# runs/sent2vec_speed_uni_default_threads.*. A model not rerun keeps its
+# subsection of the page as it was, labelled so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
@@ -36,21 +38,27 @@ data_dir=${SENTZOO_DATA_DIR:-../shared/data}
 parts=${CORPUS_PARTS-1}
 repeats=${REPEATS:-3}
 step_threads=${STEP_THREADS:-1}
-takes='embedding_dim|word_ngrams|num_buckets|min_count|min_count_label|sample|learning_rate|num_negatives|dropout_k|negative_group|max_multiplicity|block_lines'
 mkdir -p runs
 for model in uni unibi; do
   [[ ${DOC_ONLY:-0} == 1 ]] && break
-  mapfile -t settings < <(grep -E "^--($takes)=" "configs/sent2vec_books_$model.flags")
-  common=(--data_dir="$data_dir" --corpus_parts="$parts" --repeats="$repeats"
-          --step_threads="$step_threads" "${settings[@]}")
+  common=(--flagfile="configs/sent2vec_books_$model.flags" --data_dir="$data_dir"
+          --corpus_parts="$parts" --repeats="$repeats" --step_threads="$step_threads")
   if [[ -n $binary ]]; then
-    $py -m benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" \
+    small_job=--small_job
+    [[ $model == uni ]] || small_job=--nosmall_job
+    $py -m benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" $small_job \
       --output_json="runs/sent2vec_speed_$model.json" \
       --output_markdown="runs/sent2vec_speed_$model.md"
+    if [[ $model == uni && $step_threads != 1 ]]; then
+      # The trainer's default, one step loop, in the same sequence.
+      $py -m benchmarks.sent2vec_train "${common[@]}" --step_threads=1 \
+        --reference_binary="$binary" --nosmall_job \
+        --output_json=runs/sent2vec_speed_uni_default_threads.json \
+        --output_markdown=runs/sent2vec_speed_uni_default_threads.md
+    fi
   else
     $py -m benchmarks.sent2vec_train "${common[@]}" \
-      --token_cache="runs/token_cache/speed_$model.tfrecord" \
-      --steps=3200 --warmup_steps=64
+      --model_dir="runs/sent2vec_speed_$model" --steps=3200 --warmup_steps=64
   fi
 done
 if [[ -z $binary && ${DOC_ONLY:-0} != 1 ]]; then
@@ -58,13 +66,14 @@ if [[ -z $binary && ${DOC_ONLY:-0} != 1 ]]; then
   exit 0
 fi
 $py - <<'PY'
-import json, time
+import json, os, time
 
 from sentzoo.reports import doc_sections
 
 results = {m: json.load(open(f"runs/sent2vec_speed_{m}.json"))
-           for m in ("uni", "unibi")}
-uni = results["uni"]
+           for m in ("uni", "uni_default_threads", "unibi")
+           if os.path.exists(f"runs/sent2vec_speed_{m}.json")}
+uni = next(iter(results.values()))  # The first of the sequence.
 load = lambda values: " / ".join(f"{v:.2f}" for v in values)
 step_threads = uni["settings"].get("step_threads", 1)
 
@@ -99,18 +108,38 @@ section = [
     "than the C++ code's 2, so under load ours gets more of the cores and the wall-clock ratio "
     "flatters it; words per CPU-s compares the work per word whatever the load. On an idle "
     "machine the C++ code keeps both cores busy.",
-    "- Ours runs the trainer's defaults: 16 steps per graph call, word ids from its token cache "
-    "(written once before the first run and not timed, as the C++ code's dictionary pass is "
-    "not), one thread per op and the input pipeline on its own thread"
+    "- Ours runs the plan the trainer builds from the flagfile (`trainer.plan_to_measure`): "
+    "16 steps per graph call, word ids from its token cache (written by the first run before "
+    "its timed steps, as the C++ code's dictionary pass comes before its timed part), one "
+    "thread per op and the input pipeline on its own thread"
     + (f"; and {step_threads} step loops at once (`--step_threads={step_threads}`, Hogwild on "
        "the shared tables, as the C++ code's threads; not the trainer's default, which is 1)"
        if step_threads > 1 else "; one step loop") + ". C++: `-thread 2`.", "",
+    "- The small job (uni): whole processes, one epoch, to their exit: `python -m "
+    "trainers.sent2vec` on the corpus itself in a new model directory (data check, "
+    "vocabulary, token cache, training, export, final evaluation) and the C++ command on the "
+    "tokenised lines (dictionary pass, training, model written; the lines tokenised "
+    "beforehand). Speed ours / C++ is C++ seconds / ours seconds; ours' phases are timed from "
+    "its output lines, the C++ code's from its progress lines.", "",
     f"Machine: {doc_sections.cpu_model()}, {uni['cpus']} cores; {time.strftime('%Y-%m-%d')}; load average "
     f"(1 / 5 / 15 min) {load(uni['load_average_before'])} before the sequence, "
-    f"{load(results['unibi']['load_average_after'])} after.", "",
+    f"{load(list(results.values())[-1]['load_average_after'])} after.", "",
 ]
+old = open("docs/sent2vec.md").read()
 for model, title in (("uni", "uni (configs/sent2vec_books_uni.flags)"),
+                     ("uni_default_threads", "uni, one step loop (the trainer's default "
+                      "`--step_threads=1`)"),
                      ("unibi", "uni+bi (configs/sent2vec_books_unibi.flags)")):
+  if model not in results:
+    # Not rerun: the subsection of the sequence before, if any, as it was.
+    start = old.find(f"### {title}")
+    if start >= 0:
+      end = min(i for i in (old.find("\n### ", start + 1), old.find("\n## ", start + 1),
+                            len(old)) if i >= 0)
+      kept = old[start:end].rstrip("\n").split("\n")
+      note = "(Not rerun in this sequence: the earlier sequence's figures, as they were.)"
+      section += kept[:2] + ([note, ""] if note not in kept else []) + kept[2:] + [""]
+    continue
   r = results[model]
   section += [f"### {title}", "",
               f"ours / C++: words/s {ratio(r['words_per_second_ratio'])}; words per CPU-s "

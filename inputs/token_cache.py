@@ -28,10 +28,24 @@ from sentzoo.inputs import corpus as corpus_lib
 
 def raw_blocks(files, featurizer, block_lines):
   """Blocks of `block_lines` corpus lines, tokenised: a Dataset of
-  (int32 ragged [lines, (known words)], int64 [lines] tokens per line)."""
-  return corpus_lib.line_dataset(files).batch(block_lines).map(
-      featurizer.word_ids_and_line_tokens,
-      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+  (int32 ragged [lines, (known words)], int64 [lines] tokens per line).
+
+  The lines are tokenised ~8,192 at a time and then cut into blocks: the
+  tokenizer's cost per call made 64-line calls 2.9x slower (part01).
+  """
+  blocks_per_call = max(1, 8192 // block_lines)
+
+  def cut(words, line_tokens):
+    lines = tf.shape(line_tokens, out_type=tf.int64)[0]
+    return tf.data.Dataset.range((lines + block_lines - 1) // block_lines).map(
+        lambda i: (words[i * block_lines:(i + 1) * block_lines],
+                   line_tokens[i * block_lines:(i + 1) * block_lines]))
+
+  return corpus_lib.line_dataset(files).batch(
+      block_lines * blocks_per_call).map(
+          featurizer.word_ids_and_line_tokens,
+          num_parallel_calls=tf.data.AUTOTUNE,
+          deterministic=True).flat_map(cut)
 
 
 def fingerprint(files, featurizer, vocabulary, block_lines):
