@@ -59,10 +59,17 @@ class SiameseCBOW(keras.Model):
     vectors = self.embedding(ids)
     return self.average(vectors, mask=self.embedding.compute_mask(ids))
 
-  def call(self, ids):
-    sentences = self.encode(ids)
+  def score(self, sentences):
+    """Sentence embeddings [batch, 1 + k, d] (the first is the centre) ->
+    float32 [batch, k]: the softmax over the centre's cosines with the
+    others. `call` is `score(encode(ids))`; the train step computes the
+    averages its own way (`trainers.siamese_cbow_step`) and scores them
+    here."""
     cosines = self.cosine([sentences[:, 0], sentences[:, 1:]])
     return self.softmax(cosines)
+
+  def call(self, ids):
+    return self.score(self.encode(ids))
 
   def get_config(self):
     config = super().get_config()

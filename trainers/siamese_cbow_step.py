@@ -39,35 +39,98 @@ def _global_batch_mean(per_group):
       tf.cast(tf.shape(per_group)[0] * replicas, per_group.dtype))
 
 
+# The step's flat ids are padded to a multiple of this many: one XLA
+# compilation per multiple (the best flagfile's batches of 100 groups hold
+# 1.4k-15.6k real ids, 9.0k on average: ~15 shapes, ~6% padding).
+TOKEN_MULTIPLE = 1024
+
+
+def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
+  """The real ids of dense groups, flat, and the sentence of each.
+
+  Args:
+    ids: int32 [batch, members, length]; 0 = padding.
+    token_multiple: the flat ids are padded to a multiple of this.
+
+  Returns:
+    (flat_ids int32 [T]: the real ids, sentence by sentence, then padding
+    ids 0; sentence int32 [T]: batch * members + member for a real id, and
+    batch * members (one sentence past the last) for the padding), T the
+    real ids rounded up to `token_multiple`.
+  """
+  shape = tf.shape(ids)
+  rows = shape[0] * shape[1]
+  ids = tf.reshape(ids, [rows, shape[2]])
+  real = ids > 0
+  flat_ids = tf.boolean_mask(ids, real)
+  sentence = tf.repeat(tf.range(rows),
+                       tf.reduce_sum(tf.cast(real, tf.int32), axis=1))
+  count = tf.shape(flat_ids)[0]
+  padding = (-count) % token_multiple
+  return (tf.pad(flat_ids, [[0, padding]]),
+          tf.pad(sentence, [[0, padding]], constant_values=rows))
+
+
+def sentence_averages(model, flat_ids, sentence, num_sentences):
+  """The model's sentence embeddings (`encode`: the average of the rows of
+  the sentence's real ids, 0 for none) from `flat_sentences`' output:
+  float32 [num_sentences, d]. The padding ids' sentence is dropped."""
+  vectors = model.embedding(flat_ids)
+  sums = tf.math.unsorted_segment_sum(vectors, sentence, num_sentences + 1)
+  counts = tf.math.unsorted_segment_sum(
+      tf.ones_like(sentence, vectors.dtype), sentence, num_sentences + 1)
+  return sums[:-1] / tf.maximum(counts[:-1], 1.0)[:, None]
+
+
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
-                    apply_in_xla=True):
+                    apply_in_xla=True, token_multiple=TOKEN_MULTIPLE):
   """The per-replica optimizer step on groups int32 [batch, 3 + n, length].
 
   The loss is the paper's: cross-entropy between the softmax over cosines
   and (1/|S+|, ..., 0, ...), averaged over the global batch
   (`_global_batch_mean`: this replica's sum / (its batch x replicas), so
   the replicas' losses and gradients sum to the global batch's mean; on
-  one device the plain mean). Under XLA a few distinct batch lengths (see
-  `siamese_cbow_data`) compile once each.
+  one device the plain mean).
+
+  The step computes on the real ids only (issue 34: the padding was 47.5%
+  of the id positions of the best flagfile's batches): outside XLA,
+  `flat_sentences` lists them (padded to a multiple of `token_multiple`);
+  the compiled part gathers their rows, sums them by sentence
+  (`sentence_averages`: the model's `encode` without the padding), scores
+  the averages with the model's `score`, and differentiates; the table's
+  gradient is the gathered rows' (`tf.IndexedSlices` of the real ids), so
+  the update touches those rows only. Under XLA each multiple of
+  `token_multiple` compiles once.
   `apply_in_xla=False` applies the update outside the compiled loss and
   gradient: for optimizers whose sparse update XLA cannot compile, and
   under a strategy of several replicas, where `optimizer.apply` all-reduces
   the gradients (no collective inside XLA) in the replica context.
   """
+  members = 1 + siamese_cbow_data.NUM_POSITIVES + num_negatives
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
 
-  def loss_and_gradients(ids):
+  def loss_and_gradients(flat_ids, sentence, batch):
     with tf.GradientTape() as tape:
-      loss = _global_batch_mean(_per_group_loss(model, ids, target))
+      averages = sentence_averages(model, flat_ids, sentence,
+                                   batch * members)
+      probabilities = model.score(tf.reshape(averages, [batch, members, -1]))
+      per_group = keras.losses.categorical_crossentropy(
+          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
+      loss = _global_batch_mean(per_group)
     return loss, tape.gradient(loss, model.trainable_variables)
 
   if apply_in_xla:
     @tf.function(jit_compile=jit_compile, reduce_retracing=True)
-    def train_step(ids):
-      loss, gradients = loss_and_gradients(ids)
+    def compiled_step(flat_ids, sentence, batch):
+      loss, gradients = loss_and_gradients(flat_ids, sentence, batch)
       optimizer.apply(gradients, model.trainable_variables)
-      return {"loss": loss}
+      return loss
+
+    @tf.function(reduce_retracing=True)
+    def train_step(ids):
+      flat_ids, sentence = flat_sentences(ids, token_multiple)
+      return {"loss": compiled_step(flat_ids, sentence, tf.shape(ids)[0])}
     return train_step
 
   compiled = tf.function(loss_and_gradients, jit_compile=jit_compile,
@@ -76,8 +139,28 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   # Not a tf.function: a replica's `optimizer.apply` must be traced in the
   # function that calls `strategy.run` (the loop's), not in a nested one.
   def train_step_outside_xla(ids):
-    loss, gradients = compiled(ids)
+    flat_ids, sentence = flat_sentences(ids, token_multiple)
+    loss, gradients = compiled(flat_ids, sentence, tf.shape(ids)[0])
     optimizer.apply(gradients, model.trainable_variables)
     return {"loss": loss}
 
   return train_step_outside_xla
+
+
+def make_dense_train_step(model, optimizer, num_negatives, jit_compile=True):
+  """The step before issue 34, on the padded groups through the model's
+  `call` (an XLA-compiled gather, masked average and gradient of every
+  position, padding included): the reference the tests and the profile
+  compare `make_train_step` with. SGD only (the update runs inside XLA)."""
+  target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
+                                            num_negatives)[None]
+
+  @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+  def train_step(ids):
+    with tf.GradientTape() as tape:
+      loss = _global_batch_mean(_per_group_loss(model, ids, target))
+    gradients = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply(gradients, model.trainable_variables)
+    return {"loss": loss}
+
+  return train_step

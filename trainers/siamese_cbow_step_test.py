@@ -1,9 +1,16 @@
 """Tests for trainers.siamese_cbow_step: the update against a hand-derived gradient."""
 
+import gzip
+import os
+
 import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.inputs import siamese_cbow_data
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import siamese_cbow
 from sentzoo.trainers import lazy_optimizers
 from sentzoo.trainers import siamese_cbow_step
@@ -114,6 +121,109 @@ class SiameseCbowStepTest(tf.test.TestCase):
     expected = before - 0.1 * gradient / np.sqrt(accumulator
                                                  + optimizer.epsilon)
     self.assertAllClose(after, expected, atol=1e-6)
+
+  def test_flat_sentences_skips_padding_and_pads_to_the_multiple(self):
+    ids = tf.constant([[[5, 3, 5, 0], [0, 0, 0, 0]],
+                       [[7, 0, 0, 0], [3, 3, 9, 8]]])
+    flat_ids, sentence = siamese_cbow_step.flat_sentences(ids,
+                                                          token_multiple=4)
+    self.assertAllEqual(flat_ids, [5, 3, 5, 7, 3, 3, 9, 8])
+    # Sentence 1 (all padding) has no id.
+    self.assertAllEqual(sentence, [0, 0, 0, 2, 3, 3, 3, 3])
+    flat_ids, sentence = siamese_cbow_step.flat_sentences(ids,
+                                                          token_multiple=5)
+    self.assertAllEqual(flat_ids, [5, 3, 5, 7, 3, 3, 9, 8, 0, 0])
+    self.assertAllEqual(sentence, [0, 0, 0, 2, 3, 3, 3, 3, 4, 4])
+
+  def test_sentence_averages_are_the_models_encode(self):
+    flat_ids, sentence = siamese_cbow_step.flat_sentences(
+        tf.constant(self.ids), token_multiple=16)
+    averages = siamese_cbow_step.sentence_averages(
+        self.model, flat_ids, sentence, self.ids.shape[0] * self.ids.shape[1])
+    self.assertAllClose(
+        tf.reshape(averages, [*self.ids.shape[:2], DIM]),
+        self.model.encode(tf.constant(self.ids)), atol=1e-6)
+
+  def test_all_padding_sentences_give_the_padded_steps_loss_and_update(self):
+    ids = self.ids.copy()
+    ids[0, 3] = 0  # A negative with no word.
+    ids[1] = 0  # A whole group of padding.
+    initial = self.model.embedding.embeddings.numpy()
+    results = []
+    for make_step in (siamese_cbow_step.make_dense_train_step,
+                      siamese_cbow_step.make_train_step):
+      self.model.embedding.embeddings.assign(initial)
+      optimizer = keras.optimizers.SGD(learning_rate=1.0)
+      optimizer.build(self.model.trainable_variables)
+      step = make_step(self.model, optimizer, NEGATIVES)
+      loss = step(tf.constant(ids))["loss"].numpy()
+      results.append((loss, self.model.embedding.embeddings.numpy()))
+    (dense_loss, dense_table), (loss, table) = results
+    self.assertTrue(np.isfinite(loss))
+    self.assertAllClose(loss, dense_loss, rtol=1e-6)
+    self.assertTrue(np.isfinite(table).all())
+    self.assertAllClose(table, dense_table, atol=1e-7)
+    self.assertAllEqual(table[0], initial[0])  # The padding row.
+    self.assertGreater(np.abs(table - initial).max(), 1e-3)
+
+
+def _real_batches(count):
+  """`count` batches of the trainer's pipeline on the first book lines of
+  the real corpus part01 (vocabulary from those lines, min count 2), or None
+  without ../shared/data."""
+  data_dir = os.environ.get("SENTZOO_DATA_DIR") or os.path.join(
+      os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..",
+      "shared", "data")
+  part = os.path.join(data_dir, "gutenberg", "part01.txt.gz")
+  if not os.path.exists(part):
+    return None
+  lines = []
+  with gzip.open(part, "rt", encoding="utf-8") as f:
+    for line in f:
+      lines.append(line.rstrip("\n"))
+      if len(lines) == 20000:
+        break
+  corpus = os.path.join(tf.compat.v1.test.get_temp_dir(), "part01.txt")
+  with open(corpus, "w", encoding="utf-8") as f:
+    f.write("\n".join(lines) + "\n")
+  tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=False)
+  vocabulary = vocabulary_lib.build_vocabulary([corpus], tokenizer,
+                                               min_count=2)
+  to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer, max_length=50)
+  dataset = siamese_cbow_data.group_dataset(
+      [corpus], to_ids, batch_size=100, num_negatives=NEGATIVES,
+      max_length=50, negatives="nearby", seed=5)
+  return vocabulary.size_with_padding, [
+      b.numpy() for b in dataset.take(count)]
+
+
+class SiameseCbowStepOnRealBatchesTest(tf.test.TestCase):
+  """The step against the one before issue 34 (padded, XLA), on book text."""
+
+  def test_same_losses_and_table_as_the_padded_step(self):
+    real = _real_batches(6)
+    if real is None:
+      self.skipTest("no ../shared/data (SENTZOO_DATA_DIR)")
+    vocab_size, batches = real
+    self.assertGreater(np.mean([(b == 0).mean() for b in batches]), 0.2)
+    tables, losses = [], []
+    for make_step in (siamese_cbow_step.make_dense_train_step,
+                      siamese_cbow_step.make_train_step):
+      keras.utils.set_random_seed(7)
+      model = siamese_cbow.SiameseCBOW(vocab_size, 300, init_stddev=0.01)
+      model(tf.constant(batches[0][:1]))
+      # The best flagfile's rate is 1e-3; 1.0 makes the rows move enough
+      # that a wrong gradient would show.
+      optimizer = keras.optimizers.SGD(learning_rate=1.0)
+      optimizer.build(model.trainable_variables)
+      step = make_step(model, optimizer, NEGATIVES)
+      initial = model.embedding.embeddings.numpy()
+      losses.append([float(step(tf.constant(b))["loss"]) for b in batches])
+      tables.append(model.embedding.embeddings.numpy())
+      self.assertGreater(np.abs(tables[-1] - initial).max(), 1e-3)
+    self.assertAllClose(losses[0], losses[1], rtol=1e-5)
+    self.assertAllClose(tables[0], tables[1], atol=1e-7, rtol=1e-4)
+
 
 if __name__ == "__main__":
   tf.test.main()

@@ -1,0 +1,122 @@
+"""Tests of the Siamese CBOW training-speed benchmark on a tiny corpus.
+
+The side-by-side run is tested with a fake gensim Python (a script that
+prints what the gensim child prints), never gensim itself.
+"""
+
+import gzip
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import tensorflow as tf
+
+from sentzoo.benchmarks import siamese_cbow_train
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_LINES = ["The cat sat on the mat.", "A dog ran in the park!",
+          "the sun is warm today", "we read a long book at night",
+          "cats and dogs play in the sun", ""]
+
+# Stands in for a Python with gensim: records its argv (-c CODE corpus
+# settings) and prints the gensim child's JSON line.
+_FAKE_GENSIM_PYTHON = textwrap.dedent("""\
+    #!{python}
+    import json, os, sys
+    with open(os.environ["FAKE_GENSIM_LOG"], "a") as f:
+      f.write(json.dumps(sys.argv[1:]) + "\\n")
+    print("gensim says hello")
+    print(json.dumps({{"seconds": 2.0, "epoch_seconds": 1.5,
+                      "vocabulary": 10, "words": 100}}))
+    """)
+
+
+def _write_corpus(data_dir):
+  os.makedirs(os.path.join(data_dir, "gutenberg"), exist_ok=True)
+  with gzip.open(os.path.join(data_dir, "gutenberg", "part01.txt.gz"),
+                 "wt") as f:
+    f.write("\n".join(_LINES * 60) + "\n")
+
+
+class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
+
+  def test_summary_and_ratios(self):
+    self.assertEqual(siamese_cbow_train.summary([3.0, 1.0, 2.0], ".1f"),
+                     "2.0 (1.0–3.0)")
+    self.assertEqual(siamese_cbow_train.summary([1234.0]), "1,234")
+    # gensim 40 s against our 80 s: ours runs at half gensim's speed.
+    self.assertAllClose(siamese_cbow_train.ratios([40.0, 30.0], [80.0, 30.0]),
+                        [0.5, 1.0])
+
+  def test_gensim_corpus_is_tokenised_lowercase_without_empty_lines(self):
+    data_dir = os.path.join(self.get_temp_dir(), "data_corpus")
+    _write_corpus(data_dir)
+    path = os.path.join(self.get_temp_dir(), "tokens.txt")
+    lines, tokens = siamese_cbow_train.write_gensim_corpus(
+        [os.path.join(data_dir, "gutenberg", "part01.txt.gz")], path)
+    with open(path) as f:
+      written = f.read().splitlines()
+    self.assertEqual(lines, 5 * 60)
+    self.assertEqual(written[:2], ["the cat sat on the mat .",
+                                   "a dog ran in the park !"])
+    self.assertEqual(tokens, sum(len(line.split()) for line in written))
+
+  def test_side_by_side_with_a_fake_gensim_writes_the_page(self):
+    data_dir = os.path.join(self.get_temp_dir(), "data")
+    _write_corpus(data_dir)
+    fake = os.path.join(self.get_temp_dir(), "python_with_gensim")
+    with open(fake, "w") as f:
+      f.write(_FAKE_GENSIM_PYTHON.format(python=sys.executable))
+    os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
+    log = os.path.join(self.get_temp_dir(), "gensim_argv.jsonl")
+    page = os.path.join(self.get_temp_dir(), "page.md")
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+               FAKE_GENSIM_LOG=log)
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.siamese_cbow_train",
+         f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
+         "--batch_size=4", "--min_count=1", "--heldout_books=0",
+         "--steps=5", "--warmup_steps=2", "--repeats=1",
+         f"--gensim_python={fake}", f"--docs_page={page}",
+         f"--work_dir={os.path.join(self.get_temp_dir(), 'work')}"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    stdout = result.stdout
+    self.assertIn("| 1 | ours, train step |", stdout)
+    self.assertIn("| gensim, vocabulary + 1 epoch (s) | 2.0 |", stdout)
+    self.assertIn("speed ratio, ours train step / gensim vocabulary + epoch",
+                  stdout)
+    with open(log) as f:
+      argv = json.loads(f.readline())
+    # -c CODE corpus settings: the tokenised corpus and the paper's settings.
+    self.assertEqual(argv[0], "-c")
+    self.assertEqual(json.loads(argv[3]), siamese_cbow_train.GENSIM_SETTINGS)
+    with open(argv[2]) as f:
+      self.assertEqual(f.readline().strip(), "the cat sat on the mat .")
+    with open(page) as f:
+      text = f.read()
+    self.assertIn("# Siamese CBOW training speed", text)
+    self.assertIn("| 1 | ours, train step |", text)
+
+  def test_without_gensim_prints_ours_only(self):
+    data_dir = os.path.join(self.get_temp_dir(), "data_ours")
+    _write_corpus(data_dir)
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.siamese_cbow_train",
+         f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
+         "--batch_size=4", "--min_count=1", "--heldout_books=0",
+         "--steps=3", "--warmup_steps=0", "--repeats=1",
+         f"--work_dir={os.path.join(self.get_temp_dir(), 'work_ours')}"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    self.assertIn("| gensim | not run (no --gensim_python) |", result.stdout)
+    self.assertNotIn("speed ratio", result.stdout)
+
+
+if __name__ == "__main__":
+  tf.test.main()
