@@ -3,6 +3,7 @@
 import contextlib
 import io
 import os
+import signal
 from unittest import mock
 
 from absl import flags
@@ -129,6 +130,34 @@ class TrainerTest(tf.test.TestCase):
     longer = siamese_cbow.run(argv[:-1] + ["--model_dir=" + model_dir,
                                            "--train_steps=15", "--noexport"])
     self.assertEqual(longer.step, 15)
+
+  def test_rerun_after_a_stop_between_export_and_finish_exports_no_more(self):
+    model_dir = os.path.join(self.get_temp_dir(), "stopped_after_export")
+    argv = self.flags + ["--model_dir=" + model_dir]
+    first = siamese_cbow.run(argv)
+    # As a run killed after its export was published, before it wrote
+    # finished.json.
+    os.remove(os.path.join(model_dir, model_dir_lib.FINISHED_FILE))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+      again = siamese_cbow.run(argv)
+    self.assertIn("not exported again", out.getvalue())
+    self.assertEqual(again.export_path, first.export_path)
+    self.assertEqual(os.listdir(os.path.join(model_dir, "export")), ["1"])
+    self.assertTrue(os.path.exists(
+        os.path.join(model_dir, model_dir_lib.FINISHED_FILE)))
+    # Another quantisation is another export.
+    FLAGS.unparse_flags()
+    os.remove(os.path.join(model_dir, model_dir_lib.FINISHED_FILE))
+    siamese_cbow.run(argv + ["--quantize=float16"])
+    self.assertEqual(sorted(os.listdir(os.path.join(model_dir, "export"))),
+                     ["1", "2"])
+
+  def test_sigterm_during_a_run_is_an_interrupt(self):
+    with self.assertRaises(KeyboardInterrupt):
+      with trainer._sigterm_as_interrupt():  # pylint: disable=protected-access
+        signal.raise_signal(signal.SIGTERM)
+    self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_DFL)
 
   def test_quantize_reaches_the_export_and_a_reexport(self):
     model_dir = os.path.join(self.get_temp_dir(), "quantized")
