@@ -53,6 +53,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import interrupts
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
@@ -447,7 +448,11 @@ def _sigterm_as_interrupt():
   """SIGTERM stops the run as Ctrl-C does, also outside the training
   loop's own handler (set-up, the final export): a KeyboardInterrupt that
   ends in one line and exit 75, not a silent death by the signal between
-  the export and finished.json."""
+  the export and finished.json. A command's SIGTERM does so already
+  (common/interrupts.py); this is for `run` from Python."""
+  if interrupts.installed() is not None:
+    yield
+    return
   try:
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
   except ValueError:  # Not in the main thread: leave signals alone.
@@ -538,8 +543,9 @@ def _train_opened(model_trainer, context, first_run):
         learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
         strategy=context.strategy, actions=plan.actions)
   except KeyboardInterrupt:
-    # A second signal, maybe in a checkpoint save: its temporary is removed
-    # at the next start, the checkpoints before it are whole.
+    # A second signal, maybe in a checkpoint save (or a first one outside
+    # the steps: restoring, ending the loop): its temporary is removed at
+    # the next start, the checkpoints before it are whole.
     raise errors.StoppedAtOnce(tf.train.latest_checkpoint(os.path.join(
         context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))) from None
   cli.exit_if_interrupted(outcome)
@@ -643,15 +649,9 @@ def main(model_trainer: ModelTrainer) -> None:
 
 def _train_without_arguments(model_trainer, argv):
   cli.reject_arguments(argv)
-  try:
-    train(model_trainer)
-  except (KeyboardInterrupt, errors.Interrupted):
-    # The command is stopping with exit 75: one more signal while it prints
-    # and exits (TensorFlow's teardown takes a while) must not turn that
-    # into a KeyboardInterrupt traceback and exit 130.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-      signal.signal(signum, signal.SIG_IGN)
-    raise
+  # SIGINT/SIGTERM: one interrupt, then ignored while the command ends
+  # (common/interrupts.py, set up before TensorFlow was imported).
+  train(model_trainer)
 
 
 def run(model_trainer: ModelTrainer, argv: Sequence[str]) -> RunSummary:
