@@ -5,10 +5,12 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import tensorflow as tf
 
 from sentzoo.benchmarks import interruption_soak
+from sentzoo.tests import corpus_fixtures
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,14 +53,28 @@ class InterruptionSoakTest(tf.test.TestCase):
               'all_model_checkpoint_paths: "ckpt-60"\n')
     self.assertEqual(interruption_soak.latest_checkpoint_step(model_dir), 65)
 
+  def test_interruptions_are_reserved_up_to_the_target_and_deadline(self):
+    tally = interruption_soak.Tally()
+    self.assertTrue(tally.reserve(2))
+    self.assertTrue(tally.reserve(2))
+    self.assertFalse(tally.reserve(2))
+    tally.release()  # Its run ended before the signal.
+    self.assertTrue(tally.reserve(2))
+    late = interruption_soak.Tally()
+    self.assertFalse(late.reserve(5, deadline=time.monotonic() - 1))
+    self.assertTrue(late.out_of_time)
+    self.assertFalse(late.reserve(5))  # No signal after the deadline.
+
   def test_a_short_soak_passes(self):
     # The reference run, 3 interruptions and the runs that finish: about
     # 40 s on 2 idle cores.
+    data_dir = os.path.join(self.get_temp_dir(), "soak_data")
+    corpus_fixtures.write_book_corpus(data_dir)
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks.interruption_soak",
-         "--interruptions=3", "--seed=4",
-         "--work_dir=" + os.path.join(self.get_temp_dir(), "soak")],
+         "--data_dir=" + data_dir, "--interruptions=3", "--seed=4",
+         "--soak_dir=" + os.path.join(self.get_temp_dir(), "soak")],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     self.assertEqual(result.returncode, 0,
                      result.stdout[-3000:] + result.stderr[-3000:])
@@ -68,7 +84,7 @@ class InterruptionSoakTest(tf.test.TestCase):
         r"during a save or export\), 1 concurrent run refused, 0 runs lost, "
         r"0 differing exports, 0 leftover temporaries")
     self.assertNotIn("FAILED", result.stdout)
-    self.assertLen(re.findall(r"^  \d: ", result.stdout, re.M), 3)
+    self.assertLen(re.findall(r"^  \d: soak", result.stdout, re.M), 3)
 
 
 if __name__ == "__main__":
