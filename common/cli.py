@@ -9,6 +9,7 @@ from absl import flags
 
 from sentzoo.common import console
 from sentzoo.common import errors
+from sentzoo.common import interrupts
 
 
 def define_verbose_flag(flag_values=flags.FLAGS):
@@ -67,6 +68,10 @@ def run(main, flag_values=flags.FLAGS):
       # one line, not a traceback through tf.data.
       print(errors.INTERRUPTED_BEFORE_TRAINING, file=sys.stderr, flush=True)
       sys.exit(errors.EXIT_INTERRUPTED)
+    finally:
+      # The exit code is decided: a signal while the command prints its
+      # last line and TensorFlow tears down changes nothing.
+      interrupts.stopping()
 
   if "verbose" not in flag_values:
     define_verbose_flag(flag_values)
@@ -169,9 +174,12 @@ def exit_if_interrupted(outcome):
   """Raises `errors.Interrupted` if a `training_loop.run` outcome stopped early.
 
   Call it right after the loop: `cli.run` then prints "stopped at step N;
-  rerun the same command to resume" and exits with 75.
+  rerun the same command to resume" and exits with 75. A command ignores
+  its signals from here on (its checkpoint is saved; a second Ctrl-C while
+  it unwinds must not end it otherwise).
   """
   if outcome["interrupted"]:
+    interrupts.stopping()
     raise errors.Interrupted(outcome["step"])
 
 

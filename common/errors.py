@@ -42,7 +42,9 @@ class Interrupted(Exception):
 
 
 class StoppedAtOnce(Interrupted):
-  """A second signal stopped a run at once, maybe in a checkpoint save.
+  """A signal stopped a run at once, maybe in a checkpoint save: a second
+  one, or a first one while the run restores, saves its last steps or ends
+  its loop (where no step is left to finish).
 
   The save's temporary is removed when the run starts again; the
   checkpoints written before it are whole.
@@ -55,7 +57,7 @@ class StoppedAtOnce(Interrupted):
             "rerun the same command to resume from it" if last_checkpoint
             else "no checkpoint was complete: rerun the same command to "
             "start again")
-    Exception.__init__(self, f"stopped at once by a second signal; {kept}")
+    Exception.__init__(self, f"stopped at once; {kept}")
 
 
 # What a signal during set-up (before training started) says.

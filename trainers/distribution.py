@@ -44,6 +44,7 @@ together see exactly the batches one device would).
 """
 
 import os
+import signal
 import sys
 
 from absl import flags
@@ -218,6 +219,10 @@ def serve_cluster_task(cluster_resolver):
       start=True)
   print(f"parameter_server: serving as {task_type} {task_id} at "
         f"{server.target}; stop it when the chief has finished", flush=True)
+  # It serves until it is killed: SIGINT and SIGTERM end it at once (a
+  # KeyboardInterrupt would wait for `join`, which never returns).
+  for signum in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(signum, signal.SIG_DFL)
   server.join()
 
 

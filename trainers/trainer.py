@@ -40,6 +40,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import traceback
@@ -52,12 +53,14 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import interrupts
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
+from sentzoo.export import saved_model_writer
 from sentzoo.inputs import twitter_pit
 from sentzoo.models import model_specs
 from sentzoo.trainers import config as config_lib
@@ -432,11 +435,68 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
         fv.model_dir, model_dir_lib.read_model_config(fv.model_dir))
   flags_path = os.path.join(fv.model_dir, model_dir_lib.FLAGS_FILE)
   first_run = not os.path.exists(flags_path)
-  context = _open(model_trainer)
+  with _sigterm_as_interrupt():
+    context = _open(model_trainer)
+    try:
+      return _train_opened(model_trainer, context, first_run)
+    finally:
+      _release(context)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+  """SIGTERM stops the run as Ctrl-C does, also outside the training
+  loop's own handler (set-up, the final export): a KeyboardInterrupt that
+  ends in one line and exit 75, not a silent death by the signal between
+  the export and finished.json. A command's SIGTERM does so already
+  (common/interrupts.py); this is for `run` from Python."""
+  if interrupts.installed() is not None:
+    yield
+    return
   try:
-    return _train_opened(model_trainer, context, first_run)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+  except ValueError:  # Not in the main thread: leave signals alone.
+    yield
+    return
+  try:
+    yield
   finally:
-    _release(context)
+    signal.signal(signal.SIGTERM, previous)
+
+
+def _export_of_latest_checkpoint(context, export_dir, quantize):
+  """The version in `export_dir` written from this run's latest checkpoint,
+  or None.
+
+  A run stopped after its export was published but before finished.json
+  was written leaves that version behind: its rerun reuses it rather than
+  exporting the same checkpoint again as one more version. Looked for only
+  in the model directory's own export folder (another --export_dir may
+  hold other runs' exports of a checkpoint of the same name).
+  """
+  if (os.path.abspath(export_dir) != os.path.abspath(os.path.join(
+      context.model_dir, model_dir_lib.EXPORT_SUBDIR)) or
+      not os.path.isdir(export_dir)):
+    return None
+  latest = tf.train.latest_checkpoint(os.path.join(
+      context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))
+  if latest is None:
+    return None
+  versions = sorted((int(name) for name in os.listdir(export_dir)
+                     if name.isdigit()), reverse=True)
+  for version in versions:
+    path = os.path.join(export_dir, str(version))
+    try:
+      with open(os.path.join(path, saved_model_writer.MODEL_CARD),
+                encoding="utf-8") as f:
+        card = json.load(f)
+    except (OSError, ValueError):
+      continue
+    if (isinstance(card, dict) and
+        card.get("checkpoint") == os.path.basename(latest) and
+        card.get("quantization", {}).get("mode") == quantize):
+      return path
+  return None
 
 
 def _release(context):
@@ -483,8 +543,9 @@ def _train_opened(model_trainer, context, first_run):
         learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
         strategy=context.strategy, actions=plan.actions)
   except KeyboardInterrupt:
-    # A second signal, maybe in a checkpoint save: its temporary is removed
-    # at the next start, the checkpoints before it are whole.
+    # A second signal, maybe in a checkpoint save (or a first one outside
+    # the steps: restoring, ending the loop): its temporary is removed at
+    # the next start, the checkpoints before it are whole.
     raise errors.StoppedAtOnce(tf.train.latest_checkpoint(os.path.join(
         context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))) from None
   cli.exit_if_interrupted(outcome)
@@ -499,18 +560,25 @@ def _train_opened(model_trainer, context, first_run):
   export_dir = fv.export_dir or os.path.join(context.model_dir,
                                                 model_dir_lib.EXPORT_SUBDIR)
   module = None
-  # A quantised export is built from the checkpoint by the exporter (the
-  # in-memory module is float32).
-  if plan.export_module and fv.quantize == "none":
-    # Built from the trained model in memory: the module the exporter would
-    # build from the checkpoint, without restoring a large table again.
-    plan.train_step = plan.dataset = None
-    module = plan.export_module(outcome["step"])
-  path = export_model.export(
-      context.model_dir, export_dir, data_dir=context.data_dir or None,
-      module=module, quantize=fv.quantize, **input_caps(fv))
+  path = _export_of_latest_checkpoint(context, export_dir, fv.quantize)
+  if path:
+    print(f"{path} already holds the export of the last checkpoint "
+          "(written by a run stopped before it finished): not exported again",
+          flush=True)
+  else:
+    # A quantised export is built from the checkpoint by the exporter (the
+    # in-memory module is float32).
+    if plan.export_module and fv.quantize == "none":
+      # Built from the trained model in memory: the module the exporter
+      # would build from the checkpoint, without restoring a large table
+      # again.
+      plan.train_step = plan.dataset = None
+      module = plan.export_module(outcome["step"])
+    path = export_model.export(
+        context.model_dir, export_dir, data_dir=context.data_dir or None,
+        module=module, quantize=fv.quantize, **input_caps(fv))
+    print(f"exported to {path}", flush=True)
   summary.export_path = path
-  print(f"exported to {path}", flush=True)
   if model_trainer.spec.sentence_encoder:
     summary.results.update(
         _evaluate_export(model_trainer, context, plan, path, module))
@@ -581,6 +649,8 @@ def main(model_trainer: ModelTrainer) -> None:
 
 def _train_without_arguments(model_trainer, argv):
   cli.reject_arguments(argv)
+  # SIGINT/SIGTERM: one interrupt, then ignored while the command ends
+  # (common/interrupts.py, set up before TensorFlow was imported).
   train(model_trainer)
 
 

@@ -3,6 +3,11 @@
 import contextlib
 import io
 import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from unittest import mock
 
 from absl import flags
@@ -20,6 +25,8 @@ from sentzoo.trainers import siamese_cbow
 from sentzoo.trainers import trainer
 
 FLAGS = siamese_cbow.FLAGS
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 SENTENCES = ["w1 w2 w3.", "w4 w5.", "", "w59 w0 w7 w7."]
 
@@ -129,6 +136,34 @@ class TrainerTest(tf.test.TestCase):
     longer = siamese_cbow.run(argv[:-1] + ["--model_dir=" + model_dir,
                                            "--train_steps=15", "--noexport"])
     self.assertEqual(longer.step, 15)
+
+  def test_rerun_after_a_stop_between_export_and_finish_exports_no_more(self):
+    model_dir = os.path.join(self.get_temp_dir(), "stopped_after_export")
+    argv = self.flags + ["--model_dir=" + model_dir]
+    first = siamese_cbow.run(argv)
+    # As a run killed after its export was published, before it wrote
+    # finished.json.
+    os.remove(os.path.join(model_dir, model_dir_lib.FINISHED_FILE))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+      again = siamese_cbow.run(argv)
+    self.assertIn("not exported again", out.getvalue())
+    self.assertEqual(again.export_path, first.export_path)
+    self.assertEqual(os.listdir(os.path.join(model_dir, "export")), ["1"])
+    self.assertTrue(os.path.exists(
+        os.path.join(model_dir, model_dir_lib.FINISHED_FILE)))
+    # Another quantisation is another export.
+    FLAGS.unparse_flags()
+    os.remove(os.path.join(model_dir, model_dir_lib.FINISHED_FILE))
+    siamese_cbow.run(argv + ["--quantize=float16"])
+    self.assertEqual(sorted(os.listdir(os.path.join(model_dir, "export"))),
+                     ["1", "2"])
+
+  def test_sigterm_during_a_run_is_an_interrupt(self):
+    with self.assertRaises(KeyboardInterrupt):
+      with trainer._sigterm_as_interrupt():  # pylint: disable=protected-access
+        signal.raise_signal(signal.SIGTERM)
+    self.assertIs(signal.getsignal(signal.SIGTERM), signal.SIG_DFL)
 
   def test_quantize_reaches_the_export_and_a_reexport(self):
     model_dir = os.path.join(self.get_temp_dir(), "quantized")
@@ -298,6 +333,139 @@ class TrainerTest(tf.test.TestCase):
     self.assertIsNot(sent2vec.FLAGS, siamese_cbow.FLAGS)
     self.assertEqual(sent2vec.FLAGS["embedding_dim"].default, 700)
     self.assertEqual(siamese_cbow.FLAGS["embedding_dim"].default, 300)
+
+
+def _default_sigint():
+  # A child of a background shell job may inherit SIGINT ignored.
+  signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class CommandSignalTest(tf.test.TestCase):
+  """SIGINT/SIGTERM sent to `python -m trainers.siamese_cbow` processes."""
+
+  @classmethod
+  def setUpClass(cls):
+    super().setUpClass()
+    cls.data_dir = os.path.join(tf.compat.v1.test.get_temp_dir(),
+                                "signal_data")
+    corpus_fixtures.write_book_corpus(cls.data_dir, parts=(1,))
+    cls.flags = ["--data_dir=" + cls.data_dir, "--embedding_dim=8",
+                 "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
+                 "--train_steps=12", "--checkpoint_every_steps=5",
+                 "--log_every_steps=5", "--heldout_books=1",
+                 "--nocompare_untrained", "--noexport"]
+
+  def _env(self):
+    return dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+
+  def test_a_signal_while_tensorflow_is_imported_is_one_line(self):
+    # Was a KeyboardInterrupt traceback through the imports and exit 130
+    # (SIGTERM: death by the signal).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+      model_dir = os.path.join(self.get_temp_dir(), f"importing_{signum}")
+      process = subprocess.Popen(
+          [sys.executable, "-m", "trainers.siamese_cbow",
+           "--model_dir=" + model_dir, *self.flags], cwd=REPO_ROOT,
+          env=self._env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+          text=True, preexec_fn=_default_sigint)
+      # Once TensorFlow's library is loaded: its import takes seconds more.
+      maps = f"/proc/{process.pid}/maps"
+      deadline = time.monotonic() + 120
+      while process.poll() is None and time.monotonic() < deadline:
+        with open(maps) as f:
+          if "tensorflow" in f.read():
+            break
+        time.sleep(0.01)
+      process.send_signal(signum)
+      out, err = process.communicate(timeout=300)
+      self.assertEqual(process.returncode, errors.EXIT_INTERRUPTED, err)
+      self.assertEqual(out, "")
+      self.assertEqual(err.strip(), errors.INTERRUPTED_BEFORE_TRAINING)
+      # Before the trainer's code ran: nothing was written.
+      self.assertFalse(os.path.exists(model_dir))
+
+  def _run_signalled_in_save(self, model_dir, save, signals):
+    """Runs the trainer command, sending itself `signals` SIGINTs while it
+    writes its `save`-th checkpoint: after the variables were written to
+    ckpt-N_temp, before they are merged into ckpt-N."""
+    code = textwrap.dedent(f"""
+        import os, runpy, signal, sys
+        from sentzoo.common import interrupts
+        interrupts.install_for_command()  # As `python -m` does.
+        from tensorflow.python.ops import gen_io_ops
+        merge = gen_io_ops.merge_v2_checkpoints
+        saves = []
+
+        def merge_after_signals(*args, **kwargs):
+          saves.append(1)
+          if len(saves) == {save}:
+            for _ in range({signals}):
+              os.kill(os.getpid(), signal.SIGINT)
+              for _ in range(1000):  # Its handler runs in here.
+                pass
+          return merge(*args, **kwargs)
+
+        gen_io_ops.merge_v2_checkpoints = merge_after_signals
+        sys.argv = ["siamese_cbow"] + {self.flags + ["--model_dir=" + model_dir]!r}
+        runpy.run_module("trainers.siamese_cbow", run_name="__main__")
+        """)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, env=self._env(),
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=_default_sigint)
+
+  def _resume(self, model_dir):
+    done = subprocess.run(
+        [sys.executable, "-m", "trainers.siamese_cbow",
+         "--model_dir=" + model_dir, *self.flags], cwd=REPO_ROOT,
+        env=self._env(), capture_output=True, text=True, timeout=300,
+        preexec_fn=_default_sigint)
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    self.assertNotIn("Traceback", done.stderr)
+    self.assertEqual(
+        tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints")),
+        os.path.join(model_dir, "checkpoints", "ckpt-12"))
+    self.assertEmpty([name for name in os.listdir(
+        os.path.join(model_dir, "checkpoints")) if "_temp" in name])
+    return done.stdout
+
+  def test_a_second_sigint_in_a_checkpoint_save_keeps_the_last_one(self):
+    # The second Ctrl-C lands in the save of ckpt-10 (the first asked for
+    # it): was exit 130, a KeyboardInterrupt traceback and a lost run.
+    model_dir = os.path.join(self.get_temp_dir(), "second_in_save")
+    done = self._run_signalled_in_save(model_dir, save=2, signals=2)
+    self.assertEqual(done.returncode, errors.EXIT_INTERRUPTED,
+                     done.stderr[-3000:])
+    self.assertNotIn("Traceback", done.stderr)
+    self.assertIn("stop requested", done.stderr)
+    last = os.path.join(model_dir, "checkpoints", "ckpt-5")
+    self.assertEqual(done.stdout.strip().splitlines()[-1],
+                     f"stopped at once; the last complete checkpoint, {last}, "
+                     "is kept: rerun the same command to resume from it")
+    # The save it stopped is a temporary, not a checkpoint.
+    self.assertTrue(os.path.isdir(os.path.join(model_dir, "checkpoints",
+                                               "ckpt-10_temp")))
+    self.assertEqual(
+        tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints")),
+        last)
+    self.assertIn(f"resumed from {last} at step 5", self._resume(model_dir))
+
+  def test_a_sigint_in_the_last_save_lets_it_finish(self):
+    # The first Ctrl-C while the last steps are saved: was a
+    # KeyboardInterrupt in the save (outside the loop's handler), which left
+    # ckpt-12_temp and went back to ckpt-10.
+    model_dir = os.path.join(self.get_temp_dir(), "first_in_last_save")
+    done = self._run_signalled_in_save(model_dir, save=3, signals=1)
+    self.assertEqual(done.returncode, errors.EXIT_INTERRUPTED,
+                     done.stderr[-3000:])
+    self.assertNotIn("Traceback", done.stderr)
+    self.assertEqual(done.stdout.strip().splitlines()[-1],
+                     "stopped at step 12; rerun the same command to resume")
+    last = os.path.join(model_dir, "checkpoints", "ckpt-12")
+    self.assertEqual(
+        tf.train.latest_checkpoint(os.path.join(model_dir, "checkpoints")),
+        last)
+    self.assertIn(f"resumed from {last} at step 12", self._resume(model_dir))
 
 
 if __name__ == "__main__":

@@ -214,7 +214,14 @@ class _StopRequest:
 
   def _handle(self, signum, frame):
     if self.requested:
-      signal.signal(signum, self._previous.get(signum, signal.SIG_DFL))
+      # Stop at once: the handler outside the loop raises the
+      # KeyboardInterrupt (a command's, common/interrupts.py, then ignores
+      # every later signal).
+      previous = self._previous.get(signum, signal.SIG_DFL)
+      signal.signal(signum, previous)
+      if callable(previous):
+        previous(signum, frame)
+        return
       raise KeyboardInterrupt
     self.requested = True
     print("\nstop requested: checkpointing after this step "
@@ -664,12 +671,16 @@ def run(model_dir: str,
                             step - first_step >= config.max_steps_per_run):
         interrupted = True
         break
-  if coordinator is not None:
-    settle()  # Every step done (already, unless the input ended early).
-  # Not twice at one step: a large model's checkpoint takes seconds to
-  # write (6.1 GB for Sent2Vec uni+bi).
-  if not preempted and saved_step != step:
-    _save_checkpoint(manager, step, log, config.max_checkpoints)
+    if coordinator is not None:
+      settle()  # Every step done (already, unless the input ended early).
+    # Not twice at one step: a large model's checkpoint takes seconds to
+    # write (6.1 GB for Sent2Vec uni+bi). Still under the stop request: a
+    # first signal here lets the save finish, a second stops at once.
+    if not preempted and saved_step != step:
+      _save_checkpoint(manager, step, log, config.max_checkpoints)
+    # A signal during the last steps' save: the run stops (exit 75) before
+    # it evaluates and exports; its rerun does those.
+    interrupted = interrupted or stop.requested
   if preemption is not None:
     # Once every worker is here (a one-number all-reduce), release the
     # handler's thread that waits for a peer's preemption notice, so that it
