@@ -343,7 +343,42 @@ def side_by_side(argv_line):
   say(f"Load average after: {uptime[0]:.2f} {uptime[1]:.2f} {uptime[2]:.2f}")
   os.remove(tmp)
   if FLAGS.docs_page:
+    png = os.path.splitext(FLAGS.docs_page)[0] + ".png"
+    caption = plot_sides(runs, png, peer)
+    out[0:0] = [f"![Sentences per second of each side]"
+                f"({os.path.basename(png)})", "", caption, ""]
     write_docs_page(FLAGS.docs_page, argv_line, out)
+
+
+def plot_sides(runs, path, peer):
+  """Sentences/s of each side on one axis: the median as a bar, the range
+  over repeats as a line across it. Returns the caption."""
+  import matplotlib  # Only the plot needs matplotlib (the [plots] extra).
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+  names = list(runs)
+  medians = [statistics.median(v[0] for v in runs[n]) for n in names]
+  lows = [m - min(v[0] for v in runs[n]) for m, n in zip(medians, names)]
+  highs = [max(v[0] for v in runs[n]) - m for m, n in zip(medians, names)]
+  figure, axis = pyplot.subplots(figsize=(7, 0.6 * len(names) + 1.2))
+  colours = ["tab:blue" if n.startswith("ours") else "tab:grey" for n in names]
+  axis.barh(range(len(names)), [m / 1000 for m in medians], color=colours,
+            xerr=[[x / 1000 for x in lows], [x / 1000 for x in highs]],
+            capsize=4)
+  axis.set_yticks(range(len(names)), names, fontsize=8)
+  axis.invert_yaxis()
+  axis.set_xlabel("thousand sentences per second (median; line: range)")
+  axis.set_xlim(left=0)
+  axis.grid(axis="x", alpha=0.3)
+  figure.tight_layout()
+  figure.savefig(path, dpi=110)
+  pyplot.close(figure)
+  if not peer:
+    return "Ours only (no --reference_python): sentences/s of each side."
+  return ("Blue: ours, raw text in; grey: the sent2vec binding. A blue bar as "
+          "long as the first grey one keeps pace with the binding on "
+          "pre-tokenised input while also tokenising; the last grey bar is "
+          "what a user of the binding gets from raw text.")
 
 
 def write_docs_page(path, argv_line, lines):
