@@ -157,6 +157,37 @@ def markdown_table(results):
   return "\n".join(lines)
 
 
+def plot_size_and_score(results, path):
+  """STS mean and STS-B dev against export size, one point per mode, on
+  one pair of axes. Returns the caption."""
+  import matplotlib  # Only the plot needs matplotlib (the [plots] extra).
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+  figure, axis = pyplot.subplots(figsize=(6, 3.8))
+  for key, label, marker in (("sts_mean_pearson", "STS 2012-2015 mean", "o"),
+                             ("stsb_dev_pearson", "STS-B dev", "s")):
+    points = [(r["bytes"] / 1e6, r[key], MODE_LABELS[mode])
+              for mode, r in results.items() if r[key] is not None]
+    if not points:
+      continue
+    axis.plot([p[0] for p in points], [p[1] for p in points], marker=marker,
+              markersize=7, linestyle=":", label=label)
+    for size, score, name in points:
+      axis.annotate(name, (size, score), textcoords="offset points",
+                    xytext=(6, 6), fontsize=8)
+  axis.set_xlabel("export size (MB)")
+  axis.set_ylabel("Pearson \u00d7 100")
+  axis.set_xlim(left=0)
+  axis.grid(alpha=0.3)
+  axis.legend(fontsize=8)
+  figure.tight_layout()
+  figure.savefig(path, dpi=110)
+  pyplot.close(figure)
+  return ("Each point is one export of the same checkpoint. Moving left is "
+          "the saving in size; a point lower than float32's would be the "
+          "score it costs.")
+
+
 def _modes(values):
   modes = list(dict.fromkeys(values))
   for mode in modes:
@@ -205,6 +236,8 @@ def main(argv):
   if FLAGS.output_markdown:
     with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:
       f.write(table + "\n")
+  if FLAGS.output_png:
+    print(plot_size_and_score(results, FLAGS.output_png))
   if FLAGS.output_json:
     with open(FLAGS.output_json, "w", encoding="utf-8") as f:
       json.dump({"model_dir": FLAGS.model_dir, "batch_size": FLAGS.batch_size,
@@ -228,4 +261,6 @@ if __name__ == "__main__":
                        "export (median reported).", lower_bound=1)
   flags.DEFINE_string("output_json", None, "Also write the numbers here.")
   flags.DEFINE_string("output_markdown", None, "Also write the table here.")
+  flags.DEFINE_string("output_png", None, "Also draw size against score "
+                      "here (its caption is printed last).")
   cli.run(main)

@@ -47,11 +47,16 @@ class QuantizedExportBenchmarkTest(tf.test.TestCase):
          f"--model_dir={model_dir}", f"--data_dir={data_dir}",
          f"--output_dir={output_dir}", "--repeats=1", "--batch_size=2",
          f"--output_json={output_json}",
-         f"--output_markdown={output_markdown}"],
+         f"--output_markdown={output_markdown}",
+         f"--output_png={os.path.join(root, 'size.png')}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
     self.assertEqual(done.returncode, 0, done.stderr[-3000:])
     self.assertIn("| export | size (MB) |", done.stdout)
     self.assertIn("STS 1-set mean", done.stdout)
+    self.assertIn("Each point is one export of the same checkpoint",
+                  done.stdout.splitlines()[-1])
+    with open(os.path.join(root, "size.png"), "rb") as f:
+      self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
     with open(output_json) as f:
       results = json.load(f)["results"]
     self.assertEqual(list(results), ["none", "float16", "int8"])

@@ -15,7 +15,9 @@
 # end if absent; every other section is kept: reports/doc_sections.py).
 # DOC_ONLY=1: only rewrite the section from the runs/quantized_export.*
 # already there. TRAIN_COMMAND: how MODEL_DIR was trained, for the page
-# (default: the command above).
+# (default: the command above); MODEL_NOTE: what that model is, in a few
+# words. The plot of score against size goes to
+# docs/sent2vec_compact_exports.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
@@ -28,9 +30,12 @@ if [[ ${DOC_ONLY:-0} != 1 ]]; then
   $py -m benchmarks.quantized_export --model_dir="$model_dir" \
     --data_dir="$data_dir" --repeats="$repeats" \
     --output_json=runs/quantized_export.json \
-    --output_markdown=runs/quantized_export.md
+    --output_markdown=runs/quantized_export.md \
+    --output_png=docs/sent2vec_compact_exports.png | tee runs/quantized_export.log
+  tail -n 1 runs/quantized_export.log > runs/quantized_export_caption.txt
 fi
-TRAIN_COMMAND="$train_command" $py - <<'PY'
+model_note=${MODEL_NOTE:-"the uni book settings on part01 only, 3 epochs instead of 9: a weaker model than the page's main one, trained in minutes"}
+TRAIN_COMMAND="$train_command" MODEL_NOTE="$model_note" $py - <<'PY'
 import json, os, time
 
 from sentzoo.reports import doc_sections
@@ -61,8 +66,7 @@ section = [
     "max|row| / 127; the gathered rows are dequantised in the graph with core ops). A "
     "quantised export is for inference only: it has no trainable variables, and its model "
     "card records the mode under \"quantization\".", "",
-    f"Model: `{os.environ['TRAIN_COMMAND']}` (the uni book settings on part01 only, 3 "
-    "epochs instead of 9: a weaker model than the page's main one, trained in minutes); "
+    f"Model: `{os.environ['TRAIN_COMMAND']}` ({os.environ['MODEL_NOTE']}); "
     f"its source table: {shape[0]:,} x {shape[1]} (float32 {4 * shape[0] * shape[1] / 1e6:.1f} MB).",
     "",
     "- size: every file of the export's version folder (MB = 10^6 bytes): the table, "
@@ -80,6 +84,10 @@ section = [
     " (other work shared the cores: the times are rough, the sizes and scores are not).", "",
     table, "",
 ]
+if os.path.exists("docs/sent2vec_compact_exports.png"):
+  caption = open("runs/quantized_export_caption.txt").read().strip()
+  section += ["![Score against export size, one point per table format]"
+              "(sent2vec_compact_exports.png)", "", caption, ""]
 if summary:
   section += [summary, ""]
 path = "docs/sent2vec.md"
