@@ -404,6 +404,11 @@ def interrupt_once(run, rng, data_dir, model_dir, tally, reference_seconds,
   if code != expected or "Traceback" in run.stderr:
     tally.fail(f"{os.path.basename(model_dir)} {label}: "
                           f"{_describe(run, code)}")
+    # The whole stderr beside the model directory: the failure's cause is
+    # rarely in its last lines.
+    with open(f"{model_dir}.failed_{len(tally.failures)}.stderr", "w",
+              encoding="utf-8") as f:
+      f.write(run.stderr)
   with tally.lock:
     tally.signals[name] += 1
     tally.aimed += aimed
