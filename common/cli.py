@@ -63,7 +63,9 @@ def run(main, flag_values=flags.FLAGS):
     except errors.Interrupted as e:
       print(e, flush=True)
       sys.exit(errors.EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+      if not interrupts.is_interrupt(e):
+        raise
       # Ctrl-C outside the training loop (which saves and says where):
       # one line, not a traceback through tf.data.
       print(errors.INTERRUPTED_BEFORE_TRAINING, file=sys.stderr, flush=True)

@@ -118,6 +118,29 @@ class CliTest(absltest.TestCase):
     self.assertEqual(stopped.stderr.strip(),
                      errors.INTERRUPTED_BEFORE_TRAINING)
 
+  def test_a_signal_that_tensorflow_turned_into_a_runtime_error_is_exit_75(
+      self):
+    # A SIGTERM while `tf.saved_model.load` builds (and would catch) an
+    # InvalidArgumentError: pybind11 replaces both by a RuntimeError, which
+    # was a traceback and exit 1 (the interruption soak's one failure).
+    # Raising in the error's constructor is where the signal handler ran.
+    stopped = self._run_main("""
+        import tensorflow as tf
+        from tensorflow.python.framework import errors_impl
+        with tf.Graph().as_default():
+          op = tf.constant(1.0).op
+        def interrupted(self, *args, **kwargs):
+          raise KeyboardInterrupt
+        errors_impl.InvalidArgumentError.__init__ = interrupted
+        def main(argv):
+          op.get_attr("_gradient_op_type")
+        """)
+    self.assertEqual(stopped.returncode, errors.EXIT_INTERRUPTED,
+                     stopped.stderr)
+    self.assertEqual(stopped.stderr.strip().splitlines()[-1],
+                     errors.INTERRUPTED_BEFORE_TRAINING)
+    self.assertNotIn("Traceback", stopped.stderr)
+
   def test_progress_reaches_a_redirected_log_before_the_run_ends(self):
     log_path = os.path.join(tempfile.mkdtemp(), "train.log")
     with open(log_path, "w") as log:

@@ -22,6 +22,13 @@ Two places where a KeyboardInterrupt is not the command's:
   and the command would go on. The `sys.unraisablehook` re-delivers it to the
   main thread a moment later instead, without the traceback.
 
+- raised while a C++ extension builds an exception of its own (TensorFlow's
+  pybind11 code, e.g. the `InvalidArgumentError` that `tf.saved_model.load`
+  raises and catches while it reads a graph's attributes): pybind11 replaces
+  both by a `RuntimeError` ("... REPLACED BY KeyboardInterrupt"), which would
+  end the command in a traceback and exit 1. `is_interrupt` tells it apart,
+  and the places that catch a KeyboardInterrupt catch that one too.
+
 This module imports nothing of sentzoo but `common.errors` (sentzoo/__init__
 imports it).
 """
@@ -37,6 +44,17 @@ from sentzoo.common import errors
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # After this long, an interrupt a finaliser dropped is raised again.
 REDELIVERY_SECONDS = 0.01
+# How pybind11 reports a KeyboardInterrupt raised while it built another
+# exception (its "MISMATCH of original and normalized active exception
+# types" RuntimeError).
+PYBIND11_REPLACED = "REPLACED BY KeyboardInterrupt"
+
+
+def is_interrupt(exc: BaseException) -> bool:
+  """`exc` is a signal's KeyboardInterrupt, or the RuntimeError pybind11
+  made of one."""
+  return isinstance(exc, KeyboardInterrupt) or (
+      isinstance(exc, RuntimeError) and PYBIND11_REPLACED in str(exc))
 
 
 class CommandInterrupts:

@@ -38,6 +38,17 @@ class InterruptsTest(absltest.TestCase):
     handler(signal.SIGINT, None)  # Ignored: raises nothing.
     handler(signal.SIGTERM, None)
 
+  def test_is_interrupt_knows_what_pybind11_makes_of_one(self):
+    self.assertTrue(interrupts.is_interrupt(KeyboardInterrupt()))
+    self.assertTrue(interrupts.is_interrupt(RuntimeError(
+        "pybind11::error_already_set: MISMATCH of original and normalized "
+        "active exception types: ORIGINAL InvalidArgumentError REPLACED BY "
+        "KeyboardInterrupt: <EMPTY MESSAGE>")))
+    self.assertFalse(interrupts.is_interrupt(RuntimeError("a bug")))
+    self.assertFalse(interrupts.is_interrupt(ValueError("KeyboardInterrupt")))
+    # A message of its own: not turned into a plain interrupt.
+    self.assertFalse(interrupts.is_interrupt(errors.Interrupted("stopped")))
+
   def test_a_signal_while_the_command_imports_is_one_line_and_exit_75(self):
     # As a Ctrl-C while Python imports TensorFlow, before common.cli.run
     # catches anything: was a KeyboardInterrupt traceback and exit 130 (and

@@ -39,6 +39,7 @@ from sentzoo import catalogue  # pylint: disable=g-import-not-at-top
 from sentzoo import store as store_lib  # pylint: disable=g-import-not-at-top
 from sentzoo.common import cli  # pylint: disable=g-import-not-at-top
 from sentzoo.common import errors  # pylint: disable=g-import-not-at-top
+from sentzoo.common import interrupts  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRESS_MIN_SENTENCES = 10_000  # Fewer: no progress bar.
@@ -113,7 +114,9 @@ def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
       parts.append(model.encode(sentences[start:start + CHUNK_SENTENCES],
                                 batch_size=batch_size))
       progress.update(min(start + CHUNK_SENTENCES, len(sentences)))
-  except KeyboardInterrupt as e:
+  except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+    if not interrupts.is_interrupt(e):
+      raise
     raise CommandInterrupted(what) from e
   finally:
     progress.close()
@@ -374,7 +377,9 @@ def cmd_train(args):
   try:
     for entry in entries:
       train_entry(entry, args.data_dir, run_root, args.trainer_flags, store)
-  except KeyboardInterrupt as e:
+  except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+    if not interrupts.is_interrupt(e):
+      raise
     raise CommandInterrupted("training (rerun to resume from its last "
                              "checkpoint)") from e
 
@@ -485,13 +490,15 @@ def _dispatch(argv):
   except BrokenPipeError:
     # `sentzoo encode ... | head`: the reader has what it wanted.
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-  except KeyboardInterrupt as e:
-    raise CommandInterrupted(f"`sentzoo {args.command}`") from e
   except errors.UserError as e:
     if "\n" not in str(e):
       raise
     # One line: the layers below may quote a multi-line message.
     raise errors.UserError(" ".join(str(e).split())) from e
+  except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+    if not interrupts.is_interrupt(e):
+      raise
+    raise CommandInterrupted(f"`sentzoo {args.command}`") from e
 
 
 def main(argv=None):

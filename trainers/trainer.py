@@ -518,8 +518,9 @@ def _train_opened(model_trainer, context, first_run):
   fv = model_trainer.flag_values
   try:
     plan = model_trainer.build_plan(context)
-  except (errors.UserError, KeyboardInterrupt):
-    if first_run:
+  except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+    if first_run and (isinstance(e, errors.UserError) or
+                      interrupts.is_interrupt(e)):
       _forget_unstarted_run(context)
     raise
   steps = total_steps(fv, plan.steps_per_epoch)
@@ -542,7 +543,9 @@ def _train_opened(model_trainer, context, first_run):
         plan.train_step, plan.step_counter, plan.checkpoint_items,
         learning_rate_fn=plan.learning_rate_fn, eval_fn=plan.eval_fn,
         strategy=context.strategy, actions=plan.actions)
-  except KeyboardInterrupt:
+  except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
+    if not interrupts.is_interrupt(e):
+      raise
     # A second signal, maybe in a checkpoint save (or a first one outside
     # the steps: restoring, ending the loop): its temporary is removed at
     # the next start, the checkpoints before it are whole.
