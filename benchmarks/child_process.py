@@ -98,13 +98,20 @@ def run(command: Sequence[str], log_path: Optional[str] = None,
   return Finished(code, usage.ru_maxrss / 1024.0, seconds, load, output)
 
 
+def last_json(output: bytes) -> Optional[dict]:
+  """The last line of `output` that starts with "{", parsed; None if none
+  (a child's JSON result, among the log lines on its stderr)."""
+  lines = [line for line in output.decode("utf-8", "replace").splitlines()
+           if line.startswith("{")]
+  return json.loads(lines[-1]) if lines else None
+
+
 def run_json(command: Sequence[str], **kwargs) -> tuple:
-  """`run`, for a child whose last output line starting with "{" is its
-  JSON result: (that result, `Finished`)."""
+  """`run`, for a child that prints a JSON result (`last_json`): (that
+  result, `Finished`)."""
   finished = run(command, **kwargs)
-  lines = [line for line in finished.output.decode("utf-8", "replace")
-           .splitlines() if line.startswith("{")]
-  if not lines:
+  result = last_json(finished.output)
+  if result is None:
     raise errors.UserError(f"no JSON result from {shlex.join(command)}:\n"
                            + finished.output[-3000:].decode("utf-8", "replace"))
-  return json.loads(lines[-1]), finished
+  return result, finished

@@ -65,6 +65,11 @@ class ChildProcessTest(unittest.TestCase):
     self.assertLess(done.seconds, 30)
     self.assertNotEqual(done.exit_code, 0)
 
+  def test_last_json_skips_log_lines_after_the_result(self):
+    self.assertEqual(child_process.last_json(
+        b'{"a": 1}\nlog\n{"b": 2}\nW0000 a warning at exit\n'), {"b": 2})
+    self.assertIsNone(child_process.last_json(b"plain\n"))
+
   def test_no_json_line_is_a_user_error(self):
     with self.assertRaisesRegex(errors.UserError, "no JSON result"):
       child_process.run_json([sys.executable, "-c", "print('plain')"])
