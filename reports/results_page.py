@@ -499,6 +499,8 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                        "(--nouse_cache re-evaluates and rewrites the cache).",
                        flag_values=flag_values)
   senteval_tables.define_transfer_flags(flag_values)
+  # Listed by --help as this command's own.
+  flags.adopt_module_key_flags(senteval_tables, flag_values)
   flags.DEFINE_multi_string(
       "compare", [], "A,B: per-set Williams test of model B against model "
       "A on the STS sets (names as in --model); repeatable.",
