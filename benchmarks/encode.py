@@ -40,12 +40,12 @@ import os
 import re
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
 from absl import flags
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -142,53 +142,19 @@ def child_main(kind, export, lines_path, batch_size, calls):
 
 def _run(command):
   """Runs a child; returns (its JSON result, peak RSS MB, 1-min load)."""
-  load = os.getloadavg()[0]
-  proc = subprocess.Popen(command, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
-  out, err = proc.communicate()
-  # communicate() reaped it; its peak RSS: RUSAGE_CHILDREN is the largest of
-  # all children so far, so take it from wait4 instead (below).
-  if proc.returncode != 0:
-    raise errors.UserError(f"{shlex.join(command)} failed "
-                           f"({proc.returncode}): {err.strip()[-500:]}")
-  result = json.loads(out.strip().splitlines()[-1])
-  return result, result.pop("peak_rss_mb"), load
-
-
-def _wrapped(command):
-  """`command` run under a tiny parent that reports its peak RSS."""
-  wrapper = ("import json, os, subprocess, sys\n"
-             "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, "
-             "text=True)\n"
-             "out = p.stdout.read()\n"
-             "_, status, usage = os.wait4(p.pid, 0)\n"
-             "sys.exit(os.waitstatus_to_exitcode(status)) if status else None\n"
-             "r = json.loads(out.strip().splitlines()[-1])\n"
-             "r['peak_rss_mb'] = usage.ru_maxrss / 1024\n"
-             "print(json.dumps(r))\n")
-  return [sys.executable, "-c", wrapper] + command
+  result, finished = child_process.run_json(command)
+  return result, finished.peak_rss_mb, finished.load_before
 
 
 def _ours(kind, export, lines_path, batch_size=0, calls=3):
-  return _wrapped([sys.executable, "-m", "benchmarks.encode",
-                   f"--child={kind}", f"--export={export}",
-                   f"--lines_file={lines_path}",
-                   f"--child_batch_size={batch_size}", f"--calls={calls}"])
+  return [sys.executable, "-m", "benchmarks.encode", f"--child={kind}",
+          f"--export={export}", f"--lines_file={lines_path}",
+          f"--child_batch_size={batch_size}", f"--calls={calls}"]
 
 
 def _peer(mode, lines_path, calls=3):
-  return _wrapped([FLAGS.reference_python, "-c", _PEER_CHILD,
-                   FLAGS.reference_model, lines_path, mode, str(calls)])
-
-
-def _summary(values):
-  return statistics.median(values), min(values), max(values)
-
-
-def _fmt_range(values, spec=",.0f", suffix=""):
-  median, low, high = _summary(values)
-  return (f"{median:{spec}}{suffix} ({low:{spec}}–{high:{spec}})"
-          if len(values) > 1 else f"{median:{spec}}{suffix}")
+  return [FLAGS.reference_python, "-c", _PEER_CHILD, FLAGS.reference_model,
+          lines_path, mode, str(calls)]
 
 
 def precision_sts_changes(export, data_dir):
@@ -268,8 +234,8 @@ def side_by_side(argv_line):
   say("| side | sentences/s, median (range) | peak RSS MB |")
   say("|---|---:|---:|")
   for name, values in runs.items():
-    say(f"| {name} | {_fmt_range([v[0] for v in values])} | "
-        f"{_fmt_range([v[1] for v in values])} |")
+    say(f"| {name} | {formatting.median_range([v[0] for v in values])} | "
+        f"{formatting.median_range([v[1] for v in values])} |")
   if peer:
     say("")
     say("Ratios, ours / theirs, per repeat (median and range over repeats):")
@@ -281,11 +247,11 @@ def side_by_side(argv_line):
         ratios = [o[0] / p[0] for o, p in zip(runs[ours_name],
                                               runs[peer_name])]
         say(f"| {ours_name} / {peer_name} | "
-            f"{_fmt_range(ratios, '.2f', 'x')} |")
+            f"{formatting.median_range(ratios, '.2f', 'x')} |")
       rss = [o[1] / p[1] for o, p in zip(runs[ours_name],
                                          runs[kinds[2][0]])]
       say(f"| peak RSS of {ours_name} / binding's | "
-          f"{_fmt_range(rss, '.2f', 'x')} |")
+          f"{formatting.median_range(rss, '.2f', 'x')} |")
   if FLAGS.batch_sizes:
     say("")
     say("`encode(batch_size=...)`, one process each (ours only):")

@@ -59,9 +59,7 @@ import re
 import resource
 import shlex
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -69,9 +67,11 @@ import time
 from absl import flags
 import tensorflow as tf
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import resources
 from sentzoo.inputs import corpus
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.trainers import corpus_flags
@@ -134,10 +134,6 @@ _PLACES = ("data_dir", "corpus_parts", "corpus_files", "model_dir",
            "verify_data")
 
 
-def _peak_rss_mb():
-  return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def _cpu_seconds():
   usage = resource.getrusage(resource.RUSAGE_SELF)
   return usage.ru_utime + usage.ru_stime
@@ -182,7 +178,7 @@ def measure_ours(cfg, plan):
       "words_per_second": (tokens + lines) / seconds if seconds else 0.0,
       "words_per_cpu_second": (tokens + lines) / cpu if cpu else 0.0,
       "cpu_seconds_per_wall_second": cpu / seconds if seconds else 0.0,
-      "peak_rss_mb": _peak_rss_mb(),
+      "peak_rss_mb": resources.peak_rss_mb(),
       "load_average_1min": [load_before, os.getloadavg()[0]],
       "steps": FLAGS.steps, "warmup_steps": FLAGS.warmup_steps,
       "seconds": seconds, "tokens": tokens, "lines": lines,
@@ -294,63 +290,6 @@ def reference_words_per_second(samples, warmup_fraction, words, known):
   seconds, progress, cpu = reference_window(samples, warmup_fraction)
   return (progress * words * words / known / seconds,
           None if cpu is None else cpu / seconds, seconds)
-
-
-def _process_cpu_seconds(pid):
-  """utime + stime of a running process (Linux /proc), or None."""
-  try:
-    with open(f"/proc/{pid}/stat", "rb") as f:
-      fields = f.read().rsplit(b")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-  except (OSError, ValueError, IndexError):
-    return None
-
-
-def run_child(command, log_path, reader=None, stop_at_100=False, cwd=None,
-              poll_seconds=0.05):
-  """Runs a child, its output to `log_path` and `reader.feed`; stops it
-  (SIGKILL) once `reader` saw 100% if `stop_at_100`. Returns (exit code,
-  peak RSS MB, wall seconds). Times count from the start of the child."""
-  start = time.perf_counter()
-  with open(log_path, "wb") as log:
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            cwd=cwd, env=dict(os.environ,
-                                              PYTHONUNBUFFERED="1"))
-    fd = proc.stdout.fileno()
-    os.set_blocking(fd, False)
-    ended = False
-    while not ended and not (stop_at_100 and reader.finished):
-      time.sleep(poll_seconds)
-      chunks = []
-      while True:
-        try:
-          data = os.read(fd, 1 << 20)
-        except BlockingIOError:
-          break
-        if not data:
-          ended = True
-          break
-        chunks.append(data)
-      if chunks:
-        data = b"".join(chunks)
-        log.write(data)
-        if reader is not None:
-          reader.feed(data, time.perf_counter() - start,
-                      _process_cpu_seconds(proc.pid))
-    if not ended:
-      # Past training: skip writing the model. (Not Popen.kill: a poll that
-      # reaps the child loses its rusage.)
-      os.kill(proc.pid, signal.SIGKILL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.stdout.close()
-  code = os.waitstatus_to_exitcode(status)
-  if code != 0 and not (stop_at_100 and reader.finished):
-    with open(log_path, "rb") as f:
-      tail = f.read()[-3000:].decode("utf-8", "replace")
-    raise errors.UserError(f"exit {code}: {shlex.join(command)}\n{tail}")
-  return code, usage.ru_maxrss / 1024.0, wall
 
 
 def our_phases(lines, end):
@@ -608,25 +547,25 @@ def side_by_side(model_trainer):
           f"{_display(ours_command, work_dir)}", flush=True)
     repeats = []
     for repeat in range(FLAGS.repeats):
-      load = os.getloadavg()[0]
-      _, ours_rss, _ = run_child(
+      ours_run = child_process.run(
           ours_command, os.path.join(work_dir, f"ours_{repeat}.log"), cwd=repo)
       with open(ours_json) as f:
         ours = json.load(f)
+      ours_rss = ours_run.peak_rss_mb
       ours_row = {"words_per_second": ours["words_per_second"],
                   "peak_rss_mb": ours_rss,
                   "cores_in_use": ours["cpu_seconds_per_wall_second"],
-                  "load_average_1min": load}
-      load = os.getloadavg()[0]
+                  "load_average_1min": ours_run.load_before}
       reader = ProgressReader()
-      _, ref_rss, _ = run_child(ref_command,
-                                os.path.join(work_dir, f"cxx_{repeat}.log"),
-                                reader, stop_at_100=True)
+      ref_run = child_process.run(
+          ref_command, os.path.join(work_dir, f"cxx_{repeat}.log"), reader,
+          stop=lambda reader=reader: reader.finished)
+      ref_rss = ref_run.peak_rss_mb
       rate, cores, _ = reference_words_per_second(
           reader.samples, FLAGS.warmup_fraction, words, known)
       repeats.append({"ours": ours_row, "reference": {
           "words_per_second": rate, "peak_rss_mb": ref_rss,
-          "cores_in_use": cores, "load_average_1min": load}})
+          "cores_in_use": cores, "load_average_1min": ref_run.load_before}})
       print(f"repeat {repeat + 1}: words/s ours "
             f"{ours_row['words_per_second']:,.0f}, C++ {rate:,.0f} "
             f"({ours_row['words_per_second'] / rate:.2f}x); peak RSS ours "
@@ -664,15 +603,15 @@ def small_job(cfg, ref_command, work_dir, repo):
             "--num_epochs=1", f"--model_dir={model_dir}"]
     row = {}
     for side, command in (("ours", ours_command), ("reference", ref_command)):
-      load = os.getloadavg()[0]
       reader = LineClock() if side == "ours" else ProgressReader()
-      _, rss, wall = run_child(
+      done = child_process.run(
           command, os.path.join(work_dir, f"job_{side}_{repeat}.log"), reader,
           cwd=repo if side == "ours" else None)
+      wall = done.seconds
       phases = (our_phases(reader.lines, wall) if side == "ours" else
                 reference_phases(reader.samples, wall))
-      row[side] = {"seconds": wall, "peak_rss_mb": rss, "phases": phases,
-                   "load_average_1min": load}
+      row[side] = {"seconds": wall, "peak_rss_mb": done.peak_rss_mb,
+                   "phases": phases, "load_average_1min": done.load_before}
     row["speed_ratio"] = row["reference"]["seconds"] / row["ours"]["seconds"]
     shutil.rmtree(model_dir, ignore_errors=True)
     runs.append(row)

@@ -24,13 +24,13 @@ sentence cost at its peak. Linux only (/proc).
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 from absl import flags
 import numpy as np
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import resources
 from sentzoo.export import input_limits
@@ -95,16 +95,10 @@ def measure_in_this_process(export_path, num_bytes):
 
 
 def _measure_in_child(export_path, num_bytes):
-  done = subprocess.run(
+  return child_process.run_json(
       [sys.executable, "-m", "benchmarks.serving_memory",
        f"--child={export_path}", f"--sentence_mb={num_bytes / 1e6}",
-       f"--vocabulary_size={FLAGS.vocabulary_size}"],
-      capture_output=True, text=True, check=False,
-      env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
-  if done.returncode != 0:
-    raise RuntimeError(f"measuring {export_path} failed:\n"
-                       f"{done.stderr[-3000:]}")
-  return json.loads(done.stdout.strip().splitlines()[-1])
+       f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
 
 
 def build_export(base, max_bytes_per_sentence, max_tokens_per_sentence):

@@ -37,7 +37,6 @@ not the tables').
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -46,6 +45,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import resources
 from sentzoo.models import siamese_cbow
@@ -262,13 +262,7 @@ def _table_bytes(model_dir):
 def _run_child(argv, phase_log, log_path):
   command = [sys.executable, "-m", "benchmarks.table_memory",
              f"--phase_log={phase_log}", f"--trainer_argv={json.dumps(argv)}"]
-  with open(log_path, "wb") as log:
-    proc = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT,
-                          stdin=subprocess.DEVNULL, check=False)
-  if proc.returncode != 0:
-    with open(log_path, "rb") as f:
-      tail = f.read()[-3000:].decode("utf-8", "replace")
-    raise RuntimeError(f"the trainer failed (exit {proc.returncode}):\n{tail}")
+  child_process.run(command, log_path)
   with open(phase_log) as f:
     return json.load(f)
 

@@ -103,12 +103,8 @@ def table_rows(set_names, dev_name=None):
   return rows
 
 
-def pearsons(results):
-  """EvalResults -> {set name: Pearson x 100}."""
-  return {name: r.pearson for name, r in results.sets.items()}
-
-
-def _mean(values):
+def mean_present(values):
+  """The mean of the values that are neither None nor nan; nan if none."""
   values = [v for v in values if v is not None and not math.isnan(v)]
   return float(np.mean(values)) if values else math.nan
 
@@ -117,7 +113,7 @@ def row_values(scores, rows):
   """{row key: value} for one column of per-set scores."""
   out = {}
   for key, _, members in rows:
-    out[key] = (_mean([scores.get(m, math.nan) for m in members])
+    out[key] = (mean_present([scores.get(m, math.nan) for m in members])
                 if members else scores.get(key, math.nan))
   return out
 
@@ -137,7 +133,7 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
   for name, scores in columns:
     per_seed = scores if isinstance(scores, (list, tuple)) else [scores]
     seeded.append((name, [row_values(x, rows) for x in per_seed]))
-  values = [(name, {key: _mean([v[key] for v in per_seed])
+  values = [(name, {key: mean_present([v[key] for v in per_seed])
                     for key, _, _ in rows}) for name, per_seed in seeded]
   spreads = {name: {key: significance.mean_std([v[key] for v in per_seed])
                     for key, _, _ in rows} for name, per_seed in seeded}
@@ -301,15 +297,6 @@ def seed_sources(model_dir, seeds, records_dir=None):
   if _is_recorded(record(None)):
     return {None: (model_dir, record(None), True)}
   return {}
-
-
-def seed_dirs(model_dir, seeds):
-  """{seed: folder}: model_dir/seed<k> for the seeds with an export, or,
-  when model_dir has no seed folder at all, {None: model_dir} (one run)."""
-  found = {k: v[0] for k, v in seed_sources(model_dir, seeds).items()}
-  if found or _has_seeds(model_dir):
-    return found
-  return {None: model_dir}
 
 
 def compare(run_a, run_b, gold, num_samples=1000):
@@ -558,7 +545,7 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
       columns, set_names, missing,
       dev_set.name if dev_set is not None else None)
   averages = {name: v[ALL_MEAN] for name, v in values.items()}
-  dev_means = {name: _mean([s["dev"] for s in seeded.values()])
+  dev_means = {name: mean_present([s["dev"] for s in seeded.values()])
                for name, seeded in per_run.items()}
   groups = {}
   for name, _, _, _, _ in present:
@@ -601,8 +588,7 @@ def _wall_note(seconds):
 
 
 def main(argv):
-  if len(argv) > 1:
-    raise errors.UserError(f"unexpected arguments: {' '.join(argv[1:])}")
+  cli.reject_arguments(argv)
   if not FLAGS.run:
     raise errors.UserError("pass --run=NAME=MODEL_DIR at least once")
   runs = []

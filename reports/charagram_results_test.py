@@ -150,18 +150,18 @@ class CharagramResultsTest(tf.test.TestCase):
                   " + word pairs of lexicon.txt.gz (format lexicon)"
                   " + task paraphrases of msrp, sick, 3976 steps", line)
 
-  def test_seed_dirs(self):
+  def test_seed_sources(self):
     root = self.get_temp_dir()
     for k in (0, 2):
       os.makedirs(os.path.join(root, "run", f"seed{k}", "export", "1"))
     os.makedirs(os.path.join(root, "single", "export"))
-    self.assertEqual(sorted(charagram_results.seed_dirs(
+    self.assertEqual(sorted(charagram_results.seed_sources(
         os.path.join(root, "run"), [0, 1, 2])), [0, 2])
-    self.assertEqual(charagram_results.seed_dirs(
+    self.assertEqual(charagram_results.seed_sources(
         os.path.join(root, "run"), [1]), {})
-    self.assertEqual(charagram_results.seed_dirs(
+    self.assertEqual(charagram_results.seed_sources(
         os.path.join(root, "single"), [0, 1]),
-                     {None: os.path.join(root, "single")})
+                     {None: (os.path.join(root, "single"), None, False)})
 
   def test_records_give_the_same_page(self):
     root = os.path.join(self.get_temp_dir(), "recorded")

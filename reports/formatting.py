@@ -10,6 +10,7 @@ outside code blocks, commands collapsed.
 
 import math
 import re
+import statistics
 import sys
 import textwrap
 from typing import Optional, Sequence
@@ -45,6 +46,16 @@ def mean_std(mean_std_n, digits: int = 2, count: bool = False) -> str:
     return MISSING
   text = f"{mean:.{digits}f} \u00b1 {std:.{digits}f}"
   return text + f" (n={n})" if count else text
+
+
+def median_range(values: Sequence[float], spec: str = ",.0f",
+                 suffix: str = "") -> str:
+  """'median (low\u2013high)' of repeated measurements, or the one value."""
+  median = statistics.median(values)
+  if len(values) == 1:
+    return f"{median:{spec}}{suffix}"
+  return (f"{median:{spec}}{suffix} ({min(values):{spec}}\u2013"
+          f"{max(values):{spec}})")
 
 
 def code(text: str) -> str:

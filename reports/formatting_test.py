@@ -30,6 +30,13 @@ class FormattingTest(absltest.TestCase):
                      "1.0 \u00b1 0.5 (n=3)")
     self.assertEqual(formatting.mean_std((math.nan, math.nan, 0)), "\u2013")
 
+  def test_median_range(self):
+    self.assertEqual(formatting.median_range([3000.0, 1000.0, 2500.4]),
+                     "2,500 (1,000\u20133,000)")
+    self.assertEqual(formatting.median_range([1.5, 0.5], ".2f", "x"),
+                     "1.00x (0.50\u20131.50)")
+    self.assertEqual(formatting.median_range([2.0], ".1f", " MB"), "2.0 MB")
+
   def test_code_and_commands(self):
     self.assertEqual(formatting.code("a`b"), "``a`b``")
     self.assertEqual(formatting.code("`x"), "`` `x ``")

@@ -12,7 +12,10 @@ For each seed of --seeds, task, encoder and loss it trains, in this process,
 .flags", "--mode=<loss>", "--seed=<k>", ...])` into <runs_dir>/<task>_
 <encoder>_<loss>/seed<k>/ (its console output goes to train.log there),
 unless that run has results.json or a record (then it is recorded if it has
-none); seed 0 of every cell is trained before seed 1 of any. Each finished
+none); a run that was interrupted resumes, and seed 0 of every cell is
+trained before seed 1 of any. A run named in --retrain is trained into its
+run folder (which resumes, or finishes at once when complete: delete the
+folder to start over) and its record is rewritten. Each finished
 run is copied into its record (`reports.run_records`). Then it writes the
 page, `reports.hybrid_table`'s (whose flags it shares).
 

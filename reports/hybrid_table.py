@@ -4,35 +4,22 @@ r"""The hybrid siamese matcher's page: encoders x losses, one table.
       --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-renders the page from the runs present under --runs_dir, or from their
-records; `python -m reports.hybrid_sweep` (same flags and more) trains the
-missing runs first:
+renders the page from the runs present under --runs_dir (<runs_dir>/<task>_
+<encoder>_<loss>/seed<k>/), or from their records; `python -m
+reports.hybrid_sweep` (same flags and more) trains and records the missing
+runs first. For each task (MSRP, SICK binary entailment), encoder (LSTM, GRU,
+CNN, stacked BiGRU) and loss (contrastive, logistic, joint), the page gives
+the test accuracy at the best dev epoch in the layout of Nicosia and
+Moschitti (CIKM 2017) Tables 1-2, as mean ± standard deviation over the
+seeds of --seeds present (their count in each cell), beside the paper's own
+numbers.
 
-For each seed of --seeds (default 0,1,2), task (MSRP, SICK binary
-entailment), encoder (LSTM, GRU, CNN, stacked BiGRU) and loss (contrastive,
-logistic, joint) it trains, in this process, `trainers.hybrid_siamese.run(
-["--flagfile=configs/hybrid_<task>_<encoder>.flags", "--mode=<loss>",
-"--seed=<k>", ...])` into <runs_dir>/<task>_<encoder>_<loss>/seed<k>/ (its
-console output goes to train.log there) — a run that already has
-results.json is not trained again, one that was interrupted resumes, so the
-table can be built over several sittings; seed 0 of every cell is trained
-before seed 1 of any — then writes the test accuracies at the best dev epoch
-in the layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2 as mean ±
-standard deviation over the seeds present (their count in each cell), and
-the paper's own numbers. --table_only rebuilds the page from the runs
-present.
-
-Records: runs/ does not outlive the machine, so when a run finishes (or a
-finished run folder is found without one) its results.json and its saved
-test decisions (test_predictions.npz, recompressed) are copied into
-<records_dir>/<task>_<encoder>_<loss>/seed<k>/ (default
+Records: runs/ does not outlive the machine, so a finished run's
+results.json and test decisions (test_predictions.npz, recompressed) are
+copied into <records_dir>/<task>_<encoder>_<loss>/seed<k>/ (default
 docs/records/hybrid_table, committed; `reports.run_records`). The page reads
 a run from its folder when that has results.json and from its record
-otherwise, and a recorded run is not trained again unless named in
---retrain (CELL or CELL/seed<k>, e.g. msrp_gru_joint/seed1: trained into its
-run folder, which resumes, or finishes at once when that folder is already
-complete; delete the folder to start over), after which its record is
-rewritten. --table_only writes no record.
+otherwise.
 
 Contrastive-only runs are reported under two decision rules: the paper's
 fixed distance threshold (--threshold of the flagfiles, 0.5) and the
@@ -91,8 +78,6 @@ COLUMN_NAMES = {("contrastive", None): "Contrastive (d < 0.5)",
                 ("logistic", None): "Logistic",
                 ("joint", None): "Joint loss"}
 
-OPTIMIZERS = {"lazy": "lazy Adam", "dense": "Keras Adam (dense)"}
-
 PAPER = paper_numbers.HYBRID_SIAMESE_TABLES
 
 
@@ -119,9 +104,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_list("modes", list(MODES), "Losses.", flag_values=flag_values)
   flags.DEFINE_list("seeds", ["0", "1", "2"], "Training seeds (--seed of "
                     "the trainer): one run per seed and cell.",
-                    flag_values=flag_values)
-  flags.DEFINE_list("speed_results", [], "JSON files written by "
-                    "benchmarks.hybrid_siamese_speed --output, to include.",
                     flag_values=flag_values)
 
 
@@ -426,26 +408,6 @@ def format_page(fv):
       lines.append(f"| {name} | {ENCODERS[encoder]} | " + " | ".join(
           f"{v:.2f}" for v in values) + " |")
   lines.append("")
-  for path in fv.speed_results:
-    with open(path) as f:
-      speed = json.load(f)
-    lines += [f"## Size and training speed (`{os.path.basename(path)}`)", "",
-              f"`python -m benchmarks.hybrid_siamese_speed`: batch "
-              f"{speed['batch_size']}, length {speed['length']}, word table "
-              f"{speed.get('vocab_size', 0):,} x 300, joint loss, "
-              f"{speed['threads']} TensorFlow threads; load average (1 min) "
-              f"{speed['load_average']} — measured while other processes "
-              "shared the 2 CPU cores when that is above 2. Paper: ~300k "
-              "parameters, 10 s per 100 steps on a K40 GPU (BiMPM 100 s).",
-              "",
-              "| encoder | optimizer | parameters without embeddings | "
-              "seconds per 100 steps |", "|---|---|---:|---:|"]
-    for row in speed["encoders"]:
-      lines.append(f"| {ENCODERS.get(row['encoder'], row['encoder'])} | "
-                   f"{OPTIMIZERS.get(row.get('optimizer'), '?')} | "
-                   f"{row['parameters_without_embeddings']:,} | "
-                   f"{row['seconds_per_100_steps']:.1f} |")
-    lines.append("")
   return "\n".join(lines)
 
 

@@ -19,7 +19,6 @@ import re
 import textwrap
 
 from absl import flags
-import numpy as np
 from scipy import stats
 
 from sentzoo.common import cli
@@ -41,11 +40,6 @@ BOOKS = ("Toronto Book Corpus not available: 3.8M Gutenberg sentences here "
          "against 74M")
 STS2014 = ("STS2014.deft-news", "STS2014.deft-forum", "STS2014.OnWN",
            "STS2014.tweet-news", "STS2014.images", "STS2014.headlines")
-
-
-def _mean(values):
-  values = [v for v in values if v is not None and not math.isnan(v)]
-  return float(np.mean(values)) if values else math.nan
 
 
 def _sign_test(wins, total):
@@ -92,7 +86,8 @@ def siamese_cbow_rows(records_dir, word2vec_page):
     rows.append(("Siamese CBOW beats word2vec averaging on most STS sets",
                  f"{paper_wins} of {len(table)} sets", formatting.MISSING,
                  CANNOT, "no word2vec baseline page", word2vec_page))
-  paper_mean = _mean([table[k][i][0] for k in ours_sets])
+  paper_mean = charagram_results.mean_present(
+      [table[k][i][0] for k in ours_sets])
   rows.append((
       "Siamese CBOW's STS scores (Table 1)",
       f"{paper_mean:.2f} (mean of the {len(ours_sets)} sets here)",
@@ -116,9 +111,10 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
   dev_set = charagram_results.dev_pair_set(data_dir)
   _, per_run, present = charagram_results.load_runs(
       CHARAGRAM_RUNS, list(seeds), pair_sets, missing, records_dir, dev_set)
-  averages = {n: _mean([s["average"] for s in v.values()])
-              for n, v in per_run.items()}
-  dev = {n: _mean([s["dev"] for s in v.values()]) for n, v in per_run.items()}
+  averages = {n: charagram_results.mean_present(
+      [s["average"] for s in v.values()]) for n, v in per_run.items()}
+  dev = {n: charagram_results.mean_present([s["dev"] for s in v.values()])
+         for n, v in per_run.items()}
   groups = {}
   for name, *_ in present:
     model, _, sampling = name.rpartition(" ")
@@ -197,10 +193,11 @@ def sent2vec_rows(records_dir, results_page):
   rows = []
   record = os.path.join(records_dir, "sent2vec_books_uni", "pearson.json")
   paper = paper_numbers.SENT2VEC_TABLE2["Sent2Vec uni."]
-  paper_mean = _mean([paper[k][1] for k in STS2014])
+  paper_mean = charagram_results.mean_present(
+      [paper[k][1] for k in STS2014])
   if os.path.isfile(record):
     sets = charagram_results.run_records.read_json(record)["sets"]
-    ours = _mean([sets.get(k) for k in STS2014])
+    ours = charagram_results.mean_present([sets.get(k) for k in STS2014])
     rows.append(("Sent2Vec uni. on the six STS 2014 sets (Table 2, Pearson)",
                  f"{paper_mean:.1f}", f"{ours:.1f} (1 run)", CANNOT, BOOKS,
                  "record docs/records/charagram/sent2vec_books_uni"))

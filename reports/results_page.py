@@ -498,18 +498,9 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_boolean("use_cache", True, "Reuse cached evaluations "
                        "(--nouse_cache re-evaluates and rewrites the cache).",
                        flag_values=flag_values)
-  flags.DEFINE_list("tasks", list(senteval.TASKS), "Transfer tasks.",
-                    flag_values=flag_values)
-  flags.DEFINE_integer("outer_folds", 10, "Folds of the accuracy CV.",
-                       flag_values=flag_values)
-  flags.DEFINE_integer("inner_folds", 10, "Folds of the penalty-tuning CV.",
-                       flag_values=flag_values)
-  flags.DEFINE_list("l2_grid", [f"{x:g}" for x in senteval.DEFAULT_L2_GRID],
-                    "L2 penalties tried.", flag_values=flag_values)
-  flags.DEFINE_integer("seed", senteval.DEFAULT_SEED, "Seed of the folds.",
-                       flag_values=flag_values)
-  flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
-                       flag_values=flag_values)
+  senteval_tables.define_transfer_flags(flag_values)
+  # Listed by --help as this command's own.
+  flags.adopt_module_key_flags(senteval_tables, flag_values)
   flags.DEFINE_multi_string(
       "compare", [], "A,B: per-set Williams test of model B against model "
       "A on the STS sets (names as in --model); repeatable.",

@@ -114,18 +114,10 @@ def paper_rows(models: Sequence[str] = paper_numbers.SENT2VEC_TABLE1_SHOWN
 # ------------------------------------------------------------------- CLI --
 
 
-def define_flags(flag_values: flags.FlagValues) -> None:
-  """Defines this command's flags on `flag_values`."""
-  flags.DEFINE_multi_string(
-      "model", [], "Export path of a model (base dir with integer versions, "
-      "or a version dir); repeat for several models.",
-      flag_values=flag_values)
-  flags.DEFINE_list("names", [], "Comma-separated row names, one per "
-                    "--model (default: the export folder names).",
-                    flag_values=flag_values)
-  flags.DEFINE_string("data_dir", "", "Data directory (default: "
-                      f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
-  flags.DEFINE_list("tasks", list(senteval.TASKS), "Tasks to evaluate.",
+def define_transfer_flags(flag_values: flags.FlagValues) -> None:
+  """The transfer evaluation's flags (`config_from_flags` reads them), shared
+  with reports.results_page."""
+  flags.DEFINE_list("tasks", list(senteval.TASKS), "Transfer tasks.",
                     flag_values=flag_values)
   flags.DEFINE_integer("outer_folds", 10, "Folds of the accuracy CV.",
                        flag_values=flag_values)
@@ -137,6 +129,20 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                        "Seed of the fold splits.", flag_values=flag_values)
   flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
                        flag_values=flag_values)
+
+
+def define_flags(flag_values: flags.FlagValues) -> None:
+  """Defines this command's flags on `flag_values`."""
+  flags.DEFINE_multi_string(
+      "model", [], "Export path of a model (base dir with integer versions, "
+      "or a version dir); repeat for several models.",
+      flag_values=flag_values)
+  flags.DEFINE_list("names", [], "Comma-separated row names, one per "
+                    "--model (default: the export folder names).",
+                    flag_values=flag_values)
+  flags.DEFINE_string("data_dir", "", "Data directory (default: "
+                      f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
+  define_transfer_flags(flag_values)
   flags.DEFINE_boolean("paper_rows", True, "Show the Sent2Vec paper's "
                        "Table 1 rows above the models.",
                        flag_values=flag_values)

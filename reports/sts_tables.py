@@ -34,7 +34,7 @@ import math
 import os
 import re
 import sys
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from absl import flags
 
@@ -52,6 +52,21 @@ from sentzoo.reports import formatting
 # ------------------------------------------------------------ significance --
 
 
+def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
+                cell: Callable[[Any], str]) -> str:
+  """`title`, then a table: a row per set, a column per comparison label,
+  `cell(test)` in each cell where the comparison has that set."""
+  labels = list(significance)
+  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
+  lines = [title, "", "| set | " + " | ".join(labels) + " |",
+           "|---|" + "---:|" * len(labels)]
+  for name in rows:
+    tests = [significance[label].get(name) for label in labels]
+    lines.append(f"| {name} | " + " | ".join(
+        "" if test is None else cell(test) for test in tests) + " |")
+  return "\n".join(lines) + "\n"
+
+
 def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
                               alpha: float = significance_lib.TABLE_ALPHA
                               ) -> str:
@@ -62,56 +77,35 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
       CorrelationComparison}.
     alpha: Holm-corrected p-values below it are marked better/worse.
   """
-  labels = list(significance)
-  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
-  lines = ["Difference in Pearson's r \u00d7 100 [paired-bootstrap 95% "
-           "interval], Holm-corrected p of Williams' test (**better** / "
-           f"{significance_lib.WORSE} worse: p < {alpha:g} and at least "
-           f"{significance_lib.MIN_DIFFERENCE:g} apart)", "",
-           "| set | " + " | ".join(labels) + " |",
-           "|---|" + "---:|" * len(labels)]
-  for name in rows:
-    cells = []
-    for label in labels:
-      c = significance[label].get(name)
-      if c is None:
-        cells.append("")
-        continue
-      interval = ("" if any(math.isnan(x) for x in c.ci95) else
-                  f" [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]")
-      if math.isnan(c.difference):
-        cells.append(formatting.MISSING)
-        continue
-      text = (f"{c.difference:+.2f}{interval} "
-              f"p={formatting.pvalue(c.adjusted_pvalue)}")
-      direction = c.direction(alpha)
-      cells.append(f"**{text}**" if direction > 0 else
-                   text + significance_lib.WORSE if direction < 0 else text)
-    lines.append(f"| {name} | " + " | ".join(cells) + " |")
-  return "\n".join(lines) + "\n"
+  def cell(c):
+    if math.isnan(c.difference):
+      return formatting.MISSING
+    interval = ("" if any(math.isnan(x) for x in c.ci95) else
+                f" [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]")
+    text = (f"{c.difference:+.2f}{interval} "
+            f"p={formatting.pvalue(c.adjusted_pvalue)}")
+    direction = c.direction(alpha)
+    return (f"**{text}**" if direction > 0 else
+            text + significance_lib.WORSE if direction < 0 else text)
+
+  return _sets_table(
+      significance, "Difference in Pearson's r \u00d7 100 [paired-bootstrap "
+      "95% interval], Holm-corrected p of Williams' test (**better** / "
+      f"{significance_lib.WORSE} worse: p < {alpha:g} and at least "
+      f"{significance_lib.MIN_DIFFERENCE:g} apart)", cell)
 
 
 def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]],
                           alpha: float = significance_lib.WILCOXON_ALPHA
                           ) -> str:
   """The Siamese CBOW paper's test: Wilcoxon p-values, labelled as such."""
-  labels = list(significance)
-  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
-  lines = [f"Kenter et al.'s test (Wilcoxon signed-rank on the cosines; "
-           f"{significance_lib.DAGGER}: p < {alpha:g}). It asks whether two "
-           "models' scores are shifted, not which agrees better with the "
-           "gold scores: it is not behind any mark above.", "",
-           "| set | " + " | ".join(labels) + " |",
-           "|---|" + "---:|" * len(labels)]
-  for name in rows:
-    cells = []
-    for label in labels:
-      test = significance[label].get(name)
-      mark = (significance_lib.DAGGER if test is not None
-              and test.significant(alpha) else "")
-      cells.append("" if test is None else f"{test.pvalue:.3g}{mark}")
-    lines.append(f"| {name} | " + " | ".join(cells) + " |")
-  return "\n".join(lines) + "\n"
+  return _sets_table(
+      significance, "Kenter et al.'s test (Wilcoxon signed-rank on the "
+      f"cosines; {significance_lib.DAGGER}: p < {alpha:g}). It asks whether "
+      "two models' scores are shifted, not which agrees better with the gold "
+      "scores: it is not behind any mark above.",
+      lambda test: f"{test.pvalue:.3g}" + (
+          significance_lib.DAGGER if test.significant(alpha) else ""))
 
 
 def without_marks(page: str, note: str, headers=("| set |",)) -> str:
