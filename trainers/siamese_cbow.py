@@ -49,6 +49,10 @@ from sentzoo.trainers import trainer
 # sentences per group.
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
+# Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
+# [batch, max_length, dim] floats (4,096 x 50 x 300: 245 MB, and the
+# evaluation's peak RSS rose by ~800 MB); 512 keeps it near 30 MB.
+NEIGHBOUR_RANKING_BATCH = 512
 
 
 def _default_count_cache_dir():
@@ -367,7 +371,8 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
     metrics = dict(eval_fn())
     metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
         lambda ids: model.encode(ids).numpy(), groups,
-        siamese_cbow_data.NUM_POSITIVES)
+        siamese_cbow_data.NUM_POSITIVES,
+        batch_size=NEIGHBOUR_RANKING_BATCH)
     return metrics
 
   return evaluate
