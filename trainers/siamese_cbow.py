@@ -263,8 +263,10 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
             "rb") as f:
     # The count depends on the vocabulary (which sentences are usable).
     vocabulary_digest = hashlib.sha256(f.read()).hexdigest()
+  # The files are in the fingerprints; their folder is not part of the key.
   cached = _cache_path(cfg, files, "batches",
-                       {"key": key, "vocabulary": vocabulary_digest})
+                       {"key": dict(key, files=None),
+                        "vocabulary": vocabulary_digest})
   if cached and os.path.exists(cached + ".json"):
     batches = model_dir_lib.read_json(cached + ".json",
                                       "the cached batch count")
