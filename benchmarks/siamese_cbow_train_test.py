@@ -52,6 +52,28 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     self.assertAllClose(siamese_cbow_train.ratios([40.0, 30.0], [80.0, 30.0]),
                         [0.5, 1.0])
 
+  def test_profile_summary_splits_kernels_ops_and_pipeline_per_step(self):
+    events = [
+        ("tf_Compute/1", "CpuExecutable::ExecuteAsyncOnStream", 9000.0),
+        ("tf_Compute/1", "bitcast_gather_fusion", 4000.0),
+        ("tf_numa_-1_Eigen/2", "wrapped_scatter.2", 2000.0),
+        ("tf_Compute/1", "GatherV2", 600.0),
+        ("tf_Compute/1", "ExecutorState::Process", 50000.0),  # A wrapper.
+        ("tf_data_private_threadpool", "StringSplitV2", 1200.0),
+        ("tf_data_private_threadpool", "Iterator::Shuffle", 99999.0)]
+    lines = siamese_cbow_train.summarise_events(events, steps=2,
+                                                wall_seconds=0.01)
+    text = "\n".join(lines)
+    self.assertIn("Traced: 2 steps, 5.00 ms wall per step.", text)
+    self.assertIn("| compiled step: XLA kernels | 3.00 |", text)
+    self.assertIn("| step: TF ops outside XLA | 0.30 |", text)
+    self.assertIn("| input pipeline (tf.data threads) | 0.60 |", text)
+    self.assertIn("| (the XLA executable's runs, kernels included) | 4.50 |",
+                  text)
+    self.assertIn("| `bitcast_gather_fusion` | compiled step | 2.000 |", text)
+    self.assertNotIn("ExecutorState", text)
+    self.assertNotIn("Iterator::", text)
+
   def test_gensim_corpus_is_tokenised_lowercase_without_empty_lines(self):
     data_dir = os.path.join(self.get_temp_dir(), "data_corpus")
     _write_corpus(data_dir)
@@ -75,6 +97,7 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     log = os.path.join(self.get_temp_dir(), "gensim_argv.jsonl")
     page = os.path.join(self.get_temp_dir(), "page.md")
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+               XDG_CACHE_HOME=os.path.join(self.get_temp_dir(), "cache"),
                FAKE_GENSIM_LOG=log)
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks.siamese_cbow_train",
@@ -105,17 +128,23 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
   def test_without_gensim_prints_ours_only(self):
     data_dir = os.path.join(self.get_temp_dir(), "data_ours")
     _write_corpus(data_dir)
-    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+               XDG_CACHE_HOME=os.path.join(self.get_temp_dir(), "cache"))
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks.siamese_cbow_train",
          f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
          "--batch_size=4", "--min_count=1", "--heldout_books=0",
          "--steps=3", "--warmup_steps=0", "--repeats=1",
+         "--profile_steps=2",
          f"--work_dir={os.path.join(self.get_temp_dir(), 'work_ours')}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     self.assertIn("| gensim | not run (no --gensim_python) |", result.stdout)
     self.assertNotIn("speed ratio", result.stdout)
+    # The fixed costs, the memory and the profile of the traced steps.
+    self.assertRegex(result.stdout, r"\| 1 \| [0-9.]+ \| [0-9.]+ \| [0-9,]+ / ")
+    self.assertIn("Traced: 2 steps", result.stdout)
+    self.assertIn("| compiled step: XLA kernels |", result.stdout)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.inputs import corpus as corpus_lib
 from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import siamese_cbow_data
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -305,6 +306,19 @@ class SiameseCbowDataTest(tf.test.TestCase):
       center = self._check_group(group)
       self.assertEqual(self.corpus.info[center][0], 1)
       self.assertGreaterEqual(self.corpus.info[center][1], 1)
+
+  def test_heldout_groups_are_the_first_of_make_groups(self):
+    # heldout_groups gathers only the kept groups' rows; they must be those
+    # of make_groups on the same lines, cut after the gather.
+    lines = tf.concat(list(corpus_lib.line_dataset(
+        [self.corpus.files[1]]).skip(9).batch(4096)), axis=0)
+    expected = siamese_cbow_data.make_groups(
+        lines, self.to_ids, 3, MAX_LENGTH, tf.constant([0, 0], tf.int64))
+    self.assertGreater(expected.shape[0], 4)
+    groups = siamese_cbow_data.heldout_groups(
+        self.corpus.files[1], 9, self.to_ids, num_negatives=3,
+        max_length=MAX_LENGTH, max_groups=4)
+    self.assertAllEqual(groups, expected[:4])
 
   def test_make_groups_truncates_to_max_length(self):
     groups = siamese_cbow_data.make_groups(

@@ -15,6 +15,7 @@ docs/distributed.md; --batch_size is then the global batch.
 """
 
 import dataclasses
+import hashlib
 import json
 import os
 
@@ -48,6 +49,34 @@ from sentzoo.trainers import trainer
 # sentences per group.
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
+# Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
+# [batch, max_length, dim] floats (4,096 x 50 x 300: 245 MB, and the
+# evaluation's peak RSS rose by ~800 MB); 512 keeps it near 30 MB.
+NEIGHBOUR_RANKING_BATCH = 512
+
+
+def _default_count_cache_dir():
+  """$XDG_CACHE_HOME (or ~/.cache)/sentzoo/siamese_cbow_counts."""
+  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+      os.path.expanduser("~"), ".cache")
+  return os.path.join(base, "sentzoo", "siamese_cbow_counts")
+
+
+def _cache_path(cfg, files, what, settings):
+  """`<count_cache_dir>/<what>-<digest>.<ext>`: the digest of the corpus
+  files' fingerprints (basename, size, mtime, sampled digest: not the
+  folder, so a moved data directory still hits) and `settings`; None
+  without a cache."""
+  if not cfg.count_cache_dir:
+    return None
+  prints = [{k: v for k, v in entry.items() if k != "path"}
+            | {"name": os.path.basename(entry["path"])}
+            for entry in data_integrity.corpus_fingerprint(files)]
+  digest = hashlib.sha256(json.dumps(
+      {"files": prints, "settings": settings}, sort_keys=True).encode()
+                          ).hexdigest()[:32]
+  os.makedirs(cfg.count_cache_dir, exist_ok=True)
+  return os.path.join(cfg.count_cache_dir, f"{what}-{digest}")
 
 
 @dataclasses.dataclass
@@ -114,6 +143,17 @@ class SiameseCBOWConfig(config.CorpusConfig):
       1e-4, "The learning rate decays linearly to this fraction of the "
       "initial one over training (the reference code's floor).",
       lower_bound=0, upper_bound=1)
+  count_cache_dir: str = config.setting(
+      _default_count_cache_dir(), "Where the corpus passes before the first "
+      "step (the vocabulary's word counts, the batch count) are cached for "
+      "other runs on the same corpus files and settings, keyed by the files' "
+      "fingerprints (size, mtime, sampled digest); \"\": no cache.",
+      runtime=True)
+  steps_per_call: int = config.setting(
+      16, "Steps run per call of one graph that loops over the input (one "
+      "device; logs, evaluations and checkpoints still happen at their "
+      "steps): saves the Python dispatch of each step. 1: one call per "
+      "step.", lower_bound=1, runtime=True)
   compare_untrained: bool = config.setting(
       True, "Also evaluate the initial (untrained) word vectors, at the "
       "start of a fresh run, and show them beside the trained ones in the "
@@ -175,9 +215,18 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
         counter, cfg.min_count, init_source.words,
         max_size=cfg.max_vocabulary or None)
   else:
-    vocabulary = vocabulary_lib.build_vocabulary(
-        files, tokenizer, min_count=cfg.min_count,
-        max_size=cfg.max_vocabulary or None)
+    cached = _cache_path(cfg, files, "vocabulary", {
+        "tokenizer": tokenizer.get_config(), "min_count": cfg.min_count,
+        "max_vocabulary": cfg.max_vocabulary})
+    if cached and os.path.exists(cached + ".txt"):
+      print(f"vocabulary: counted before, read from {cached}.txt", flush=True)
+      vocabulary = vocabulary_lib.Vocabulary.load(cached + ".txt")
+    else:
+      vocabulary = vocabulary_lib.build_vocabulary(
+          files, tokenizer, min_count=cfg.min_count,
+          max_size=cfg.max_vocabulary or None)
+      if cached:
+        vocabulary.save(cached + ".txt")
   if not len(vocabulary):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
@@ -210,6 +259,22 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
     stats = model_dir_lib.read_json(path, "the cached batch count")
     if stats.get("key") == key:
       return stats["batches_per_epoch"]
+  with open(os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE),
+            "rb") as f:
+    # The count depends on the vocabulary (which sentences are usable).
+    vocabulary_digest = hashlib.sha256(f.read()).hexdigest()
+  # The files are in the fingerprints; their folder is not part of the key.
+  cached = _cache_path(cfg, files, "batches",
+                       {"key": dict(key, files=None),
+                        "vocabulary": vocabulary_digest})
+  if cached and os.path.exists(cached + ".json"):
+    batches = model_dir_lib.read_json(cached + ".json",
+                                      "the cached batch count")
+    print(f"{batches:,} batches per epoch: counted before, read from "
+          f"{cached}.json", flush=True)
+    model_dir_lib.write_text_atomically(
+        path, json.dumps({"key": key, "batches_per_epoch": batches}))
+    return batches
   print("counting training groups (one pass over the corpus)...", flush=True)
   shards = [distribution.shard_files(files, num_pipelines, i)
             for i in range(num_pipelines)]
@@ -225,6 +290,8 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
                 for shard in shards)
   model_dir_lib.write_text_atomically(
       path, json.dumps({"key": key, "batches_per_epoch": batches}))
+  if cached:
+    model_dir_lib.write_text_atomically(cached + ".json", json.dumps(batches))
   return batches
 
 
@@ -306,7 +373,8 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
     metrics = dict(eval_fn())
     metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
         lambda ids: model.encode(ids).numpy(), groups,
-        siamese_cbow_data.NUM_POSITIVES)
+        siamese_cbow_data.NUM_POSITIVES,
+        batch_size=NEIGHBOUR_RANKING_BATCH)
     return metrics
 
   return evaluate
@@ -431,6 +499,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         train_step=train_step, step_counter=optimizer.iterations,
         checkpoint_items={"model": model, "optimizer": optimizer},
         unit_name="groups", units_per_step=cfg.batch_size,
+        steps_per_call=cfg.steps_per_call,
         learning_rate_fn=lambda: schedule(optimizer.iterations),
         eval_fn=eval_fn, before_training=before_training,
         baseline=lambda: _untrained_results(

@@ -19,7 +19,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _train(args, env_data_dir=None):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
+             XDG_CACHE_HOME=os.path.join(tf.compat.v1.test.get_temp_dir(),
+                                         "xdg_cache"))
   env.pop("SENTZOO_DATA_DIR", None)
   if env_data_dir:
     env["SENTZOO_DATA_DIR"] = env_data_dir
@@ -215,6 +217,33 @@ class SiameseCbowRunGuardsTest(tf.test.TestCase):
                                    "--train_steps=2"])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
 
+  def test_counts_are_cached_for_a_new_model_dir_on_the_same_corpus(self):
+    cache = os.path.join(self.get_temp_dir(), "count_cache")
+    args = self.common + ["--train_steps=1", "--noexport",
+                          "--count_cache_dir=" + cache]
+    runs = {}
+    for name, extra in (("first", []), ("second", []),
+                        ("other_min_count", ["--min_count=2"])):
+      model_dir = os.path.join(self.get_temp_dir(), "cached_" + name)
+      result = _train(args + extra + ["--model_dir=" + model_dir])
+      self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+      with open(os.path.join(model_dir, "corpus_stats.json")) as f:
+        batches = json.load(f)["batches_per_epoch"]
+      with open(os.path.join(model_dir, "vocab.txt")) as f:
+        runs[name] = (result.stdout, batches, f.read())
+    self.assertIn("counting training groups", runs["first"][0])
+    self.assertNotIn("counted before", runs["first"][0])
+    # Same corpus and settings, new model dir: no pass over the corpus.
+    self.assertNotIn("counting training groups", runs["second"][0])
+    self.assertIn("vocabulary: counted before", runs["second"][0])
+    self.assertIn("batches per epoch: counted before", runs["second"][0])
+    self.assertEqual(runs["second"][1:], runs["first"][1:])
+    # Another vocabulary setting counts again.
+    self.assertIn("counting training groups", runs["other_min_count"][0])
+    self.assertNotEqual(runs["other_min_count"][2], runs["first"][2])
+    self.assertLen(glob.glob(os.path.join(cache, "vocabulary-*.txt")), 2)
+    self.assertLen(glob.glob(os.path.join(cache, "batches-*.json")), 2)
+
   def test_a_corpus_changed_before_the_rerun_is_refused(self):
     data_dir = os.path.join(self.get_temp_dir(), "data")
     shutil.copytree(self.data_dir, data_dir)
@@ -244,7 +273,9 @@ class SiameseCbowSubsampleTest(tf.test.TestCase):
                  "--batch_size=20", "--min_count=1", "--learning_rate=0.5",
                  "--train_steps=6", "--log_every_steps=6",
                  "--eval_every_steps=0", "--heldout_books=1",
-                 "--nocompare_untrained"]
+                 "--nocompare_untrained",
+                 "--count_cache_dir=" + os.path.join(
+                     tf.compat.v1.test.get_temp_dir(), "subsample_cache")]
 
   def tearDown(self):
     siamese_cbow.FLAGS.unparse_flags()
