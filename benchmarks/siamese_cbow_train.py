@@ -54,14 +54,15 @@ import re
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
 from absl import flags
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import errors
+from sentzoo.common import resources
 from sentzoo.reports import formatting
 from sentzoo.trainers import siamese_cbow
 
@@ -121,22 +122,6 @@ print(json.dumps({"seconds": end - start,
                   "words": model.corpus_total_words}))
 """
 
-# Runs a command and prints its last stdout line (JSON) with its peak RSS.
-_WRAPPER = """\
-import json, os, subprocess, sys, time
-start = time.perf_counter()
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, text=True)
-out = p.stdout.read()
-_, status, usage = os.wait4(p.pid, 0)
-if status:
-  sys.exit(os.waitstatus_to_exitcode(status) or 1)
-lines = out.strip().splitlines()
-r = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-r["wall_seconds"] = time.perf_counter() - start
-r["peak_rss_mb"] = usage.ru_maxrss / 1024
-print(json.dumps(r))
-"""
-
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -159,15 +144,12 @@ def write_gensim_corpus(files, path):
 
 
 def run_child(command):
-  """Runs `command` under `_WRAPPER`: (its JSON result, 1-min load before)."""
-  load = os.getloadavg()[0]
-  result = subprocess.run([sys.executable, "-c", _WRAPPER] + command,
-                          capture_output=True, text=True)
-  if result.returncode != 0:
-    raise errors.UserError(f"{shlex.join(command[:4])} ... failed "
-                           f"({result.returncode}): "
-                           f"{result.stderr.strip()[-800:]}")
-  return json.loads(result.stdout.strip().splitlines()[-1]), load
+  """Runs `command` in a fresh process: (its JSON result, {} if it prints
+  none, with its wall_seconds and peak_rss_mb; the 1-min load before)."""
+  done = child_process.run(command)
+  result = child_process.last_json(done.output) or {}
+  result.update(wall_seconds=done.seconds, peak_rss_mb=done.peak_rss_mb)
+  return result, done.load_before
 
 
 def summary(values, spec=",.0f"):
@@ -274,7 +256,6 @@ def _rss_mb():
 
 def _child_ours():
   """Measures the trainer's plan; prints one JSON line."""
-  import resource  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import training_loop  # pylint: disable=g-import-not-at-top
@@ -326,8 +307,7 @@ def _child_ours():
         "plan_seconds": plan_seconds, "warmup_seconds": warmup_seconds,
         "rss_mb": dict(rss, timed=_rss_mb()),
         "profile": profile,
-        "own_peak_rss_mb": resource.getrusage(
-            resource.RUSAGE_SELF).ru_maxrss / 1024}))
+        "own_peak_rss_mb": resources.peak_rss_mb()}))
 
 
 def _trainer_flags(argv):
