@@ -1,5 +1,15 @@
-"""The `sentzoo` command, each subcommand run as a subprocess."""
+"""The `sentzoo` command, each subcommand run as a subprocess.
 
+Refusals that need TensorFlow (a model is looked up or loaded) run in this
+process through `cli._dispatch`, the part of `cli.main` inside
+common/cli.run: a subprocess would add TensorFlow's import (~4 CPU-s) and
+nothing else; what common/cli.run makes of an `errors.UserError` (one
+`error:` line, exit 2) is shown end to end by the first case of
+test_user_errors and of test_damaged_store_file_is_a_one_line_error.
+"""
+
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -7,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -15,6 +26,7 @@ import sentzoo
 from sentzoo import cli
 from sentzoo import store as store_lib
 from sentzoo import zoo_test_util
+from sentzoo.common import errors
 from sentzoo.tests import corpus_fixtures
 
 run = zoo_test_util.run
@@ -48,6 +60,16 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertLen(lines, 1, done.stderr)
     self.assertStartsWith(lines[0], "error: ")
     self.assertIn(text, lines[0])
+
+  def assertUserErrorHere(self, home, args, text):
+    """`sentzoo ARGS` with $SENTZOO_HOME=home, run in this process, raises a
+    one-line `errors.UserError` with `text` in it."""
+    with mock.patch.dict(os.environ, {store_lib.ENV_VAR: home}), \
+        contextlib.redirect_stdout(io.StringIO()), \
+        self.assertRaises(errors.UserError) as raised:
+      cli._dispatch(list(args))  # pylint: disable=protected-access
+    self.assertNotIn("\n", str(raised.exception))
+    self.assertIn(text, str(raised.exception))
 
   def test_encode_npy_by_name_and_by_path(self):
     for model in ("tiny", self.export_dir):
@@ -165,23 +187,21 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertUserError(run(self.home, "encode", "no-such-model",
                              "--input", self.input),
                          "'no-such-model' is neither a path nor installed")
-    self.assertUserError(run(self.home, "similarity", "siamese-cbow-demo",
-                             "a", "b"),
-                         "sentzoo train siamese-cbow-demo")
-    self.assertUserError(run(self.home, "encode", "tiny", "--input",
-                             "/no/such/file"), "cannot read '/no/such/file'")
-    self.assertUserError(run(self.home, "encode", "tiny", "--input",
-                             self.input, "--output", "v.csv"),
-                         ".npy or .tsv")
-    self.assertUserError(run(self.home, "train", "no-such-model"),
-                         "unknown model 'no-such-model'")
-    self.assertUserError(run(self.home, "pack", "no-such-model"),
-                         "neither a path nor installed")
+    # argparse's own error, not an errors.UserError: a subprocess.
     self.assertUserError(run(self.home, "frobnicate"), "invalid choice")
-    self.assertUserError(run(self.home, "search", "tiny", "--corpus",
-                             self.input), "--query")
-    self.assertUserError(run(self.home, "encode", "tiny", "--", "--x=1"),
-                         "for `sentzoo train` only")
+    for args, text in (
+        (["similarity", "siamese-cbow-demo", "a", "b"],
+         "sentzoo train siamese-cbow-demo"),
+        (["encode", "tiny", "--input", "/no/such/file"],
+         "cannot read '/no/such/file'"),
+        (["encode", "tiny", "--input", self.input, "--output", "v.csv"],
+         ".npy or .tsv"),
+        (["train", "no-such-model"], "unknown model 'no-such-model'"),
+        (["pack", "no-such-model"], "neither a path nor installed"),
+        (["search", "tiny", "--corpus", self.input], "--query"),
+        (["encode", "tiny", "--", "--x=1"], "for `sentzoo train` only")):
+      with self.subTest(args=args):
+        self.assertUserErrorHere(self.home, args, text)
 
   def test_damaged_store_file_is_a_one_line_error(self):
     home = os.path.join(self.get_temp_dir(), "damaged_home")
@@ -201,15 +221,15 @@ class SentzooCommandTest(tf.test.TestCase):
     # ... and on the first load after install.
     os.remove(os.path.join(store.entry_dir("tiny"),
                            store_lib.SHA256_CHECKED_FILE))
-    self.assertUserError(run(home, "similarity", "tiny", "a", "b"),
-                         "does not match its sha256")
+    self.assertUserErrorHere(home, ["similarity", "tiny", "a", "b"],
+                             "does not match its sha256")
     with open(data, "ab") as f:
       f.write(b"x")
-    self.assertUserError(run(home, "encode", "tiny", "--input", self.input),
-                         "changed since install")
+    self.assertUserErrorHere(home, ["encode", "tiny", "--input", self.input],
+                             "changed since install")
     os.remove(data)
-    self.assertUserError(run(home, "encode", "tiny", "--input", self.input),
-                         "is missing")
+    self.assertUserErrorHere(home, ["encode", "tiny", "--input", self.input],
+                             "is missing")
 
   def test_train_installs_a_model_resumably(self):
     data_dir = os.path.join(self.get_temp_dir(), "tiny_data")

@@ -83,6 +83,18 @@ class ExportTestCaseTest(export_test_case.ExportTestCase):
       self.run_export_test(path, module.serve, {
           k: v[:2] for k, v in PAIRS.items()})
 
+  def test_op_outside_the_allowlist_fails_the_op_check(self):
+    # A core op (ReadFile) that install's allowlist refuses: op_check's main
+    # exits 1, in this process or a fresh one.
+    module = tf.Module()
+    module.serve = tf.function(
+        lambda path: {"bytes": tf.strings.length(tf.io.read_file(path))},
+        input_signature=[tf.TensorSpec([], tf.string)])
+    path = os.path.join(self.get_temp_dir(), "reads_a_file")
+    tf.saved_model.save(module, path)
+    with self.assertRaisesRegex(AssertionError, "ReadFile"):
+      self.check_core_ops_only(path)
+
 
 if __name__ == "__main__":
   tf.test.main()

@@ -1,5 +1,14 @@
-"""Tests of the CHARAGRAM-family trainer: a train step per variant, and `python -m trainers.charagram` end to end (one device, MirroredStrategy on 2 logical CPUs, 2 worker processes)."""
+"""Tests of the CHARAGRAM-family trainer: a train step per variant, and `python -m trainers.charagram` end to end (one device, MirroredStrategy on 2 logical CPUs, 2 worker processes).
 
+One-device runs go through `charagram.run` in this process (a `python -m`
+run would pay TensorFlow's import, ~5 s); what an `errors.UserError` or
+`errors.Interrupted` becomes on the command line (one `error:` line and
+exit 2, exit 75) is common/cli.py's, tested in common/cli_test.py and
+trainers/flag_validation_test.py.
+"""
+
+import contextlib
+import io
 import json
 import os
 import random
@@ -10,6 +19,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.export import charagram_export
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids
@@ -90,12 +100,12 @@ class TrainStepTest(tf.test.TestCase):
         self.assertTrue(all(changed), variant)
 
 
-def _run(args, env_data_dir=None):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-  env.pop("SENTZOO_DATA_DIR", None)
-  return subprocess.run([sys.executable, "-m", "trainers.charagram", *args],
-                        cwd=REPO_ROOT, env=env, capture_output=True,
-                        text=True, timeout=600)
+def _run_here(args):
+  """`charagram.run(args)` in this process; returns what it printed."""
+  out = io.StringIO()
+  with contextlib.redirect_stdout(out):
+    charagram.run(args)
+  return out.getvalue()
 
 
 class TrainerEndToEndTest(tf.test.TestCase):
@@ -112,21 +122,20 @@ class TrainerEndToEndTest(tf.test.TestCase):
               "--sampling=mix", "--log_every_steps=2",
               "--checkpoint_every_steps=2"]
     # Interrupted after 3 steps, then resumed to the end (8 steps).
-    first = _run(common + ["--max_steps_per_run=3"])
-    # 75 (EX_TEMPFAIL): interrupted with a checkpoint, rerun to resume.
-    self.assertEqual(first.returncode, 75, first.stderr[-3000:])
-    self.assertIn("stopped at step 3; rerun the same command to resume",
-                  first.stdout)
-    second = _run(common)
-    self.assertEqual(second.returncode, 0, second.stderr[-3000:])
-    self.assertIn("resumed from", second.stdout)
-    self.assertIn("step 8/8", second.stdout)
+    # Interrupted with a checkpoint (exit 75 on the command line).
+    with self.assertRaisesRegex(
+        errors.Interrupted,
+        "stopped at step 3; rerun the same command to resume"):
+      _run_here(common + ["--max_steps_per_run=3"])
+    second = _run_here(common)
+    self.assertIn("resumed from", second)
+    self.assertIn("step 8/8", second)
     config = json.load(open(os.path.join(model_dir, "model_config.json")))
     self.assertEqual(config["model_type"], "charagram")
     self.assertEqual(config["variant"], "charagram")
     self.assertEqual(config["training"]["num_pairs"], 80)
     export_path = os.path.join(model_dir, "export", "1")
-    self.assertIn("export: " + os.path.abspath(export_path), second.stdout)
+    self.assertIn("export: " + os.path.abspath(export_path), second)
     # The export matches the model rebuilt from the model directory.
     loaded = tf.saved_model.load(export_path)
     texts = tf.constant(["the abcde 1", "", "unseen ☃ text"])
@@ -136,17 +145,15 @@ class TrainerEndToEndTest(tf.test.TestCase):
     self.assertAllClose(served["embeddings"], rebuilt(texts), atol=1e-6)
     self.assertTrue(np.all(np.isfinite(loaded(texts).numpy())))
 
-  def test_user_error_without_traceback(self):
+  def test_too_few_pairs_is_a_user_error(self):
     data_dir = os.path.join(self.get_temp_dir(), "data_small")
     os.makedirs(data_dir, exist_ok=True)
     with open(os.path.join(data_dir, "pairs.tsv"), "w") as f:
       f.write("a\tb\n")
-    result = _run(["--data_dir=" + data_dir, "--train_files=pairs.tsv",
-                   "--train_format=tsv", "--model_dir=" +
-                   os.path.join(self.get_temp_dir(), "x")])
-    self.assertEqual(result.returncode, 2)
-    self.assertIn("error: 1 training pairs", result.stderr)
-    self.assertNotIn("Traceback", result.stderr)
+    with self.assertRaisesRegex(errors.UserError, "^1 training pairs"):
+      _run_here(["--data_dir=" + data_dir, "--train_files=pairs.tsv",
+                 "--train_format=tsv", "--model_dir=" +
+                 os.path.join(self.get_temp_dir(), "x")])
 
 
 # Runs the trainer and saves the model's final weights (every worker's,

@@ -4,9 +4,15 @@ Besides training, export and resume: with --strategy=mirrored on 2 logical
 CPUs, and with --strategy=multi_worker as 2 worker processes on 127.0.0.1,
 the loss curve and tables equal one device's (independent negatives, no
 multiplicity cap); a --block_lines the replicas do not divide is a user
-error. Every subprocess is time-bounded.
+error. Every subprocess is time-bounded. Runs and refusals that need no
+second device or process boundary run in this process (`sent2vec.run`; it
+raises the `errors.UserError` that the command prints as one line and exits
+2 with, as the --block_lines case here shows end to end; the resume test
+shows exit 75 end to end).
 """
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -15,6 +21,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
@@ -22,6 +29,7 @@ from sentzoo.evaluation import test_util
 from sentzoo.models import model_specs
 from sentzoo.tests import corpus_fixtures
 from sentzoo.tests import local_cluster
+from sentzoo.trainers import sent2vec
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 300
@@ -46,6 +54,27 @@ def _train(args):
   return subprocess.run(
       [sys.executable, "-m", "trainers.sent2vec", *args],
       cwd=REPO_ROOT, env=_env(), capture_output=True, text=True, timeout=600)
+
+
+def _train_here(args):
+  """`sent2vec.run(args)` in this process (no TensorFlow import of its own;
+  TensorFlow's thread pools are set already: --op_threads=0 leaves them);
+  returns what it printed."""
+  out = io.StringIO()
+  with contextlib.redirect_stdout(out):
+    sent2vec.run(list(args) + ["--op_threads=0"])
+  return out.getvalue()
+
+
+def _refusal(args):
+  """The one-line `errors.UserError` of `sent2vec.run(args)`, run in this
+  process."""
+  try:
+    _train_here(args)
+  except errors.UserError as e:
+    assert "\n" not in str(e), str(e)
+    return str(e)
+  raise AssertionError(f"no errors.UserError for {args}")
 
 
 def _losses(model_dir):
@@ -94,20 +123,19 @@ class Sent2VecTrainerTest(tf.test.TestCase):
 
   def test_trains_exports_and_reloads(self):
     model_dir = os.path.join(self.get_temp_dir(), "full")
-    result = _train(self.common + ["--model_dir=" + model_dir])
-    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    stdout = _train_here(self.common + ["--model_dir=" + model_dir])
     with open(os.path.join(model_dir, "corpus_stats.json")) as f:
       stats = json.load(f)
     self.assertEqual(stats["lines"], 600)
     # --verify_data (on by default) read the part to its end first.
-    self.assertIn("verified part01.txt.gz: 600 lines", result.stdout)
-    self.assertIn("step 36/36", result.stdout)
+    self.assertIn("verified part01.txt.gz: 600 lines", stdout)
+    self.assertIn("step 36/36", stdout)
     # Tokenised once (--token_cache, on by default), read every epoch.
-    self.assertEqual(result.stdout.count("token cache: tokenising"), 1)
+    self.assertEqual(stdout.count("token cache: tokenising"), 1)
     self.assertTrue(os.path.exists(os.path.join(
         model_dir, "token_cache", "blocks_50.tfrecord")))
     export_path = os.path.join(model_dir, "export", "1")
-    self.assertIn("export: " + os.path.abspath(export_path), result.stdout)
+    self.assertIn("export: " + os.path.abspath(export_path), stdout)
     loaded = tf.saved_model.load(export_path)
     out = loaded.signatures["serving_default"](sentences=tf.constant(
         ["t0w1 t0w2 .", "", "unknown words", "t1w1 t1w2 t1w3",
@@ -143,11 +171,10 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     self.assertGreater(scored, 0)
 
   def test_resume_after_stop_matches_uninterrupted_run(self):
-    straight = os.path.join(self.get_temp_dir(), "straight")
+    # The uninterrupted run is the one the distributed tests compare with.
+    straight = self._exact_run("exact_single")
     sliced = os.path.join(self.get_temp_dir(), "sliced")
-    args = self.common + ["--noexport", "--num_epochs=1"]
-    result = _train(args + ["--model_dir=" + straight])
-    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    args = self.exact
     first = _train(args + ["--model_dir=" + sliced, "--max_steps_per_run=5"])
     # 75 (EX_TEMPFAIL): interrupted with a checkpoint, rerun to resume.
     self.assertEqual(first.returncode, 75, first.stderr[-3000:])
@@ -226,39 +253,39 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     with open(part, "wb") as f:
       f.write(data[:len(data) // 2])
     args = [a for a in self.common if not a.startswith("--data_dir")]
-    result = _train(args + [
+    self.assertStartsWith(_refusal(args + [
         "--data_dir=" + data_dir,
-        "--model_dir=" + os.path.join(self.get_temp_dir(), "truncated")])
-    self.assertEqual(result.returncode, 2, result.stderr[-2000:])
-    self.assertIn(f"error: {part}: truncated or corrupt gzip", result.stderr)
-    self.assertNotIn("Traceback", result.stderr)
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "truncated")]),
+                          f"{part}: truncated or corrupt gzip")
 
   def test_step_threads_train_on_one_device(self):
     model_dir = os.path.join(self.get_temp_dir(), "step_threads")
-    result = _train(self.common + ["--step_threads=2", "--num_epochs=1",
-                                   "--noexport", "--model_dir=" + model_dir])
-    self.assertEqual(result.returncode, 0, result.stderr[-3000:])
+    _train_here(self.common + ["--step_threads=2", "--num_epochs=1",
+                               "--noexport", "--model_dir=" + model_dir])
     losses = _losses(model_dir)
     self.assertGreater(len(losses), 0)
     self.assertTrue(np.isfinite(losses).all())
     self.assertTrue(np.isfinite(_source_table(model_dir)).all())
-    for extra in (["--steps_per_call=1"],
-                  ["--strategy=mirrored", "--num_cpu_devices=2"]):
-      result = _train(self.common + ["--step_threads=2", "--model_dir="
-                                     + self.get_temp_dir()] + extra)
-      self.assertEqual(result.returncode, 2, result.stderr[-2000:])
-      self.assertIn("error: --step_threads=2 runs on one device (no "
-                    "--strategy) and needs --steps_per_call >= "
-                    "--step_threads", result.stderr)
-      self.assertNotIn("Traceback", result.stderr)
-
-  def test_user_errors_print_one_line(self):
-    result = _train(["--model_dir=" + self.get_temp_dir(),
-                     "--data_dir=" + self.data_dir, "--word_ngrams=2",
-                     "--num_buckets=0"])
-    self.assertEqual(result.returncode, 2)
-    self.assertIn("error: --word_ngrams > 1 needs --num_buckets", result.stderr)
+    refused = ("--step_threads=2 runs on one device (no --strategy) and "
+               "needs --steps_per_call >= --step_threads")
+    self.assertEqual(_refusal(self.common + [
+        "--step_threads=2", "--steps_per_call=1",
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "refused")]),
+                     refused)
+    # 2 logical CPUs: TensorFlow has started in this process.
+    result = _train(self.common + [
+        "--step_threads=2", "--model_dir=" + self.get_temp_dir(),
+        "--strategy=mirrored", "--num_cpu_devices=2"])
+    self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+    self.assertIn("error: " + refused, result.stderr)
     self.assertNotIn("Traceback", result.stderr)
+
+  def test_word_ngrams_need_buckets(self):
+    self.assertStartsWith(
+        _refusal(["--model_dir=" + self.get_temp_dir(),
+                  "--data_dir=" + self.data_dir, "--word_ngrams=2",
+                  "--num_buckets=0"]),
+        "--word_ngrams > 1 needs --num_buckets")
 
 
 if __name__ == "__main__":
