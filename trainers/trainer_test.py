@@ -276,8 +276,8 @@ class TrainerTest(tf.test.TestCase):
                       results(49.09, 54.0)))
 
   def test_plan_to_measure_creates_a_new_model_dir(self):
-    # benchmarks.train_throughput --model_dir=NEW once ended in a
-    # FileNotFoundError traceback while caching the vocabulary.
+    # A benchmark's --model_dir=NEW once ended in a FileNotFoundError
+    # traceback while the plan cached the vocabulary.
     model_dir = os.path.join(self.get_temp_dir(), "new", "plan_dir")
     FLAGS(["prog"] + self.flags + ["--model_dir=" + model_dir])
     with trainer.plan_to_measure(siamese_cbow.SiameseCBOWTrainer()) as plan:
