@@ -366,6 +366,8 @@ def side_by_side(argv):
     if FLAGS.end_to_end_steps:
       end_to_end.append(f"--train_steps={FLAGS.end_to_end_steps}")
 
+  e2e_what = (f" ({FLAGS.end_to_end_steps:,} steps, not an epoch)"
+              if FLAGS.end_to_end_steps else " (one epoch)")
   load = os.getloadavg()
   say(f"Load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
       f"{os.cpu_count()} CPUs")
@@ -400,9 +402,11 @@ def side_by_side(argv):
           f"--model_dir={e2e_dir}",
           f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}"])
       results["end_to_end"].append(r)
-      say(f"| {repeat} | ours, trainer end to end | | "
-          f"{r['wall_seconds']:.1f} | {r['peak_rss_mb']:,.0f} | "
-          f"{load:.1f} |")
+      seconds = f"{r['wall_seconds']:.1f}"
+      if FLAGS.end_to_end_steps:  # Not an epoch: not under "one epoch".
+        seconds = f"({seconds} for {FLAGS.end_to_end_steps:,} steps)"
+      say(f"| {repeat} | ours, trainer end to end{e2e_what} | | {seconds} | "
+          f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
     if gensim:
       r, load = run_child(gensim)
       results["gensim"].append(r)
@@ -455,8 +459,9 @@ def side_by_side(argv):
         f"{summary(ratios(padded, our_epoch), '.2f')} |")
   if results["end_to_end"]:
     e2e = [r["wall_seconds"] for r in results["end_to_end"]]
-    say(f"| ours, trainer end to end (s) | {summary(e2e, '.1f')} |")
-    say("| ours, trainer end to end: peak RSS (MB) | "
+    say(f"| ours, trainer end to end{e2e_what} (s) | "
+        f"{summary(e2e, '.1f')} |")
+    say(f"| ours, trainer end to end{e2e_what}: peak RSS (MB) | "
         f"{summary([r['peak_rss_mb'] for r in results['end_to_end']])} |")
   if results["gensim"]:
     total = [r["seconds"] for r in results["gensim"]]
@@ -470,7 +475,7 @@ def side_by_side(argv):
         "** |")
     say("| speed ratio, ours train step / gensim epoch alone | "
         f"{summary(ratios(epoch, our_epoch), '.2f')} |")
-    if results["end_to_end"]:
+    if results["end_to_end"] and not FLAGS.end_to_end_steps:
       say("| speed ratio, ours end to end / gensim vocabulary + epoch | "
           f"{summary(ratios(total, e2e), '.2f')} |")
   else:
