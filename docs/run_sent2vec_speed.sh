@@ -114,7 +114,10 @@ section = [
     "thread per op and the input pipeline on its own thread"
     + (f"; and {step_threads} step loops at once (`--step_threads={step_threads}`, Hogwild on "
        "the shared tables, as the C++ code's threads; not the trainer's default, which is 1)"
-       if step_threads > 1 else "; one step loop") + ". C++: `-thread 2`.", "",
+       if step_threads > 1 else "; one step loop, the trainer's default: Hogwild loops "
+       "(`--step_threads=2`) are faster, but two runs of the same flags then end with other "
+       "tables, and a resumed run no longer equals an uninterrupted one") + ". C++: `-thread 2`.",
+    "",
     "- The small job (uni): whole processes, one epoch, to their exit: `python -m "
     "trainers.sent2vec` on the corpus itself in a new model directory (data check, "
     "vocabulary, token cache, training, export, final evaluation) and the C++ command on the "
