@@ -134,11 +134,6 @@ class Sent2VecConfig(config.CorpusConfig):
       "from there every epoch instead of tokenising the text again (same "
       "batches, less input work; resume with the same setting).",
       runtime=True)
-  steps_per_call: int = config.setting(
-      16, "Steps run per call of one graph that loops over the input (one "
-      "device; logs and checkpoints still happen at their steps): saves the "
-      "Python dispatch of each step, which costs small blocks ~10% of their "
-      "speed. 1: one call per step.", lower_bound=1, runtime=True)
   step_threads: int = config.setting(
       1, "One device: step loops running at once, each from its own "
       "thread, on the shared input and tables (Hogwild, as the C++ code's "

@@ -149,11 +149,6 @@ class SiameseCBOWConfig(config.CorpusConfig):
       "other runs on the same corpus files and settings, keyed by the files' "
       "fingerprints (size, mtime, sampled digest); \"\": no cache.",
       runtime=True)
-  steps_per_call: int = config.setting(
-      16, "Steps run per call of one graph that loops over the input (one "
-      "device; logs, evaluations and checkpoints still happen at their "
-      "steps): saves the Python dispatch of each step. 1: one call per "
-      "step.", lower_bound=1, runtime=True)
   compare_untrained: bool = config.setting(
       True, "Also evaluate the initial (untrained) word vectors, at the "
       "start of a fresh run, and show them beside the trained ones in the "
