@@ -248,12 +248,6 @@ def profile_summary(profile_dir, steps, wall_seconds):
   return summarise_events(events, steps, wall_seconds)
 
 
-def _rss_mb():
-  """This process's resident set now (MB), from /proc/self/statm."""
-  with open("/proc/self/statm") as f:
-    return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
 def _child_ours():
   """Measures the trainer's plan; prints one JSON line."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
@@ -262,11 +256,11 @@ def _child_ours():
   from sentzoo.trainers import siamese_cbow_step  # pylint: disable=g-import-not-at-top
   model_trainer = siamese_cbow.SiameseCBOWTrainer()
   cfg = model_trainer.settings()
-  rss = {"imported": _rss_mb()}
+  rss = {"imported": resources.current_rss_mb()}
   plan_start = time.perf_counter()
   with trainer.plan_to_measure(model_trainer) as plan:
     plan_seconds = time.perf_counter() - plan_start
-    rss["plan_built"] = _rss_mb()
+    rss["plan_built"] = resources.current_rss_mb()
     train_step = plan.train_step
     if FLAGS.child == "padded":
       train_step = siamese_cbow_step.make_dense_train_step(
@@ -278,7 +272,7 @@ def _child_ours():
     if FLAGS.warmup_steps:
       run_steps(iterator, tf.constant(FLAGS.warmup_steps))[0]["loss"].numpy()
     warmup_seconds = time.perf_counter() - warmup_start
-    rss["warmed_up"] = _rss_mb()
+    rss["warmed_up"] = resources.current_rss_mb()
     cpu = time.process_time()
     start = time.perf_counter()
     metrics, done = run_steps(iterator, tf.constant(FLAGS.steps))
@@ -305,7 +299,7 @@ def _child_ours():
         "epoch_seconds": epoch_groups / groups_per_second,
         "loss": loss,
         "plan_seconds": plan_seconds, "warmup_seconds": warmup_seconds,
-        "rss_mb": dict(rss, timed=_rss_mb()),
+        "rss_mb": dict(rss, timed=resources.current_rss_mb()),
         "profile": profile,
         "own_peak_rss_mb": resources.peak_rss_mb()}))
 
