@@ -342,6 +342,11 @@ class DistributedTrainingTest(tf.test.TestCase):
 class InitialWordVectorsTest(tf.test.TestCase):
   """PARAGRAM-PHRASE's --word_vectors: a model dir or an export."""
 
+  def setUp(self):
+    super().setUp()
+    # A run in this process that raised may have left its flags set.
+    charagram.FLAGS.unparse_flags()
+
   def tearDown(self):
     charagram.FLAGS.unparse_flags()
     super().tearDown()

@@ -148,6 +148,8 @@ class ClusterTest(tf.test.TestCase):
     self.assertTrue(training_loop.is_multi_worker(first))
 
   def test_prepare_worker_dir_writes_flags_where_the_worker_writes(self):
+    FLAGS.unparse_flags()
+    self.addCleanup(FLAGS.unparse_flags)
     FLAGS(["prog", "--strategy=default"])
     root = tempfile.mkdtemp()
     self.addCleanup(shutil.rmtree, root)

@@ -279,6 +279,9 @@ class TrainerTest(tf.test.TestCase):
     # A benchmark's --model_dir=NEW once ended in a FileNotFoundError
     # traceback while the plan cached the vocabulary.
     model_dir = os.path.join(self.get_temp_dir(), "new", "plan_dir")
+    # Another test in this process may have left flags set (a run that
+    # raised before its end): a benchmark process parses them fresh.
+    FLAGS.unparse_flags()
     FLAGS(["prog"] + self.flags + ["--model_dir=" + model_dir])
     with trainer.plan_to_measure(siamese_cbow.SiameseCBOWTrainer()) as plan:
       loss = plan.train_step(next(iter(plan.dataset)))["loss"].numpy()
