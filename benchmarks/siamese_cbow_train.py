@@ -89,16 +89,25 @@ flags.DEFINE_string("work_dir", "/tmp/sentzoo_siamese_cbow_train",
 flags.DEFINE_string("docs_page", None, "Write the results as this generated "
                     "page, e.g. docs/siamese_cbow_train_speed.md.",
                     flag_values=FLAGS)
-flags.DEFINE_bool("padded_step", False, "Also time the step before issue "
-                  "34 (`siamese_cbow_step.make_dense_train_step`: XLA on the "
-                  "padded groups), in the same sequence.", flag_values=FLAGS)
+flags.DEFINE_bool("earlier_steps", False, "Also time, in the same "
+                  "sequence, the steps issue 34 replaced, on by-length "
+                  "batches (--batch_layout=by_length): the flat step "
+                  "(`siamese_cbow_step.make_train_step`) and the padded step "
+                  "before it (`make_dense_train_step`: XLA on the padded "
+                  "groups).", flag_values=FLAGS)
 flags.DEFINE_integer("profile_steps", 0, "After its timed steps, the first "
                      "repeat of ours traces this many more with the TF "
                      "profiler (in <work_dir>/profile) and prints where their "
                      "time went; 0: no trace.", lower_bound=0,
                      flag_values=FLAGS)
-flags.DEFINE_string("child", None, "Internal: one measurement (ours or "
-                    "padded).", flag_values=FLAGS)
+flags.DEFINE_string("child", None, "Internal: one measurement (one of "
+                    "CHILDREN).", flag_values=FLAGS)
+
+# The train-step children: the trainer's step on the flags' batches, and the
+# steps issue 34 replaced (--earlier_steps), with the rows they print.
+CHILDREN = {"ours": "ours, train step",
+            "by_length": "ours, by-length batches (the flat step)",
+            "padded": "ours, by-length batches, the padded step"}
 
 # The paper's word2vec CBOW baseline settings (../shared/notes/peers.md).
 GENSIM_SETTINGS = dict(vector_size=300, window=5, min_count=5, sample=1e-5,
@@ -309,7 +318,7 @@ def _trainer_flags(argv):
   own = ("--steps", "--warmup_steps", "--repeats", "--gensim_python",
          "--end_to_end", "--noend_to_end", "--end_to_end_steps",
          "--work_dir", "--docs_page", "--child", "--model_dir",
-         "--padded_step", "--nopadded_step", "--profile_steps")
+         "--earlier_steps", "--noearlier_steps", "--profile_steps")
   return [a for a in argv if not a.split("=")[0] in own]
 
 
@@ -371,7 +380,8 @@ def side_by_side(argv):
   say("| repeat | run | groups/s | one epoch (s) | peak RSS (MB) | "
       "1-min load |")
   say("|---|---|---:|---:|---:|---:|")
-  results = {"ours": [], "padded": [], "end_to_end": [], "gensim": []}
+  results = {"ours": [], "by_length": [], "padded": [], "end_to_end": [],
+             "gensim": []}
   for repeat in range(1, FLAGS.repeats + 1):
     r, load = run_child(ours + ([f"--profile_steps={FLAGS.profile_steps}"]
                                 if repeat == 1 else []))
@@ -381,10 +391,11 @@ def side_by_side(argv):
     say(f"| {repeat} | ours, train step | {r['groups_per_second']:,.0f} | "
         f"{r['epoch_seconds']:.1f} | {r['peak_rss_mb']:,.0f}{traced} | "
         f"{load:.1f} |")
-    if FLAGS.padded_step:
-      r, load = run_child(ours[:-1] + ["--child=padded"])
-      results["padded"].append(r)
-      say(f"| {repeat} | ours, the padded step before issue 34 | "
+    for child in ("by_length", "padded") if FLAGS.earlier_steps else ():
+      r, load = run_child(ours[:-1] + ["--batch_layout=by_length",
+                                       f"--child={child}"])
+      results[child].append(r)
+      say(f"| {repeat} | {CHILDREN[child]} | "
           f"{r['groups_per_second']:,.0f} | {r['epoch_seconds']:.1f} | "
           f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
     if end_to_end:
@@ -445,12 +456,12 @@ def side_by_side(argv):
               if not r.get("profile")]
   say("| ours, train step: peak RSS (MB; without the profiler) | "
       f"{summary(untraced) if untraced else 'only the traced repeat'} |")
-  if results["padded"]:
-    padded = [r["epoch_seconds"] for r in results["padded"]]
-    say("| the padded step before issue 34: groups/s | "
-        f"{summary([r['groups_per_second'] for r in results['padded']])} |")
-    say(f"| speed ratio, train step / the padded step | "
-        f"{summary(ratios(padded, our_epoch), '.2f')} |")
+  for child in ("by_length", "padded") if FLAGS.earlier_steps else ():
+    earlier = [r["epoch_seconds"] for r in results[child]]
+    say(f"| {CHILDREN[child]}: groups/s | "
+        f"{summary([r['groups_per_second'] for r in results[child]])} |")
+    say(f"| speed ratio, train step / {CHILDREN[child]} | "
+        f"{summary(ratios(earlier, our_epoch), '.2f')} |")
   if results["end_to_end"]:
     e2e = [r["wall_seconds"] for r in results["end_to_end"]]
     say(f"| ours, trainer end to end{e2e_what} (s) | "
@@ -535,12 +546,12 @@ PROFILE_NOTE = (
 
 def main(argv):
   del argv
-  if FLAGS.child in ("ours", "padded"):
+  if FLAGS.child in CHILDREN:
     _child_ours()
     return
   if FLAGS.child:
-    raise errors.UserError(f"--child={FLAGS.child}: internal (ours, "
-                           "padded)")
+    raise errors.UserError(f"--child={FLAGS.child}: internal (one of "
+                           f"{', '.join(CHILDREN)})")
   side_by_side(sys.argv[1:])
 
 

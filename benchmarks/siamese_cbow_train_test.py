@@ -135,12 +135,19 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
          f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
          "--batch_size=4", "--min_count=1", "--heldout_books=0",
          "--steps=3", "--warmup_steps=0", "--repeats=1",
-         "--profile_steps=2",
+         "--profile_steps=2", "--batch_layout=consecutive",
+         "--earlier_steps",
          f"--work_dir={os.path.join(self.get_temp_dir(), 'work_ours')}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     self.assertIn("| gensim | not run (no --gensim_python) |", result.stdout)
-    self.assertNotIn("speed ratio", result.stdout)
+    self.assertNotIn("speed ratio, ours train step / gensim", result.stdout)
+    # The steps issue 34 replaced, on by-length batches, beside the
+    # consecutive layout's.
+    for row in siamese_cbow_train.CHILDREN.values():
+      self.assertIn(f"| 1 | {row} |", result.stdout)
+    self.assertIn("| speed ratio, train step / ours, by-length batches, the "
+                  "padded step |", result.stdout)
     # The fixed costs, the memory and the profile of the traced steps.
     self.assertRegex(result.stdout, r"\| 1 \| [0-9.]+ \| [0-9.]+ \| [0-9,]+ / ")
     self.assertIn("Traced: 2 steps", result.stdout)

@@ -37,6 +37,7 @@ lr1e-2_document          | --learning_rate=1e-2 --negatives=document
 lr3e-3_document          | --learning_rate=3e-3 --negatives=document
 lr5e-4_document          | --learning_rate=5e-4 --negatives=document
 lr1e-3_nearby            | --learning_rate=1e-3 --negatives=nearby
+lr1e-3_nearby_consecutive | --learning_rate=1e-3 --negatives=nearby --batch_layout=consecutive
 lr1e-3_nearby10          | --learning_rate=1e-3 --negatives=nearby --nearby_window=10
 lr1e-3_nearby200         | --learning_rate=1e-3 --negatives=nearby --nearby_window=200
 lr3e-3_nearby            | --learning_rate=3e-3 --negatives=nearby

@@ -19,6 +19,16 @@ a neighbour from a negative); "nearby", sentences of the centre's document
 at most `nearby_window` usable sentences away (same book and same part of
 the story: only what the sentence itself says is left to go on).
 
+How groups are cut into batches (`batch_layout=`): "by_length", groups
+shuffled within the mix and cut by the length of their longest member (the
+reference's random triples; every batch a dense [batch, 3 + n, length]
+tensor); "consecutive", the groups of consecutive centres, in corpus order,
+where each batch lists its distinct sentences once (a sentence is the centre
+of one group, a neighbour in two and often a nearby negative of others: with
+configs/siamese_cbow_best.flags a batch of 100 groups holds 138 distinct
+sentences and 2.6k ids instead of 500 and 9.2k, over 1,000 batches; the step
+averages and updates each sentence once, issue 34).
+
 Subsampling (`keep_probability=`, not in the Siamese CBOW paper): every word
 occurrence of a training sentence is kept with its word's probability (e.g.
 word2vec's and Sent2Vec's min(1, sqrt(t/f) + t/f)), after the groups are
@@ -36,6 +46,7 @@ from sentzoo.inputs import ragged_rows
 CENTER, PREVIOUS, NEXT = 0, 1, 2
 NUM_POSITIVES = 2
 NEGATIVE_SOURCES = ("mix", "document", "nearby")
+BATCH_LAYOUTS = ("by_length", "consecutive")
 # "nearby" negatives: by default at most this many usable sentences before or
 # after the centre.
 NEARBY_WINDOW = 50
@@ -164,9 +175,11 @@ def _gather_groups(ids, members, max_length):
 
 def _group_members(lines, text_to_ids, num_negatives, max_length, seed,
                    negatives="mix", min_sentence_ids=1,
-                   nearby_window=NEARBY_WINDOW, keep_probability=None):
+                   nearby_window=NEARBY_WINDOW, keep_probability=None,
+                   shuffle=True):
   """`make_groups` before the gather of the id rows: (the ragged ids of the
-  lines (subsampled if asked), int32 [groups, 3 + n] line indices)."""
+  lines (subsampled if asked), int32 [groups, 3 + n] line indices), the
+  groups shuffled, or in corpus order with `shuffle=False`."""
   ids = text_to_ids(lines)
   ids = ids[:, :max_length]
   centers, valid = _valid_centers(ids, min_sentence_ids)
@@ -177,7 +190,8 @@ def _group_members(lines, text_to_ids, num_negatives, max_length, seed,
   members = tf.concat(
       [centers[:, None], centers[:, None] - 1, centers[:, None] + 1, negatives],
       axis=1)
-  members = tf.random.experimental.stateless_shuffle(members, seed_order)
+  if shuffle:
+    members = tf.random.experimental.stateless_shuffle(members, seed_order)
   if keep_probability is not None:
     # Its own stream: the groups stay those of the run without subsampling.
     ids = subsample(ids, keep_probability,
@@ -210,12 +224,59 @@ def _bucket_by_length(groups, batch_size, length_multiple, seed):
   return batches, tf.minimum(padded * length_multiple, tf.shape(groups)[2])
 
 
+def consecutive_batches(ids, members, batch_size):
+  """Cuts groups in corpus order into batches of `batch_size` consecutive
+  groups (the remainder, fewer than `batch_size`, is dropped, as by length),
+  each listing its distinct sentences once.
+
+  Args:
+    ids: int32 RaggedTensor [lines, (ids)].
+    members: int32 [groups, k] line indices (`_group_members`).
+    batch_size: groups per batch.
+
+  Returns:
+    A dict of per-batch values, ragged along axis 1 where the batches
+    differ: "flat_ids" int32 [batches, (tokens)], the ids of the batch's
+    distinct sentences one after another; "sentence" int32
+    [batches, (tokens)], the batch's sentence of each id (0, 1, ... in
+    order of first use); "members" int32 [batches, batch_size, k], the
+    groups' sentences, as indices into the batch's sentences.
+  """
+  num_batches = tf.shape(members)[0] // batch_size
+  k = tf.shape(members)[1]
+  members = tf.reshape(members[:num_batches * batch_size],
+                       [num_batches, batch_size, k])
+  lines = tf.cast(ids.nrows(), tf.int32)
+  # One key per (batch, line): a line used by two batches is listed by each.
+  keys = tf.range(num_batches)[:, None, None] * lines + members
+  # tf.unique keeps the order of first use, so each batch's distinct keys
+  # follow those of the batches before it.
+  distinct, index = tf.unique(tf.reshape(keys, [-1]))
+  batch_of_distinct = distinct // lines
+  distinct_per_batch = tf.math.bincount(
+      batch_of_distinct, minlength=num_batches, maxlength=num_batches,
+      dtype=tf.int32)
+  first = tf.cumsum(distinct_per_batch, exclusive=True)
+  local_members = tf.reshape(index, tf.shape(keys)) - first[:, None, None]
+  rows = tf.gather(ids, distinct % lines)
+  local_sentence = (tf.range(tf.shape(distinct)[0])
+                    - tf.gather(first, batch_of_distinct))
+  tokens_per_batch = tf.math.unsorted_segment_sum(
+      tf.cast(rows.row_lengths(), tf.int32), batch_of_distinct, num_batches)
+  return {
+      "flat_ids": tf.RaggedTensor.from_row_lengths(rows.flat_values,
+                                                   tokens_per_batch),
+      "sentence": tf.RaggedTensor.from_row_lengths(
+          tf.repeat(local_sentence, rows.row_lengths()), tokens_per_batch),
+      "members": local_members}
+
+
 def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   max_length=50, num_epochs=1, block_lines=2048,
                   blocks_per_mix=8, length_multiple=8, shuffle_batches=64,
                   seed=0, negatives="mix", min_sentence_ids=1,
                   line_limits=None, nearby_window=NEARBY_WINDOW,
-                  keep_probability=None):
+                  keep_probability=None, batch_layout="by_length"):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
   Args:
@@ -238,11 +299,18 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     line_limits: optional lines read per file (-1: all).
     nearby_window: see `make_groups`.
     keep_probability: see `make_groups` (None: no subsampling).
+    batch_layout: one of `BATCH_LAYOUTS` (see the module docstring).
 
   Returns:
-    tf.data.Dataset of int32 [batch_size, 3 + num_negatives, length] with
-    length <= max_length a multiple of `length_multiple` (or max_length).
+    tf.data.Dataset. "by_length": int32 [batch_size, 3 + num_negatives,
+    length] with length <= max_length a multiple of `length_multiple` (or
+    max_length). "consecutive": one batch of `consecutive_batches` (dicts
+    of "flat_ids" [tokens], "sentence" [tokens] and "members"
+    [batch_size, 3 + num_negatives]).
   """
+  if batch_layout not in BATCH_LAYOUTS:
+    raise ValueError(f"batch_layout must be one of {BATCH_LAYOUTS}, got "
+                     f"{batch_layout!r}")
   files = corpus_lib.list_files(file_patterns)
   # Mixes are cut per epoch, then repeated: a mix spanning two epochs would
   # drop a different remainder than `count_batches` counts.
@@ -253,18 +321,21 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     block_seed = tf.stack([tf.constant(seed, tf.int64), index])
     seed_groups, seed_buckets = tf.unstack(
         tf.random.experimental.stateless_split(block_seed, 2))
-    groups = make_groups(_flatten_mix(block), text_to_ids, num_negatives,
-                         max_length, seed_groups, negatives=negatives,
-                         min_sentence_ids=min_sentence_ids,
-                         nearby_window=nearby_window,
-                         keep_probability=keep_probability)
-    return _bucket_by_length(groups, batch_size, length_multiple,
-                             seed_buckets)
+    ids, members = _group_members(
+        _flatten_mix(block), text_to_ids, num_negatives, max_length,
+        seed_groups, negatives=negatives, min_sentence_ids=min_sentence_ids,
+        nearby_window=nearby_window, keep_probability=keep_probability,
+        shuffle=batch_layout == "by_length")
+    if batch_layout == "consecutive":
+      return consecutive_batches(ids, members, batch_size)
+    return _bucket_by_length(_gather_groups(ids, members, max_length),
+                             batch_size, length_multiple, seed_buckets)
 
   batches = mixed.enumerate().map(to_batches,
                                   num_parallel_calls=tf.data.AUTOTUNE,
                                   deterministic=True).unbatch()
-  batches = batches.map(lambda batch, length: batch[:, :, :length])
+  if batch_layout == "by_length":
+    batches = batches.map(lambda batch, length: batch[:, :, :length])
   if shuffle_batches > 1:
     batches = batches.shuffle(shuffle_batches, seed=seed)
   return batches.prefetch(tf.data.AUTOTUNE)

@@ -403,6 +403,42 @@ class SiameseCbowDataTest(tf.test.TestCase):
     self.assertLen(self._batches(batch_size=1),
                    len(self.corpus.centers()))
 
+  def test_consecutive_batches_list_each_sentence_once(self):
+    for batch_size, block_lines, blocks_per_mix in ((3, 1000, 8), (2, 7, 3)):
+      kwargs = dict(batch_size=batch_size, max_length=MAX_LENGTH,
+                    block_lines=block_lines, blocks_per_mix=blocks_per_mix,
+                    negatives="nearby", nearby_window=2)
+      batches = self._batches(batch_layout="consecutive", **kwargs)
+      self.assertLen(batches, siamese_cbow_data.count_batches(
+          self.corpus.files, self.to_ids, **{
+              k: v for k, v in kwargs.items()
+              if k not in ("negatives", "nearby_window")}))
+      centers, shared = [], 0
+      for batch in batches:
+        self.assertEqual(batch["members"].shape, (batch_size, 5))
+        self.assertEqual(batch["flat_ids"].shape, batch["sentence"].shape)
+        # Sentences numbered in order of first use, each listed once.
+        sentence = batch["sentence"]
+        self.assertTrue((np.diff(sentence) >= 0).all())
+        count = int(sentence.max()) + 1
+        self.assertAllEqual(np.unique(batch["members"]), np.arange(count))
+        shared += batch["members"].size - count
+        rows = np.zeros([count, MAX_LENGTH], np.int32)
+        for i in range(count):
+          ids = batch["flat_ids"][sentence == i]
+          rows[i, :len(ids)] = ids
+        # The dense groups the layout stands for are valid groups.
+        batch_centers = [self._check_group(group)
+                         for group in rows[batch["members"]]]
+        # In corpus order: the mix's blocks one after another.
+        for a, b in zip(batch_centers, batch_centers[1:]):
+          if self.corpus.info[a][0] == self.corpus.info[b][0]:
+            self.assertLess(a, b)
+        centers += batch_centers
+      self.assertEqual(len(set(centers)), len(centers))
+      # Neighbours are centres of the groups beside them: listed once.
+      self.assertGreater(shared, len(batches))
+
   def test_two_epochs_twice_as_many_batches(self):
     # With block_lines=7 an epoch has 9 blocks (4 + 5): not whole mixes of 4.
     for batch_size, block_lines, blocks_per_mix in ((1, 1000, 8), (2, 7, 4)):
@@ -418,23 +454,26 @@ class SiameseCbowDataTest(tf.test.TestCase):
                      collections.Counter(self.corpus.centers() * 2))
 
   def test_iterator_checkpoint_resumes_identically(self):
-    kwargs = dict(batch_size=2, block_lines=7, blocks_per_mix=2,
-                  shuffle_batches=4, num_epochs=2, seed=5)
-    reference = self._batches(**kwargs)
-    k = 5
-    self.assertGreater(len(reference), k + 3)
-    iterator = iter(self._dataset(**kwargs))
-    for i in range(k):
-      self.assertAllEqual(next(iterator), reference[i])
-    checkpoint = tf.train.Checkpoint(iterator=iterator)
-    path = checkpoint.save(os.path.join(self.dir, "ckpt", "it"))
-    fresh = iter(self._dataset(**kwargs))
-    tf.train.Checkpoint(iterator=fresh).restore(path).assert_consumed()
-    rest = [b.numpy() for b in fresh]
-    self.assertLen(rest, len(reference) - k)
-    for got, want in zip(rest, reference[k:]):
-      self.assertAllEqual(got, want)
-
+    for batch_layout in siamese_cbow_data.BATCH_LAYOUTS:
+      with self.subTest(batch_layout=batch_layout):
+        kwargs = dict(batch_size=2, block_lines=7, blocks_per_mix=2,
+                      shuffle_batches=4, num_epochs=2, seed=5,
+                      batch_layout=batch_layout)
+        reference = self._batches(**kwargs)
+        k = 5
+        self.assertGreater(len(reference), k + 3)
+        iterator = iter(self._dataset(**kwargs))
+        for i in range(k):
+          tf.nest.map_structure(self.assertAllEqual, next(iterator),
+                                reference[i])
+        checkpoint = tf.train.Checkpoint(iterator=iterator)
+        path = checkpoint.save(os.path.join(self.dir, batch_layout, "it"))
+        fresh = iter(self._dataset(**kwargs))
+        tf.train.Checkpoint(iterator=fresh).restore(path).assert_consumed()
+        rest = [tf.nest.map_structure(lambda t: t.numpy(), b) for b in fresh]
+        self.assertLen(rest, len(reference) - k)
+        for got, want in zip(rest, reference[k:]):
+          tf.nest.map_structure(self.assertAllEqual, got, want)
 
   def test_one_megabyte_line_gives_bounded_tensors(self):
     # Issue 19: a 1 MB line is truncated to max_length ids before the

@@ -117,6 +117,15 @@ class SiameseCBOWConfig(config.CorpusConfig):
       siamese_cbow_data.NEARBY_WINDOW, "With --negatives=nearby: how many "
       "usable sentences before or after the centre a negative may be.",
       lower_bound=1)
+  batch_layout: str = config.setting(
+      "by_length", "How groups make a batch: by_length (groups shuffled, then "
+      "cut by the length of their longest member: the reference's random "
+      "triples) or consecutive (the groups of consecutive centres, each "
+      "distinct sentence averaged and updated once per batch: a sentence is "
+      "a centre, a neighbour twice and often a nearby negative, so the step "
+      "gathers and updates ~3.6x fewer rows with the best flagfile; one "
+      "device only).",
+      choices=siamese_cbow_data.BATCH_LAYOUTS)
   min_sentence_length: int = config.setting(
       1, "Sentences with fewer vocabulary words (after dropping unknown "
       "words and, without --keep_punctuation, punctuation) are not used as "
@@ -309,7 +318,7 @@ def _group_dataset(cfg, files, text_to_ids, line_limits, batch_size,
       min_sentence_ids=cfg.min_sentence_length,
       nearby_window=cfg.nearby_window,
       line_limits=[line_limits[f] for f in files],
-      keep_probability=keep_probability)
+      keep_probability=keep_probability, batch_layout=cfg.batch_layout)
 
 
 def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
@@ -397,6 +406,12 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
 
   def check_flags(self, cfg, strategy):
     distribution.check_global_batch(cfg.batch_size, strategy)
+    if cfg.batch_layout == "consecutive" and not distribution.is_one_device(
+        strategy):
+      # Its batches are lists of sentences, which a strategy cannot split.
+      raise errors.UserError(
+          "--batch_layout=consecutive trains on one device: leave out "
+          "--strategy")
     init_from_lib.check_strategy(cfg)
     if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
       _init_source(cfg)  # Its mistakes before anything is written.
@@ -440,6 +455,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
                      "num_epochs": cfg.num_epochs,
                      "optimizer": cfg.optimizer,
                      "negatives": cfg.negatives,
+                     "batch_layout": cfg.batch_layout,
                      "nearby_window": cfg.nearby_window,
                      "min_sentence_length": cfg.min_sentence_length,
                      "subsample": cfg.subsample,

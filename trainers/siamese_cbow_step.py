@@ -71,6 +71,17 @@ def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
           tf.pad(sentence, [[0, padding]], constant_values=rows))
 
 
+def pad_tokens(flat_ids, sentence, num_sentences,
+               token_multiple=TOKEN_MULTIPLE):
+  """A consecutive batch's flat ids and their sentences
+  (`siamese_cbow_data.consecutive_batches`), padded as `flat_sentences`
+  pads: to a multiple of `token_multiple`, with id 0 of sentence
+  `num_sentences` (one past the last)."""
+  padding = (-tf.shape(flat_ids)[0]) % token_multiple
+  return (tf.pad(flat_ids, [[0, padding]]),
+          tf.pad(sentence, [[0, padding]], constant_values=num_sentences))
+
+
 def sentence_averages(model, flat_ids, sentence, num_sentences):
   """The model's sentence embeddings (`encode`: the average of the rows of
   the sentence's real ids, 0 for none) from `flat_sentences`' output:
@@ -84,7 +95,10 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
 
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
                     apply_in_xla=True, token_multiple=TOKEN_MULTIPLE):
-  """The per-replica optimizer step on groups int32 [batch, 3 + n, length].
+  """The per-replica optimizer step on a batch of `siamese_cbow_data`'s
+  `group_dataset`: dense groups int32 [batch, 3 + n, length] (the
+  "by_length" layout) or a "consecutive" batch's dict of flat ids, their
+  sentences and the groups' members.
 
   The loss is the paper's: cross-entropy between the softmax over cosines
   and (1/|S+|, ..., 0, ...), averaged over the global batch
@@ -94,10 +108,12 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
 
   The step computes on the real ids only (issue 34: the padding was 47.5%
   of the id positions of the best flagfile's batches): outside XLA,
-  `flat_sentences` lists them (padded to a multiple of `token_multiple`);
-  the compiled part gathers their rows, sums them by sentence
-  (`sentence_averages`: the model's `encode` without the padding), scores
-  the averages with the model's `score`, and differentiates; the table's
+  `flat_sentences` lists them (padded to a multiple of `token_multiple`;
+  a consecutive batch comes listed, each distinct sentence once); the
+  compiled part gathers their rows, sums them by sentence
+  (`sentence_averages`: the model's `encode` without the padding), gathers
+  each group's members from the averages (dense groups: each sentence is
+  one member), scores them with the model's `score`, and differentiates; the table's
   gradient is the gathered rows' (`tf.IndexedSlices` of the real ids), so
   the update touches those rows only. Under XLA each multiple of
   `token_multiple` compiles once.
@@ -106,31 +122,40 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   under a strategy of several replicas, where `optimizer.apply` all-reduces
   the gradients (no collective inside XLA) in the replica context.
   """
-  members = 1 + siamese_cbow_data.NUM_POSITIVES + num_negatives
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
 
-  def loss_and_gradients(flat_ids, sentence, batch):
+  def loss_and_gradients(flat_ids, sentence, group_members):
     with tf.GradientTape() as tape:
       averages = sentence_averages(model, flat_ids, sentence,
-                                   batch * members)
-      probabilities = model.score(tf.reshape(averages, [batch, members, -1]))
+                                   tf.size(group_members))
+      probabilities = model.score(tf.gather(averages, group_members))
       per_group = keras.losses.categorical_crossentropy(
           tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
       loss = _global_batch_mean(per_group)
     return loss, tape.gradient(loss, model.trainable_variables)
 
+  def listed_sentences(batch):
+    """(flat ids, their sentences, the groups' members) of a batch."""
+    if isinstance(batch, dict):
+      return pad_tokens(batch["flat_ids"], batch["sentence"],
+                        tf.size(batch["members"]), token_multiple) + (
+                            batch["members"],)
+    flat_ids, sentence = flat_sentences(batch, token_multiple)
+    shape = tf.shape(batch)
+    return flat_ids, sentence, tf.reshape(tf.range(shape[0] * shape[1]),
+                                          shape[:2])
+
   if apply_in_xla:
     @tf.function(jit_compile=jit_compile, reduce_retracing=True)
-    def compiled_step(flat_ids, sentence, batch):
-      loss, gradients = loss_and_gradients(flat_ids, sentence, batch)
+    def compiled_step(flat_ids, sentence, group_members):
+      loss, gradients = loss_and_gradients(flat_ids, sentence, group_members)
       optimizer.apply(gradients, model.trainable_variables)
       return loss
 
     @tf.function(reduce_retracing=True)
-    def train_step(ids):
-      flat_ids, sentence = flat_sentences(ids, token_multiple)
-      return {"loss": compiled_step(flat_ids, sentence, tf.shape(ids)[0])}
+    def train_step(batch):
+      return {"loss": compiled_step(*listed_sentences(batch))}
     return train_step
 
   compiled = tf.function(loss_and_gradients, jit_compile=jit_compile,
@@ -138,9 +163,8 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
 
   # Not a tf.function: a replica's `optimizer.apply` must be traced in the
   # function that calls `strategy.run` (the loop's), not in a nested one.
-  def train_step_outside_xla(ids):
-    flat_ids, sentence = flat_sentences(ids, token_multiple)
-    loss, gradients = compiled(flat_ids, sentence, tf.shape(ids)[0])
+  def train_step_outside_xla(batch):
+    loss, gradients = compiled(*listed_sentences(batch))
     optimizer.apply(gradients, model.trainable_variables)
     return {"loss": loss}
 

@@ -91,6 +91,34 @@ class SiameseCbowStepTest(tf.test.TestCase):
         self.assertAllClose(loss, expected_loss, rtol=1e-5)
         self.assertAllClose(before - after, gradient, atol=1e-6, rtol=1e-4)
 
+  def test_consecutive_batch_is_its_dense_groups_listed_once(self):
+    # The groups of self.ids with shared sentences: group 1's centre is
+    # group 0's next sentence, and group 0's centre group 1's previous one.
+    ids = self.ids.copy()
+    ids[1, 0], ids[0, 2], ids[1, 1] = ids[0, 2], ids[1, 0], ids[0, 0]
+    rows, members = np.unique(ids.reshape(-1, ids.shape[2]), axis=0,
+                              return_inverse=True)
+    members = members.reshape(ids.shape[:2]).astype(np.int32)
+    self.assertLess(len(rows), members.size)
+    real = rows != 0
+    batch = {"flat_ids": tf.constant(rows[real]),
+             "sentence": tf.constant(np.nonzero(real)[0].astype(np.int32)),
+             "members": tf.constant(members)}
+    for apply_in_xla in (True, False):
+      with self.subTest(apply_in_xla=apply_in_xla):
+        self.model.embedding.embeddings.assign(
+            np.random.default_rng(2).normal(size=(VOCAB, DIM)))
+        optimizer = keras.optimizers.SGD(learning_rate=1.0)
+        optimizer.build(self.model.trainable_variables)
+        step = siamese_cbow_step.make_train_step(
+            self.model, optimizer, NEGATIVES, apply_in_xla=apply_in_xla)
+        before = self.model.embedding.embeddings.numpy()
+        loss = step(batch)["loss"].numpy()
+        expected_loss, gradient = _numpy_loss_and_gradient(before, ids, 2)
+        self.assertAllClose(loss, expected_loss, rtol=1e-5)
+        self.assertAllClose(before - self.model.embedding.embeddings.numpy(),
+                            gradient, atol=1e-6, rtol=1e-4)
+
   def test_padding_and_unused_rows_do_not_move(self):
     before, _, after = self._step(keras.optimizers.SGD(learning_rate=1.0),
                                   jit_compile=True)

@@ -95,7 +95,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     result = _train(self.common + [
         "--model_dir=" + model_dir, "--noexport", "--heldout_books=1",
         "--optimizer=adagrad", "--learning_rate=0.1", "--negatives=document",
-        "--min_sentence_length=3"])
+        "--min_sentence_length=3", "--batch_layout=consecutive"])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     # Book 3 of part 2 starts at line 503 (1-based): lines 1-501 are read.
     self.assertIn("held out: 1 books from line 503 of part02.txt.gz",
@@ -104,6 +104,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
       training = json.load(f)["training"]
     self.assertEqual(training["optimizer"], "adagrad")
     self.assertEqual(training["negatives"], "document")
+    self.assertEqual(training["batch_layout"], "consecutive")
     self.assertEqual(training["heldout_books"], 1)
     with open(os.path.join(model_dir, "eval_log.jsonl")) as f:
       evaluations = [json.loads(line) for line in f]
@@ -153,6 +154,16 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
     self.assertIn("resumed from", second.stdout + second.stderr)
     self.assertAllClose(_final_embeddings(straight),
                         _final_embeddings(sliced), atol=1e-5)
+
+  def test_consecutive_batches_under_a_strategy_are_refused(self):
+    result = _train(self.common + [
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "refused"),
+        "--batch_layout=consecutive", "--strategy=mirrored",
+        "--num_cpu_devices=2"])
+    self.assertEqual(result.returncode, 2, result.stderr[-2000:])
+    self.assertIn("--batch_layout=consecutive trains on one device",
+                  result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
 
   def test_missing_data_dir_names_the_flag(self):
     # Neither flag nor variable names an existing folder (the checkout's
