@@ -24,15 +24,13 @@ runs `python -m trainers.sent2vec` with the uni+bi book flagfile
 (--train_flagfile; --buckets, --dim, part --corpus_parts of the corpus) in a
 child process twice: fresh for --train_steps steps, then resumed from that
 run's last checkpoint up to 2 x --train_steps (both export and evaluate at
-the end, as every run does). The child marks the trainer's phases (model
-built and initialised, token cache and step, checkpoint restore, steps,
-checkpoint saves, export module, export-time scores, SavedModel written,
-final evaluation) and records, for each, the peak RSS during it (VmHWM,
-reset at each mark through /proc/self/clear_refs) and the RSS at its end.
-Prints one table of both runs, the tables' bytes and the bound; exits 1 when
-a run's peak is above the bound. The vocabulary, corpus counts and token
-cache are built once in --work_dir and copied into each run (their cost is
-not the tables').
+the end, as every run does). The child marks the trainer's phases
+(`run_probed_trainer`) and records, for each, the peak RSS during it (VmHWM,
+reset at each mark) and the RSS at its end (`PhaseRecorder`). Prints one
+table of both runs, the tables' bytes and the bound; exits 1 when a run's
+peak is above the bound. The vocabulary, corpus counts and token cache are
+built once in --work_dir and copied into each run (their cost is not the
+tables').
 """
 import json
 import os
