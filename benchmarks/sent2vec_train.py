@@ -56,7 +56,6 @@ import dataclasses
 import json
 import os
 import re
-import resource
 import shlex
 import shutil
 import statistics
@@ -134,11 +133,6 @@ _PLACES = ("data_dir", "corpus_parts", "corpus_files", "model_dir",
            "verify_data")
 
 
-def _cpu_seconds():
-  usage = resource.getrusage(resource.RUSAGE_SELF)
-  return usage.ru_utime + usage.ru_stime
-
-
 def measure_ours(cfg, plan):
   """`--repeats` x `--steps` of the plan's step, as the loop runs it."""
   lines_seen = tf.Variable(0, dtype=tf.int64)
@@ -165,11 +159,12 @@ def measure_ours(cfg, plan):
   measured = []  # (seconds, tokens, lines, cpu seconds) per repeat.
   for _ in range(FLAGS.repeats):
     tokens, lines = int(tokens_seen.numpy()), int(lines_seen.numpy())
-    cpu, start = _cpu_seconds(), time.perf_counter()
+    cpu, start = time.process_time(), time.perf_counter()
     run(FLAGS.steps)
     measured.append((time.perf_counter() - start,
                      int(tokens_seen.numpy()) - tokens,
-                     int(lines_seen.numpy()) - lines, _cpu_seconds() - cpu))
+                     int(lines_seen.numpy()) - lines,
+                     time.process_time() - cpu))
   per = lambda a, b: a / b if b else 0.0  # pylint: disable=unnecessary-lambda-assignment
   rates = [per(t + l, s) for s, t, l, _ in measured]
   seconds, tokens, lines, cpu = sorted(
