@@ -472,7 +472,6 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
     model_dir = os.path.join(soak_dir, f"soak{worker}_{directory}")
     print(f"model directory {model_dir}", flush=True)
     last_step = 0
-    finished = False
     # A directory that cannot finish in this many runs is lost.
     for _ in range(interruptions + 10):
       run = Run(train_command(data_dir, model_dir))
@@ -495,12 +494,9 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
             f"{model_dir}: checkpoint step went back from {last_step} to "
             f"{step}: {resumed[:1]}")
       last_step = step
-      if code == EXIT_OK and not interrupted:
-        finished = True
+      if not interrupted:  # It ran to its end, or failed there.
         break
-      if not interrupted and code != EXIT_OK:
-        break
-    if not finished:
+    if interrupted or code != EXIT_OK:
       with tally.lock:
         tally.runs_lost += 1
       tally.fail(f"{model_dir} did not finish")
