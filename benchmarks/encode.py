@@ -201,16 +201,19 @@ def side_by_side(argv_line):
                            "(a sent2vec .bin)")
   out = []
 
-  def say(text=""):
-    print(text, flush=True)
-    out.append(text)
+  def say(*lines):
+    for line in lines:
+      print(line, flush=True)
+      out.append(line)
+
+  def rate(result):
+    return result["lines"] / result["seconds"]
 
   uptime = os.getloadavg()
   say(f"{len(lines):,} raw lines of part{FLAGS.corpus_part:02d} "
       f"({tokens / len(lines):.1f} tokens a line); {os.cpu_count()} CPUs; "
       f"load average before: {uptime[0]:.2f} {uptime[1]:.2f} "
-      f"{uptime[2]:.2f}")
-  say(f"export: {export}")
+      f"{uptime[2]:.2f}", f"export: {export}")
   if peer:
     say(f"peer: {FLAGS.reference_model} through {FLAGS.reference_python}")
   kinds = [("ours: sentzoo.load().encode()", _ours("encode", export, tmp)),
@@ -220,28 +223,22 @@ def side_by_side(argv_line):
     kinds += [("binding, pre-tokenised input", _peer("pretokenised", tmp)),
               ("binding + Python tokeniser", _peer("end_to_end", tmp))]
   runs = {name: [] for name, _ in kinds}
-  say("")
-  say("| repeat | side | sentences/s | peak RSS MB | load (1 min) |")
-  say("|---:|---|---:|---:|---:|")
+  say("", "| repeat | side | sentences/s | peak RSS MB | load (1 min) |",
+      "|---:|---|---:|---:|---:|")
   for repeat in range(FLAGS.repeats):
     for name, command in kinds:
       result, rss, load = _run(command)
-      rate = result["lines"] / result["seconds"]
-      runs[name].append((rate, rss))
-      say(f"| {repeat + 1} | {name} | {rate:,.0f} | {rss:,.0f} | "
+      runs[name].append((rate(result), rss))
+      say(f"| {repeat + 1} | {name} | {rate(result):,.0f} | {rss:,.0f} | "
           f"{load:.2f} |")
-  say("")
-  say("| side | sentences/s, median (range) | peak RSS MB |")
-  say("|---|---:|---:|")
+  say("", "| side | sentences/s, median (range) | peak RSS MB |",
+      "|---|---:|---:|")
   for name, values in runs.items():
     say(f"| {name} | {formatting.median_range([v[0] for v in values])} | "
         f"{formatting.median_range([v[1] for v in values])} |")
   if peer:
-    say("")
-    say("Ratios, ours / theirs, per repeat (median and range over repeats):")
-    say("")
-    say("| ratio | median (range) |")
-    say("|---|---:|")
+    say("", "Ratios, ours / theirs, per repeat (median and range over "
+        "repeats):", "", "| ratio | median (range) |", "|---|---:|")
     for ours_name, _ in kinds[:2]:
       for peer_name, _ in kinds[2:]:
         ratios = [o[0] / p[0] for o, p in zip(runs[ours_name],
@@ -253,60 +250,50 @@ def side_by_side(argv_line):
       say(f"| peak RSS of {ours_name} / binding's | "
           f"{formatting.median_range(rss, '.2f', 'x')} |")
   if FLAGS.batch_sizes:
-    say("")
-    say("`encode(batch_size=...)`, one process each (ours only):")
-    say("")
-    say("| batch_size | sentences/s | peak RSS MB | load (1 min) |")
-    say("|---:|---:|---:|---:|")
+    say("", "`encode(batch_size=...)`, one process each (ours only):", "",
+        "| batch_size | sentences/s | peak RSS MB | load (1 min) |",
+        "|---:|---:|---:|---:|")
     for size in FLAGS.batch_sizes:
       result, rss, load = _run(_ours("encode", export, tmp, int(size)))
-      say(f"| {int(size):,} | {result['lines'] / result['seconds']:,.0f} | "
-          f"{rss:,.0f} | {load:.2f} |")
-  say("")
+      say(f"| {int(size):,} | {rate(result):,.0f} | {rss:,.0f} | "
+          f"{load:.2f} |")
   result, _, load = _run(_ours("batch_of_one", export, tmp, calls=1))
-  say(f"Batch of one through serving_default (2,000 lines, one call each): "
-      f"median {result['median_ms']:.3f} ms, 99th percentile "
+  say("", f"Batch of one through serving_default (2,000 lines, one call "
+      f"each): median {result['median_ms']:.3f} ms, 99th percentile "
       f"{result['p99_ms']:.3f} ms (load {load:.2f}).")
   if FLAGS.other_export:
     other = encoder_lib.resolve_export_dir(FLAGS.other_export)
-    say("")
-    say(f"Other export: {other}")
-    say("")
-    say("| side | sentences/s | peak RSS MB | load (1 min) |")
-    say("|---|---:|---:|---:|")
+    say("", f"Other export: {other}", "",
+        "| side | sentences/s | peak RSS MB | load (1 min) |",
+        "|---|---:|---:|---:|")
     for name, command in (
         ("encode()", _ours("encode", other, tmp)),
         (f"serving_default, batch {FLAGS.batch_size}",
          _ours("serving_default", other, tmp, FLAGS.batch_size))):
       result, rss, load = _run(command)
-      say(f"| {name} | {result['lines'] / result['seconds']:,.0f} | "
-          f"{rss:,.0f} | {load:.2f} |")
+      say(f"| {name} | {rate(result):,.0f} | {rss:,.0f} | {load:.2f} |")
     result, _, load = _run(_ours("batch_of_one", other, tmp, calls=1))
-    say("")
-    say(f"Its batch of one through serving_default: median "
+    say("", f"Its batch of one through serving_default: median "
         f"{result['median_ms']:.3f} ms, 99th percentile "
         f"{result['p99_ms']:.3f} ms (load {load:.2f}).")
   if FLAGS.precisions:
     changes = precision_sts_changes(export, data_dir)
-    say("")
-    say("STS of `encode(precision=...)` (Pearson / Spearman x100; "
-        "change from float32):")
-    say("")
     names = sorted(changes["float32"])
-    say("| precision | " + " | ".join(names) + " |")
-    say("|---|" + "---:|" * len(names))
+    say("", "STS of `encode(precision=...)` (Pearson / Spearman x100; "
+        "change from float32):", "",
+        "| precision | " + " | ".join(names) + " |",
+        "|---|" + "---:|" * len(names))
     for precision, sets in changes.items():
       cells = []
       for name in names:
-        p, s = sets[name]
-        p0, s0 = changes["float32"][name]
+        (p, s), (p0, s0) = sets[name], changes["float32"][name]
         cells.append(f"{p:.2f} / {s:.2f}" + (
             "" if precision == "float32" else
             f" ({p - p0:+.2f} / {s - s0:+.2f})"))
       say(f"| {precision} | " + " | ".join(cells) + " |")
   uptime = os.getloadavg()
-  say("")
-  say(f"Load average after: {uptime[0]:.2f} {uptime[1]:.2f} {uptime[2]:.2f}")
+  say("", f"Load average after: {uptime[0]:.2f} {uptime[1]:.2f} "
+      f"{uptime[2]:.2f}")
   os.remove(tmp)
   if FLAGS.docs_page:
     png = os.path.splitext(FLAGS.docs_page)[0] + ".png"

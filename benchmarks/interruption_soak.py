@@ -53,6 +53,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -68,20 +69,6 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # start after it.
 INTERPRETER_START_SECONDS = 0.3
 
-
-@dataclasses.dataclass
-class Settings:
-  """The soak's settings (its flags)."""
-  interruptions: int = 50
-  seed: int = 0
-  concurrent_runs: int = 1
-  run_timeout: float = 600
-  # Model directories soaked at once, each by its own thread (and random
-  # sequence): on a loaded machine one run at a time takes hours.
-  parallel: int = 1
-  # Minutes after which no new signal is sent (0: no limit); the model
-  # directories then run to their end and are checked.
-  max_minutes: float = 0
 
 # The trainer's exit codes (README: exit codes).
 EXIT_OK = 0
@@ -126,20 +113,18 @@ class Run:
 
   def __init__(self, command):
     self.started = time.monotonic()
+    self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")
     self.process = subprocess.Popen(
         command, cwd=REPO_ROOT, env=_env(), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, bufsize=1,
+        stderr=self._stderr, text=True, bufsize=1,
         preexec_fn=_default_signals)
     Run.running.add(self.process)
     self.lines = []
     self.first_line_seconds = None
-    self.stderr = ""
+    self.stderr = ""  # All of it once the process has ended (`wait`).
     self._changed = threading.Condition()
-    self._readers = [
-        threading.Thread(target=self._read_stdout, daemon=True),
-        threading.Thread(target=self._read_stderr, daemon=True)]
-    for reader in self._readers:
-      reader.start()
+    self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+    self._reader.start()
 
   def _read_stdout(self):
     for line in self.process.stdout:
@@ -151,9 +136,6 @@ class Run:
     with self._changed:
       self._changed.notify_all()
 
-  def _read_stderr(self):
-    self.stderr = self.process.stderr.read()
-
   def wait_for_line(self, matches, timeout):
     """Waits until a stdout line satisfies `matches` (True) or the process
     ends or `timeout` passes (False)."""
@@ -161,14 +143,11 @@ class Run:
     seen = 0
     with self._changed:
       while True:
-        for line in self.lines[seen:]:
-          if matches(line):
-            return True
+        if any(matches(line) for line in self.lines[seen:]):
+          return True
         seen = len(self.lines)
-        if self.process.poll() is not None and not self._readers[0].is_alive():
-          return False
         left = deadline - time.monotonic()
-        if left <= 0:
+        if left <= 0 or not self._reader.is_alive():
           return False
         self._changed.wait(min(left, 0.05))
 
@@ -190,8 +169,10 @@ class Run:
       code = None
       self.process.wait()
     Run.running.discard(self.process)
-    for reader in self._readers:
-      reader.join()
+    self._reader.join()
+    self._stderr.seek(0)
+    self.stderr = self._stderr.read()
+    self._stderr.close()
     return code
 
   @property
@@ -335,8 +316,7 @@ def check_concurrent_run(data_dir, model_dir, holder, tally, settings):
   finally:
     holder.process.send_signal(signal.SIGCONT)
   if code != EXIT_USER_ERROR or "is in use by another run" not in second.stderr:
-    tally.fail("concurrent run not refused: " +
-                          _describe(second, code))
+    tally.fail("concurrent run not refused: " + _describe(second, code))
   elif before != after:
     changed = sorted(set(before.items()) ^ set(after.items()))
     tally.fail(f"the refused concurrent run changed {changed}")
@@ -403,7 +383,7 @@ def interrupt_once(run, rng, data_dir, model_dir, tally, reference_seconds,
   label = f"{name}{' twice' if twice else ''} at {moment}"
   if code != expected or "Traceback" in run.stderr:
     tally.fail(f"{os.path.basename(model_dir)} {label}: "
-                          f"{_describe(run, code)}")
+               f"{_describe(run, code)}")
     # The whole stderr beside the model directory: the failure's cause is
     # rarely in its last lines.
     with open(f"{model_dir}.failed_{len(tally.failures)}.stderr", "w",
@@ -424,7 +404,8 @@ def interrupt_once(run, rng, data_dir, model_dir, tally, reference_seconds,
 
 def soak(data_dir, soak_dir, settings):
   """Runs the soak on the book corpus of `data_dir`, with model directories
-  in `soak_dir` (emptied first); returns the `Tally`."""
+  in `soak_dir` (emptied first) and `settings` (the flags); returns the
+  `Tally`."""
   import sentzoo  # pylint: disable=g-import-not-at-top
 
   def encode(path):
@@ -491,7 +472,6 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
     model_dir = os.path.join(soak_dir, f"soak{worker}_{directory}")
     print(f"model directory {model_dir}", flush=True)
     last_step = 0
-    finished = False
     # A directory that cannot finish in this many runs is lost.
     for _ in range(interruptions + 10):
       run = Run(train_command(data_dir, model_dir))
@@ -504,8 +484,7 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
       else:
         code, interrupted = run.wait(settings.run_timeout), False
         if code != EXIT_OK:
-          tally.fail("uninterrupted rerun: " +
-                                _describe(run, code))
+          tally.fail("uninterrupted rerun: " + _describe(run, code))
       resumed = [line for line in run.lines if "resum" in line.lower()]
       step = latest_checkpoint_step(model_dir)
       if step < last_step:
@@ -515,12 +494,9 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
             f"{model_dir}: checkpoint step went back from {last_step} to "
             f"{step}: {resumed[:1]}")
       last_step = step
-      if code == EXIT_OK and not interrupted:
-        finished = True
+      if not interrupted:  # It ran to its end, or failed there.
         break
-      if not interrupted and code != EXIT_OK:
-        break
-    if not finished:
+    if interrupted or code != EXIT_OK:
       with tally.lock:
         tally.runs_lost += 1
       tally.fail(f"{model_dir} did not finish")
@@ -541,17 +517,12 @@ def _soak_chain(worker, data_dir, soak_dir, settings, tally,
 
 def main(argv):
   del argv
-  flag_values = flags.FLAGS
-  settings = Settings(
-      interruptions=flag_values.interruptions, seed=flag_values.seed,
-      concurrent_runs=flag_values.concurrent_runs,
-      run_timeout=flag_values.run_timeout, parallel=flag_values.parallel,
-      max_minutes=flag_values.max_minutes)
-  soak_dir = flag_values.soak_dir or os.path.join(
+  settings = flags.FLAGS
+  soak_dir = settings.soak_dir or os.path.join(
       "/tmp", f"interruption_soak_{os.getpid()}")
   start = time.monotonic()
-  tally = soak(os.path.abspath(flag_values.data_dir),
-               os.path.abspath(soak_dir), settings)
+  tally = soak(os.path.abspath(settings.data_dir), os.path.abspath(soak_dir),
+               settings)
   for failure in tally.failures:
     print(f"FAILED: {failure}", flush=True)
   print(f"{tally.finished_dirs} model directories finished; "

@@ -93,10 +93,9 @@ def measure(paths, pair_sets, batch_size, repeats):
   encoders = {mode: encoder_lib.load_encoder(path)
               for mode, path in paths.items()}
   for mode, encoder in encoders.items():
-    results[mode]["load_seconds"] = statistics.median(
-        results[mode]["load_seconds_each"])
-    results[mode]["sentences"] = len(sentences)
-    results[mode]["encode_seconds_each"] = []
+    results[mode].update(
+        load_seconds=statistics.median(results[mode]["load_seconds_each"]),
+        sentences=len(sentences), encode_seconds_each=[])
     encoder.encode(sentences, batch_size=batch_size)  # Warm-up pass.
   for _ in range(repeats):  # Alternating too: load on the machine is shared.
     for mode, encoder in encoders.items():
@@ -198,28 +197,13 @@ def _modes(values):
   return modes
 
 
-def run(model_dir, data_dir, output_dir, modes, batch_size, repeats):
-  """Exports `model_dir` once per mode into `output_dir` and measures.
-
-  Returns (results, markdown table).
-  """
-  pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "stsb"))
-  if not pair_sets:
-    raise errors.DataDirError(f"no STS sets or STS-B dev under {data_dir!r}")
-  paths = {}
-  for mode in modes:
-    paths[mode] = export_model.export(
-        model_dir, os.path.join(output_dir, MODE_LABELS[mode]), version=1,
-        evaluate=False, quantize=mode)
-    print(f"exported {MODE_LABELS[mode]} to {paths[mode]}", flush=True)
-  results = measure(paths, pair_sets, batch_size, repeats)
-  return results, markdown_table(results)
-
-
 def main(argv):
   del argv
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   modes = _modes(FLAGS.modes)
+  pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "stsb"))
+  if not pair_sets:
+    raise errors.DataDirError(f"no STS sets or STS-B dev under {data_dir!r}")
   output_dir = FLAGS.output_dir or tempfile.mkdtemp(prefix="quantized_export_")
   if FLAGS.output_dir and os.path.exists(output_dir) and os.listdir(
       output_dir):
@@ -227,11 +211,17 @@ def main(argv):
   try:
     print(f"model: {FLAGS.model_dir}; {os.cpu_count()} CPUs; load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
-    results, table = run(FLAGS.model_dir, data_dir, output_dir, modes,
-                         FLAGS.batch_size, FLAGS.repeats)
+    paths = {}
+    for mode in modes:
+      paths[mode] = export_model.export(
+          FLAGS.model_dir, os.path.join(output_dir, MODE_LABELS[mode]),
+          version=1, evaluate=False, quantize=mode)
+      print(f"exported {MODE_LABELS[mode]} to {paths[mode]}", flush=True)
+    results = measure(paths, pair_sets, FLAGS.batch_size, FLAGS.repeats)
   finally:
     if not FLAGS.output_dir:
       shutil.rmtree(output_dir, ignore_errors=True)
+  table = markdown_table(results)
   print(table)
   if FLAGS.output_markdown:
     with open(FLAGS.output_markdown, "w", encoding="utf-8") as f:

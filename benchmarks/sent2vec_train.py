@@ -56,7 +56,6 @@ import dataclasses
 import json
 import os
 import re
-import resource
 import shlex
 import shutil
 import statistics
@@ -134,11 +133,6 @@ _PLACES = ("data_dir", "corpus_parts", "corpus_files", "model_dir",
            "verify_data")
 
 
-def _cpu_seconds():
-  usage = resource.getrusage(resource.RUSAGE_SELF)
-  return usage.ru_utime + usage.ru_stime
-
-
 def measure_ours(cfg, plan):
   """`--repeats` x `--steps` of the plan's step, as the loop runs it."""
   lines_seen = tf.Variable(0, dtype=tf.int64)
@@ -165,19 +159,21 @@ def measure_ours(cfg, plan):
   measured = []  # (seconds, tokens, lines, cpu seconds) per repeat.
   for _ in range(FLAGS.repeats):
     tokens, lines = int(tokens_seen.numpy()), int(lines_seen.numpy())
-    cpu, start = _cpu_seconds(), time.perf_counter()
+    cpu, start = time.process_time(), time.perf_counter()
     run(FLAGS.steps)
     measured.append((time.perf_counter() - start,
                      int(tokens_seen.numpy()) - tokens,
-                     int(lines_seen.numpy()) - lines, _cpu_seconds() - cpu))
-  rates = [(t + l) / s if s else 0.0 for s, t, l, _ in measured]
-  seconds, tokens, lines, cpu = measured[
-      sorted(range(len(rates)), key=rates.__getitem__)[len(rates) // 2]]
+                     int(lines_seen.numpy()) - lines,
+                     time.process_time() - cpu))
+  per = lambda a, b: a / b if b else 0.0  # pylint: disable=unnecessary-lambda-assignment
+  rates = [per(t + l, s) for s, t, l, _ in measured]
+  seconds, tokens, lines, cpu = sorted(
+      measured, key=lambda m: per(m[1] + m[2], m[0]))[len(measured) // 2]
   return {
-      "tokens_per_second": tokens / seconds if seconds else 0.0,
-      "words_per_second": (tokens + lines) / seconds if seconds else 0.0,
-      "words_per_cpu_second": (tokens + lines) / cpu if cpu else 0.0,
-      "cpu_seconds_per_wall_second": cpu / seconds if seconds else 0.0,
+      "tokens_per_second": per(tokens, seconds),
+      "words_per_second": per(tokens + lines, seconds),
+      "words_per_cpu_second": per(tokens + lines, cpu),
+      "cpu_seconds_per_wall_second": per(cpu, seconds),
       "peak_rss_mb": resources.peak_rss_mb(),
       "load_average_1min": [load_before, os.getloadavg()[0]],
       "steps": FLAGS.steps, "warmup_steps": FLAGS.warmup_steps,
@@ -383,17 +379,16 @@ def _number(value, text="{:,.0f}"):
   return "" if value is None else text.format(value)
 
 
-def _ratio_text(stats):
-  if stats is None:
-    return ""
-  return f"{stats['median']:.2f}x ({stats['min']:.2f}-{stats['max']:.2f})"
-
-
 def _range_text(stats, unit="", text="{:,.0f}"):
+  """'median<unit> (min-max)' of a `summary`; "" for None."""
   if stats is None:
     return ""
   return (f"{text.format(stats['median'])}{unit} ({text.format(stats['min'])}"
           f"-{text.format(stats['max'])})")
+
+
+def _ratio_text(stats):
+  return _range_text(stats, "x", "{:.2f}")
 
 
 def _load(values):
@@ -490,13 +485,11 @@ def _display(command, work_dir):
   return shlex.join(command).replace(work_dir, "$WORK")
 
 
-def _this_module():
-  """This module, run as it was run here (so that the child runs this very
-  code)."""
-  spec = globals().get("__spec__")
-  if spec is not None:
-    return [sys.executable, "-m", spec.name]
-  return [sys.executable, os.path.abspath(__file__)]
+def _row(done, words_per_second, cores_in_use):
+  """One side of one repeat (`done`: its `child_process.Finished`)."""
+  return {"words_per_second": words_per_second,
+          "peak_rss_mb": done.peak_rss_mb, "cores_in_use": cores_in_use,
+          "load_average_1min": done.load_before}
 
 
 def side_by_side(model_trainer):
@@ -536,7 +529,7 @@ def side_by_side(model_trainer):
                                     os.path.join(work_dir, "cxx_model"), cfg,
                                     FLAGS.reference_threads)
     ours_json = os.path.join(work_dir, "ours.json")
-    ours_command = _this_module() + [
+    ours_command = [sys.executable, "-m", "benchmarks.sent2vec_train",
         f"--corpus_files={lines_path}", "--noverify_data",
         f"--model_dir={os.path.join(work_dir, 'ours')}", f"--steps={steps}",
         f"--warmup_steps={warmup_steps}", "--repeats=1",
@@ -551,25 +544,21 @@ def side_by_side(model_trainer):
           ours_command, os.path.join(work_dir, f"ours_{repeat}.log"), cwd=repo)
       with open(ours_json) as f:
         ours = json.load(f)
-      ours_rss = ours_run.peak_rss_mb
-      ours_row = {"words_per_second": ours["words_per_second"],
-                  "peak_rss_mb": ours_rss,
-                  "cores_in_use": ours["cpu_seconds_per_wall_second"],
-                  "load_average_1min": ours_run.load_before}
       reader = ProgressReader()
       ref_run = child_process.run(
           ref_command, os.path.join(work_dir, f"cxx_{repeat}.log"), reader,
           stop=lambda reader=reader: reader.finished)
-      ref_rss = ref_run.peak_rss_mb
       rate, cores, _ = reference_words_per_second(
           reader.samples, FLAGS.warmup_fraction, words, known)
-      repeats.append({"ours": ours_row, "reference": {
-          "words_per_second": rate, "peak_rss_mb": ref_rss,
-          "cores_in_use": cores, "load_average_1min": ref_run.load_before}})
+      repeats.append({
+          "ours": _row(ours_run, ours["words_per_second"],
+                       ours["cpu_seconds_per_wall_second"]),
+          "reference": _row(ref_run, rate, cores)})
       print(f"repeat {repeat + 1}: words/s ours "
-            f"{ours_row['words_per_second']:,.0f}, C++ {rate:,.0f} "
-            f"({ours_row['words_per_second'] / rate:.2f}x); peak RSS ours "
-            f"{ours_rss:,.0f} MB, C++ {ref_rss:,.0f} MB", flush=True)
+            f"{ours['words_per_second']:,.0f}, C++ {rate:,.0f} "
+            f"({ours['words_per_second'] / rate:.2f}x); peak RSS ours "
+            f"{ours_run.peak_rss_mb:,.0f} MB, C++ {ref_run.peak_rss_mb:,.0f} "
+            "MB", flush=True)
     result = add_ratios({
         "settings": dataclasses.asdict(cfg),
         "reference_threads": FLAGS.reference_threads,

@@ -24,15 +24,13 @@ runs `python -m trainers.sent2vec` with the uni+bi book flagfile
 (--train_flagfile; --buckets, --dim, part --corpus_parts of the corpus) in a
 child process twice: fresh for --train_steps steps, then resumed from that
 run's last checkpoint up to 2 x --train_steps (both export and evaluate at
-the end, as every run does). The child marks the trainer's phases (model
-built and initialised, token cache and step, checkpoint restore, steps,
-checkpoint saves, export module, export-time scores, SavedModel written,
-final evaluation) and records, for each, the peak RSS during it (VmHWM,
-reset at each mark through /proc/self/clear_refs) and the RSS at its end.
-Prints one table of both runs, the tables' bytes and the bound; exits 1 when
-a run's peak is above the bound. The vocabulary, corpus counts and token
-cache are built once in --work_dir and copied into each run (their cost is
-not the tables').
+the end, as every run does). The child marks the trainer's phases
+(`run_probed_trainer`) and records, for each, the peak RSS during it (VmHWM,
+reset at each mark) and the RSS at its end (`PhaseRecorder`). Prints one
+table of both runs, the tables' bytes and the bound; exits 1 when a run's
+peak is above the bound. The vocabulary, corpus counts and token cache are
+built once in --work_dir and copied into each run (their cost is not the
+tables').
 """
 import json
 import os
@@ -51,6 +49,7 @@ from sentzoo.common import resources
 from sentzoo.models import siamese_cbow
 from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
+from sentzoo.trainers import training_loop
 
 FLAGS = flags.FLAGS
 distribution.define_flags(FLAGS)
@@ -106,21 +105,12 @@ def _siamese_cbow(strategy, dim):
   tables = [model.embedding.embeddings]
   ids = np.random.RandomState(0).randint(
       1, FLAGS.vocab_size + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
-  if distribution.is_one_device(strategy):
-    step = siamese_cbow_step.make_train_step(model, optimizer, 2)
-    return tables, lambda: step(ids)
-  step = siamese_cbow_step.make_train_step(model, optimizer, 2,
-                                           apply_in_xla=False)
-  per_replica = FLAGS.batch_size // strategy.num_replicas_in_sync
-  dataset = tf.data.Dataset.from_tensors(ids[:per_replica]).repeat()
-  iterator = iter(strategy.experimental_distribute_dataset(
-      dataset.unbatch().batch(per_replica * strategy.num_replicas_in_sync)))
-
-  @tf.function
-  def distributed():
-    return strategy.run(step, args=(next(iterator),))
-
-  return tables, distributed
+  # As the trainer runs it: the update outside XLA under several replicas.
+  step = siamese_cbow_step.make_train_step(
+      model, optimizer, 2, apply_in_xla=distribution.is_one_device(strategy))
+  iterator = iter(training_loop.distribute(
+      strategy, tf.data.Dataset.from_tensors(ids).repeat()))
+  return tables, tf.function(lambda: strategy.run(step, args=(next(iterator),)))
 
 
 def _sent2vec(strategy, dim):
@@ -149,8 +139,6 @@ def _sent2vec(strategy, dim):
       v.scatter_sub(tf.IndexedSlices(0.2 * g.values, g.indices))
     return loss
 
-  if distribution.is_one_device(strategy):
-    return [source, target], tf.function(step)
   return [source, target], tf.function(lambda: strategy.run(step))
 
 
@@ -193,17 +181,15 @@ class PhaseRecorder:
     self._reset()
 
 
-def _wrap(owner, name, before=None, after=None):
+def _wrap(owner, name, before=lambda: None, after=lambda: None):
   """Replaces owner.name by a function that calls before(), the original,
   then after()."""
   original = getattr(owner, name)
 
   def wrapped(*args, **kwargs):
-    if before:
-      before()
+    before()
     result = original(*args, **kwargs)
-    if after:
-      after()
+    after()
     return result
 
   setattr(owner, name, wrapped)
@@ -217,7 +203,6 @@ def run_probed_trainer(argv, phase_log):
   from sentzoo.inputs import token_cache  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import sent2vec as sent2vec_trainer  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top
-  from sentzoo.trainers import training_loop  # pylint: disable=g-import-not-at-top
 
   recorder = PhaseRecorder()
   mark = recorder.mark
@@ -284,12 +269,8 @@ def measure_training():
   try:
     shutil.rmtree(model_dir, ignore_errors=True)
     os.makedirs(model_dir)
-    for name in _SHARED_FILES:
-      path = os.path.join(shared, name)
-      if os.path.isdir(path):
-        shutil.copytree(path, os.path.join(model_dir, name))
-      elif os.path.exists(path):
-        shutil.copy(path, model_dir)
+    if os.path.exists(shared):
+      shutil.copytree(shared, model_dir, dirs_exist_ok=True)
     for run, steps in (("fresh", FLAGS.train_steps),
                        ("resumed", 2 * FLAGS.train_steps)):
       print(f"{run} run: {steps} steps in {model_dir}", flush=True)
@@ -300,11 +281,8 @@ def measure_training():
       if run == "fresh" and not os.path.exists(shared):
         os.makedirs(shared)
         for name in _SHARED_FILES:
-          path = os.path.join(model_dir, name)
-          if os.path.isdir(path):
-            shutil.copytree(path, os.path.join(shared, name))
-          else:
-            shutil.copy(path, shared)
+          copy = shutil.copytree if name == "token_cache" else shutil.copy
+          copy(os.path.join(model_dir, name), os.path.join(shared, name))
     source, target = _table_bytes(model_dir)
   finally:
     if not FLAGS.work_dir:
@@ -361,7 +339,6 @@ def train_main():
       f.write(markdown)
   if not all(r["within_bound"] for r in result["runs"].values()):
     sys.exit(1)
-
 
 
 def main(argv):
