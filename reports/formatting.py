@@ -1,4 +1,5 @@
-r"""Formatting shared by the results pages: numbers, p-values, code, commands.
+r"""Formatting shared by the results pages: numbers, p-values, code, commands
+and the frame of their plots.
 
 Every page says a missing number the same way ("–"), prints p-values the
 same way and puts the commands that made it in one collapsed section, so
@@ -13,7 +14,7 @@ import re
 import statistics
 import sys
 import textwrap
-from typing import Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 MISSING = "\u2013"
 
@@ -65,6 +66,25 @@ def code(text: str) -> str:
     fence += "`"
   pad = " " if text.startswith("`") or text.endswith("`") else ""
   return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def line_plot(path: str, title: str, xlabel: str, ylabel: str,
+              draw: Callable[[Any], None]) -> None:
+  """Writes the PNG `path`: one pair of axes, 7 x 4.2 inches, on which
+  `draw(axis)` draws, with the pages' labels, legend and grid."""
+  import matplotlib  # Only the plots need matplotlib.
+  matplotlib.use("Agg")
+  from matplotlib import pyplot
+  figure, axis = pyplot.subplots(figsize=(7, 4.2))
+  draw(axis)
+  axis.set_xlabel(xlabel)
+  axis.set_ylabel(ylabel)
+  axis.set_title(title, fontsize=11)
+  axis.legend(fontsize=8)
+  axis.grid(alpha=0.3)
+  figure.tight_layout()
+  figure.savefig(path, dpi=110)
+  pyplot.close(figure)
 
 
 def commands_section(commands: Sequence[str],
