@@ -54,8 +54,9 @@ from sentzoo.reports import sts_tables
 
 ALL_MEAN = "all.mean"
 # Supplement Table 1's sets (Pearson's r x 100, reports.paper_numbers) under
-# the names evaluated here; its printed means (over its 22 sets, with 2013
-# SMT) are recomputed over the sets here.
+# the names evaluated here. Its yearly means and Average are recomputed over
+# the sets here (the paper's are over 22 sets, with 2013 SMT; its printed
+# Average is a row of its own).
 PAPER_SETS = {twitter_pit.SET_NAME if k == "Twitter2015" else k: v
               for k, v in paper_numbers.CHARAGRAM_TABLE1.items()
               if not k.endswith(".mean") and k != "Average"}

@@ -297,12 +297,12 @@ def model_names(fv: flags.FlagValues) -> list:
     raise errors.UserError(
         f"--names has {len(fv.names)} names for {len(fv.model)} --model flags")
   out = list(fv.names)
-  for path in fv.model[len(out):]:
-    path = os.path.normpath(path)
-    base = os.path.basename(path)
-    if base.isdigit():
-      base = os.path.join(os.path.basename(os.path.dirname(path)), base)
-    out.append(base or path)
+  if not out:
+    for path in map(os.path.normpath, fv.model):
+      base = os.path.basename(path)
+      if base.isdigit():
+        base = os.path.join(os.path.basename(os.path.dirname(path)), base)
+      out.append(base or path)
   for i, name in enumerate(out):
     if name in out[:i]:
       out[i] = f"{name} ({i + 1})"
