@@ -149,18 +149,6 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
   return out
 
 
-def parse_reference_spec(spec: str) -> tuple:
-  """"PREFIX=PATH" -> (prefix, path).
-
-  Raises:
-    errors.UserError: no "=", or an empty prefix or path.
-  """
-  prefix, sep, path = spec.partition("=")
-  if not sep or not prefix.strip() or not path.strip():
-    raise errors.UserError(f"--reference must be PREFIX=PATH, got {spec!r}")
-  return prefix.strip(), path.strip()
-
-
 def load_references(specs: Sequence[str]) -> dict:
   """Loads "PREFIX=PATH" baseline pages into one dict of reference columns.
 
@@ -170,7 +158,9 @@ def load_references(specs: Sequence[str]) -> dict:
   """
   out = {}
   for spec in specs:
-    prefix, path = parse_reference_spec(spec)
+    prefix, sep, path = (part.strip() for part in spec.partition("="))
+    if not sep or not prefix or not path:
+      raise errors.UserError(f"--reference must be PREFIX=PATH, got {spec!r}")
     try:
       columns = load_baseline_file(path, prefix)
     except OSError as e:

@@ -53,16 +53,13 @@ from sentzoo.reports import run_records
 from sentzoo.reports import sts_tables
 
 ALL_MEAN = "all.mean"
-# Supplement Table 1 (Pearson's r x 100), from reports.paper_numbers: the
-# sets, and the paper's printed yearly means and Average (over its 22 sets).
-PAPER_COLUMNS = paper_numbers.CHARAGRAM_COLUMNS
-_PAPER_KEYS = {"Twitter2015": twitter_pit.SET_NAME, "Average": ALL_MEAN}
-PAPER_SETS = {_PAPER_KEYS.get(k, k): v
+# Supplement Table 1's sets (Pearson's r x 100, reports.paper_numbers) under
+# the names evaluated here. Its yearly means and Average are recomputed over
+# the sets here (the paper's are over 22 sets, with 2013 SMT; its printed
+# Average is a row of its own).
+PAPER_SETS = {twitter_pit.SET_NAME if k == "Twitter2015" else k: v
               for k, v in paper_numbers.CHARAGRAM_TABLE1.items()
               if not k.endswith(".mean") and k != "Average"}
-PAPER_MEANS = {_PAPER_KEYS.get(k, k): v
-               for k, v in paper_numbers.CHARAGRAM_TABLE1.items()
-               if k.endswith(".mean") or k == "Average"}
 
 
 def evaluation_sets(data_dir):
@@ -105,8 +102,7 @@ def table_rows(set_names, dev_name=None):
 
 def mean_present(values):
   """The mean of the values that are neither None nor nan; nan if none."""
-  values = [v for v in values if v is not None and not math.isnan(v)]
-  return float(np.mean(values)) if values else math.nan
+  return significance.mean_std(values)[0]
 
 
 def row_values(scores, rows):
@@ -138,9 +134,9 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
   spreads = {name: {key: significance.mean_std([v[key] for v in per_seed])
                     for key, _, _ in rows} for name, per_seed in seeded}
   counts = {name: len(per_seed) for name, per_seed in seeded}
-  paper = [(f"paper {p}", {**{k: v[i] for k, v in PAPER_SETS.items()}})
-           for i, p in enumerate(PAPER_COLUMNS)]
-  paper_values = [(name, row_values(scores, rows)) for name, scores in paper]
+  paper_values = [(f"paper {p}", row_values(
+      {k: v[i] for k, v in PAPER_SETS.items()}, rows))
+                  for i, p in enumerate(paper_numbers.CHARAGRAM_COLUMNS)]
   header = (["set"] + [n if counts[n] == 1 else f"{n} (n={counts[n]})"
                         for n, _ in values] + [n for n, _ in paper_values])
   lines = ["| " + " | ".join(header) + " |",
@@ -150,7 +146,8 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
                        formatting.mean_std(spreads[n][key], 1) for n, v in values]
     cells += [formatting.number(v[key], 1) for _, v in paper_values]
     lines.append("| " + " | ".join(cells) + " |")
-  printed = [formatting.number(PAPER_MEANS[ALL_MEAN][i], 1) for i in range(len(PAPER_COLUMNS))]
+  printed = [formatting.number(v, 1)
+             for v in paper_numbers.CHARAGRAM_TABLE1["Average"]]
   lines.append("| paper's printed Average (22 sets, incl. 2013 SMT) | "
                + " | ".join("" for _ in values) + " | "
                + " | ".join(printed) + " |")

@@ -90,6 +90,20 @@ class WriteGeneratedPageTest(absltest.TestCase):
                     page.index("## Measured\n\n| a |\n|---|\n"))
     self.assertNotIn("/tmp/", page)
 
+  def test_line_plot_draws_on_labelled_axes(self):
+    path = os.path.join(tempfile.mkdtemp(), "plot.png")
+    drawn = []
+
+    def draw(axis):
+      axis.plot([1, 2, 3], [3, 1, 2], label="a line")
+      drawn.append((axis.get_xlabel(), [l.get_label() for l in axis.lines]))
+
+    formatting.line_plot(path, "A title", "x label", "y label", draw)
+    # draw runs on fresh axes, before the labels are set.
+    self.assertEqual(drawn, [("", ["a line"])])
+    with open(path, "rb") as f:
+      self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
 
 if __name__ == "__main__":
   absltest.main()

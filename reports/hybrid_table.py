@@ -4,44 +4,22 @@ r"""The hybrid siamese matcher's page: encoders x losses, one table.
       --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-renders the page from the runs present under --runs_dir (<runs_dir>/<task>_
-<encoder>_<loss>/seed<k>/), or from their records; `python -m
-reports.hybrid_sweep` (same flags and more) trains and records the missing
-runs first. For each task (MSRP, SICK binary entailment), encoder (LSTM, GRU,
-CNN, stacked BiGRU) and loss (contrastive, logistic, joint), the page gives
-the test accuracy at the best dev epoch in the layout of Nicosia and
-Moschitti (CIKM 2017) Tables 1-2, as mean ± standard deviation over the
-seeds of --seeds present (their count in each cell), beside the paper's own
-numbers.
+renders the page, in the layout of Nicosia and Moschitti (CIKM 2017) Tables
+1-2, from the runs present under --runs_dir (<runs_dir>/<task>_<encoder>_
+<loss>/seed<k>/); `python -m reports.hybrid_sweep` (same flags and more)
+trains the missing runs first. A run folder does not outlive its machine, so
+a finished run's results.json and test decisions are also kept in a
+committed record (<records_dir>/<task>_<encoder>_<loss>/seed<k>/,
+`reports.run_records`), read where the run folder is absent.
 
-Records: runs/ does not outlive the machine, so a finished run's
-results.json and test decisions (test_predictions.npz, recompressed) are
-copied into <records_dir>/<task>_<encoder>_<loss>/seed<k>/ (default
-docs/records/hybrid_table, committed; `reports.run_records`). The page reads
-a run from its folder when that has results.json and from its record
-otherwise.
-
-Contrastive-only runs are reported under two decision rules: the paper's
-fixed distance threshold (--threshold of the flagfiles, 0.5) and the
-threshold that maximises dev accuracy (`evaluation.decision_threshold`,
-tuned anew after every epoch; its own best dev epoch). The MLP's
-probability > 0.5 is kept for logistic and joint runs.
-Below each task's table: the accuracy of always answering the test set's
-majority class (its labels read from --data_dir, or $SENTZOO_DATA_DIR),
-and the contrastive cells whose dev-tuned mean falls below it.
-
-The claim "joint >= each single loss" is decided per encoder by two paired
-tests of joint against contrastive (fixed threshold) and against logistic:
-a paired t-test over seeds (seed k against seed k: training variance) and
-McNemar's exact test on the test decisions at the best dev epoch, pooled
-over the seed-matched runs (the discordant counts summed: test-set
-sampling). A comparison counts only when both give p < 0.05 with the same
-sign; the claim "holds" when joint is significantly better than both single
-losses, "does not hold" when it is significantly worse than either, and is
-"not distinguishable at p<0.05" otherwise (`evaluation.significance.
-claim_verdict`).
-
-The command's flags are its own (`define_flags`, parsed by `run`).
+Contrastive-only runs are reported under the paper's fixed distance
+threshold (0.5) and under the threshold tuned on dev (`evaluation.
+decision_threshold`); under each task's table, the majority class's accuracy
+and the contrastive cells whose dev-tuned mean is below it. "joint >= each
+single loss" is decided by a paired t-test over seeds (training variance)
+and McNemar's exact test on the pooled test decisions (test-set sampling),
+combined by `evaluation.significance.claim_verdict`; the page states the
+rule.
 """
 
 import json
@@ -121,12 +99,9 @@ def cell_name(task, encoder, mode):
   return f"{task}_{encoder}_{mode}"
 
 
-def cell_dir(fv, task, encoder, mode):
-  return os.path.join(fv.runs_dir, cell_name(task, encoder, mode))
-
-
 def run_dir(fv, task, encoder, mode, seed):
-  return os.path.join(cell_dir(fv, task, encoder, mode), f"seed{seed}")
+  return os.path.join(fv.runs_dir, cell_name(task, encoder, mode),
+                      f"seed{seed}")
 
 
 def record_dir(fv, task, encoder, mode, seed):
@@ -413,15 +388,13 @@ def format_page(fv):
 
 def check_flags(fv):
   """Raises errors.UserError for an unknown task, encoder, mode or seed."""
-  for task in fv.tasks:
-    if task not in TASKS:
-      raise errors.UserError(f"unknown task {task!r}; one of {list(TASKS)}")
-  for encoder in fv.encoders:
-    if encoder not in ENCODERS:
-      raise errors.UserError(f"unknown encoder {encoder!r}")
-  for mode in fv.modes:
-    if mode not in MODES:
-      raise errors.UserError(f"unknown mode {mode!r}")
+  for what, given, known in (("task", fv.tasks, TASKS),
+                             ("encoder", fv.encoders, ENCODERS),
+                             ("mode", fv.modes, MODES)):
+    for value in given:
+      if value not in known:
+        raise errors.UserError(f"unknown {what} {value!r}; one of "
+                               f"{list(known)}")
   seeds_of(fv)
   if fv.word_vector_choice:
     word_vector_choice.read_choice(fv.word_vector_choice)

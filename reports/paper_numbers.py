@@ -217,12 +217,7 @@ def sent2vec_sts_reference(model: str = "Sent2Vec uni.") -> dict:
   SICK is left out: the paper's SICK figure is on test + train, not the
   SICK test set evaluated here.
   """
-  out = {}
-  for name, value in SENT2VEC_TABLE2[model].items():
-    if value is None or name == "SICK":
-      continue
-    key = "STS2014.mean" if name == "Average" else name
-    if key == "STS2014.mean":
-      continue  # Table 2's Average also includes SICK.
-    out[key] = (value[1], value[0])
-  return out
+  # Table 2's Average includes SICK too: it is left out with it.
+  return {name: (value[1], value[0])
+          for name, value in SENT2VEC_TABLE2[model].items()
+          if value is not None and name not in ("SICK", "Average")}

@@ -42,13 +42,10 @@ STS2014 = ("STS2014.deft-news", "STS2014.deft-forum", "STS2014.OnWN",
            "STS2014.tweet-news", "STS2014.images", "STS2014.headlines")
 
 
-def _sign_test(wins, total):
-  """Two-sided binomial p of `wins` of `total` sets against 1/2."""
-  return float(stats.binomtest(wins, total, 0.5).pvalue) if total else math.nan
-
-
 def _set_verdict(wins, total):
-  p = _sign_test(wins, total)
+  """(verdict, p) of a sign test: two-sided binomial p of `wins` of `total`
+  sets against 1/2."""
+  p = float(stats.binomtest(wins, total, 0.5).pvalue) if total else math.nan
   if p < significance.CLAIM_ALPHA:
     return (REPRODUCES if wins > total / 2 else DOES_NOT), p
   return DOES_NOT, p

@@ -50,6 +50,7 @@ from absl import logging
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
 from sentzoo.evaluation import senteval_data
@@ -105,11 +106,8 @@ def read_model_card(export_dir: str) -> dict:
 
 
 def _file_digest(path: str) -> str:
-  h = hashlib.sha256()
   with open(path, "rb") as f:
-    for block in iter(lambda: f.read(1 << 20), b""):
-      h.update(block)
-  return h.hexdigest()
+    return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def export_fingerprint(export_dir: str) -> str:
@@ -202,10 +200,7 @@ def cached_evaluation(export_path: str, data_dir: str, tasks: Sequence[str],
                 "model_card": read_model_card(export_dir)})
   if path:
     os.makedirs(cache_dir, exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-      json.dump(entry, f)
-    os.replace(tmp, path)
+    model_dir_lib.write_text_atomically(path, json.dumps(entry))
   entry["cached"] = False
   return entry
 
@@ -601,10 +596,10 @@ def update_sections(path: str, entries: Sequence[dict],
                            "without it where every export is present")
   with open(path, encoding="utf-8") as f:
     page = f.read()
-  absent = [path for name, path in missing.items()]
   note = ("Nothing in the tables below is marked: a mark needs each "
           "column's per-pair scores or decisions, and "
-          + ", ".join(f"`{p}`" for p in absent) + " are not on this machine "
+          + ", ".join(f"`{p}`" for p in missing.values()) + " are not on "
+          "this machine "
           "(their training commands are under \"Models evaluated\"; then "
           "`bash docs/make_results_page.sh`).")
   page = sts_tables.without_marks(page, note, ("| set |", "| model |"))

@@ -16,7 +16,6 @@ Usage:
 """
 
 import json
-import os
 import sys
 from typing import Mapping, Sequence
 
@@ -28,6 +27,7 @@ from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
 from sentzoo.reports import paper_numbers
+from sentzoo.reports import sts_tables
 
 # ---------------------------------------------------------------- tables --
 
@@ -133,23 +133,11 @@ def define_transfer_flags(flag_values: flags.FlagValues) -> None:
 
 def define_flags(flag_values: flags.FlagValues) -> None:
   """Defines this command's flags on `flag_values`."""
-  flags.DEFINE_multi_string(
-      "model", [], "Export path of a model (base dir with integer versions, "
-      "or a version dir); repeat for several models.",
-      flag_values=flag_values)
-  flags.DEFINE_list("names", [], "Comma-separated row names, one per "
-                    "--model (default: the export folder names).",
-                    flag_values=flag_values)
-  flags.DEFINE_string("data_dir", "", "Data directory (default: "
-                      f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
+  sts_tables.define_export_flags(flag_values, "row")
   define_transfer_flags(flag_values)
   flags.DEFINE_boolean("paper_rows", True, "Show the Sent2Vec paper's "
                        "Table 1 rows above the models.",
                        flag_values=flag_values)
-  flags.DEFINE_string("output_json", "", "Write the results to this JSON "
-                      "file.", flag_values=flag_values)
-  flags.DEFINE_string("output_markdown", "", "Write the tables to this "
-                      "markdown file.", flag_values=flag_values)
 
 
 def config_from_flags(fv: flags.FlagValues) -> senteval.TransferConfig:
@@ -163,14 +151,6 @@ def config_from_flags(fv: flags.FlagValues) -> senteval.TransferConfig:
                                  seed=fv.seed)
 
 
-def _default_name(path: str) -> str:
-  path = os.path.normpath(path)
-  base = os.path.basename(path)
-  if base.isdigit():
-    base = os.path.join(os.path.basename(os.path.dirname(path)), base)
-  return base or path
-
-
 def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   """Runs the command for parsed flags; prints the tables to `out`.
 
@@ -179,13 +159,7 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
     "missing" (tasks without data), "config" and "markdown".
   """
   out = out or sys.stdout
-  if not fv.model:
-    raise errors.UserError("no model given: pass --model=EXPORT_PATH "
-                           "(repeat for several models)")
-  if fv.names and len(fv.names) != len(fv.model):
-    raise errors.UserError(
-        f"--names has {len(fv.names)} names for {len(fv.model)} --model flags")
-  names = list(fv.names) or [_default_name(m) for m in fv.model]
+  names = sts_tables.model_names(fv)
   config = config_from_flags(fv)
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
   loaded, missing = senteval.load_tasks(data_dir, fv.tasks)

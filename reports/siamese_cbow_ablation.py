@@ -179,23 +179,15 @@ def dev_curves(runs_dir, names):
 def plot_dev_curves(curves, untrained, path):
   """STS-B dev against training step, one line per run, one pair of axes;
   the untrained model's score as a dashed line. Returns the caption."""
-  import matplotlib  # Only the plot needs matplotlib.
-  matplotlib.use("Agg")
-  from matplotlib import pyplot
-  figure, axis = pyplot.subplots(figsize=(7, 4.2))
-  for name, points in curves.items():
-    axis.plot(*zip(*points), marker="o", markersize=5, linewidth=2,
-              label=name)
-  axis.axhline(untrained, color="grey", linestyle="--", linewidth=1,
-               label=f"before training ({untrained:.2f})")
-  axis.set_xlabel("training step (batches of 100)")
-  axis.set_ylabel("STS-B dev Pearson \u00d7 100")
-  axis.set_title("STS-B dev during training", fontsize=11)
-  axis.legend(fontsize=8)
-  axis.grid(alpha=0.3)
-  figure.tight_layout()
-  figure.savefig(path, dpi=110)
-  pyplot.close(figure)
+  def draw(axis):
+    for name, points in curves.items():
+      axis.plot(*zip(*points), marker="o", markersize=5, linewidth=2,
+                label=name)
+    axis.axhline(untrained, color="grey", linestyle="--", linewidth=1,
+                 label=f"before training ({untrained:.2f})")
+  formatting.line_plot(path, "STS-B dev during training",
+                       "training step (batches of 100)",
+                       "STS-B dev Pearson \u00d7 100", draw)
   ends = "; ".join(f"{n} {p[-1][1]:.2f}" for n, p in curves.items())
   return (f"STS-B dev Pearson of each run at its evaluations; dashed: the "
           f"model before training ({untrained:.2f}). A line above the dashed "

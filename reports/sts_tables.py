@@ -264,17 +264,54 @@ def command_note_line(command: str) -> str:
 # ------------------------------------------------------------------- CLI --
 
 
-def define_flags(flag_values: flags.FlagValues) -> None:
-  """Defines this command's flags on `flag_values`."""
+def define_export_flags(flag_values: flags.FlagValues, what: str) -> None:
+  """The flags of a command that evaluates exports (this one and
+  reports.senteval_tables): --model, --names (of each `what`: "column" or
+  "row"), --data_dir, --output_json and --output_markdown."""
   flags.DEFINE_multi_string(
       "model", [], "Export path of a model (base dir with integer versions, "
       "or a version dir); repeat for several models.",
       flag_values=flag_values)
-  flags.DEFINE_list("names", [], "Comma-separated column names, one per "
+  flags.DEFINE_list("names", [], f"Comma-separated {what} names, one per "
                     "--model (default: the export folder names).",
                     flag_values=flag_values)
   flags.DEFINE_string("data_dir", "", "Data directory (default: "
                       f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
+  flags.DEFINE_string("output_json", "", "Write the results to this JSON "
+                      "file.", flag_values=flag_values)
+  flags.DEFINE_string("output_markdown", "", "Write the tables to this "
+                      "markdown file.", flag_values=flag_values)
+
+
+def model_names(fv: flags.FlagValues) -> list:
+  """The --names of the --model exports (default: the export folder names,
+  a version folder with its parent's), made unique by their position.
+
+  Raises:
+    errors.UserError: no --model, or not one name per --model.
+  """
+  if not fv.model:
+    raise errors.UserError("no model given: pass --model=EXPORT_PATH "
+                           "(repeat for several models)")
+  if fv.names and len(fv.names) != len(fv.model):
+    raise errors.UserError(
+        f"--names has {len(fv.names)} names for {len(fv.model)} --model flags")
+  out = list(fv.names)
+  if not out:
+    for path in map(os.path.normpath, fv.model):
+      base = os.path.basename(path)
+      if base.isdigit():
+        base = os.path.join(os.path.basename(os.path.dirname(path)), base)
+      out.append(base or path)
+  for i, name in enumerate(out):
+    if name in out[:i]:
+      out[i] = f"{name} ({i + 1})"
+  return out
+
+
+def define_flags(flag_values: flags.FlagValues) -> None:
+  """Defines this command's flags on `flag_values`."""
+  define_export_flags(flag_values, "column")
   flags.DEFINE_list("sets", list(sts_data.GROUPS), "Set groups to evaluate: "
                     "sts (SemEval 2012-2015), sick (SICK test), stsb (STS "
                     "Benchmark dev).", flag_values=flag_values)
@@ -289,11 +326,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_boolean("wilcoxon", False, "Also print the Siamese CBOW "
                        "paper's Wilcoxon signed-rank p-values, labelled as "
                        "the paper's test.", flag_values=flag_values)
-  flags.DEFINE_string("output_json", "", "Write results (with per-pair "
-                      "predictions) and p-values to this JSON file.",
-                      flag_values=flag_values)
-  flags.DEFINE_string("output_markdown", "", "Write the tables to this "
-                      "markdown file.", flag_values=flag_values)
   flags.DEFINE_multi_string(
       "reference", [], "PREFIX=PATH of a baseline markdown page (see "
       "reports/baselines.py) whose columns, named 'PREFIX X', are shown "
@@ -302,30 +334,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_string("command_note", "", "If set, --output_markdown starts "
                       "with the line 'Produced by: `COMMAND_NOTE`'.",
                       flag_values=flag_values)
-
-
-def _default_name(path: str) -> str:
-  path = os.path.normpath(path)
-  base = os.path.basename(path)
-  if base.isdigit():
-    base = os.path.join(os.path.basename(os.path.dirname(path)), base)
-  return base or path
-
-
-def _column_names(models, names) -> list:
-  if names:
-    if len(names) != len(models):
-      raise errors.UserError(
-          f"--names has {len(names)} names for {len(models)} --model flags")
-    out = list(names)
-  else:
-    out = [_default_name(m) for m in models]
-  seen = {}
-  for i, name in enumerate(out):
-    if name in seen:
-      out[i] = f"{name} ({i + 1})"
-    seen[name] = i
-  return out
 
 
 def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
@@ -343,12 +351,9 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
     errors.UserError: bad flags, data directory or model path.
   """
   out = out or sys.stdout
-  if not fv.model:
-    raise errors.UserError("no model given: pass --model=EXPORT_PATH "
-                           "(repeat for several models)")
+  names = model_names(fv)
   if fv.batch_size < 1:
     raise errors.UserError(f"--batch_size must be >= 1, got {fv.batch_size}")
-  names = _column_names(fv.model, fv.names)
   unknown = [g for g in fv.sets if g not in sts_data.GROUPS]
   if unknown or not fv.sets:
     raise errors.UserError(f"--sets: unknown groups {unknown}; choose from "

@@ -25,6 +25,7 @@ import tensorflow as tf
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.reports import formatting
 
 # Frequency bands: the 100 most frequent words, then up to each bound.
 BANDS = (100, 1000, 10000, 100000)
@@ -119,27 +120,21 @@ def caption(record):
 
 def plot(record, path):
   """One panel, shared axes: each model's binned curve (`binned_curve`)."""
-  import matplotlib  # Only the plot needs matplotlib.
-  matplotlib.use("Agg")
-  from matplotlib import pyplot
-  figure, axis = pyplot.subplots(figsize=(7, 4.2))
-  for name, entry in record.items():
-    curve = entry["curve"]
-    x = [b["log10_count"] for b in curve]
-    line, = axis.plot(x, [b["median"] for b in curve], marker="o",
-                      markersize=5, linewidth=2,
-                      label=f"{name} (Spearman {entry['spearman_norm_count']:+.3f})")
-    axis.fill_between(x, [b["q25"] for b in curve], [b["q75"] for b in curve],
-                      color=line.get_color(), alpha=0.15)
-  axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-  axis.set_xlabel("log10 corpus count of the word")
-  axis.set_ylabel("norm / the model's median norm")
-  axis.set_title("Do frequent words get shorter vectors?", fontsize=11)
-  axis.legend(fontsize=8)
-  axis.grid(alpha=0.3)
-  figure.tight_layout()
-  figure.savefig(path, dpi=110)
-  pyplot.close(figure)
+  def draw(axis):
+    for name, entry in record.items():
+      curve = entry["curve"]
+      x = [b["log10_count"] for b in curve]
+      line, = axis.plot(
+          x, [b["median"] for b in curve], marker="o", markersize=5,
+          linewidth=2,
+          label=f"{name} (Spearman {entry['spearman_norm_count']:+.3f})")
+      axis.fill_between(x, [b["q25"] for b in curve],
+                        [b["q75"] for b in curve], color=line.get_color(),
+                        alpha=0.15)
+    axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+  formatting.line_plot(path, "Do frequent words get shorter vectors?",
+                       "log10 corpus count of the word",
+                       "norm / the model's median norm", draw)
 
 
 def define_flags(flag_values):
