@@ -166,7 +166,7 @@ def _aggregate(key, label, members, sets):
       spearman=float(np.mean([sets[n].spearman for n in members])))
 
 
-def stsb_dev_evaluator(data_dir, encode_fn, before=None):
+def stsb_dev_evaluator(data_dir, encode_fn):
   """A trainer's periodic evaluation: STS Benchmark dev correlations.
 
   Args:
@@ -174,8 +174,6 @@ def stsb_dev_evaluator(data_dir, encode_fn, before=None):
       returns {} (training goes on, unevaluated).
     encode_fn: callable tf.string [batch] -> float [batch, dim] over the
       model's current weights.
-    before: optional callable run before each evaluation (e.g. to copy the
-      training weights into `encode_fn`'s module).
 
   Returns:
     A function () -> {"stsb_dev_pearson": ..., "stsb_dev_spearman": ...}
@@ -188,8 +186,6 @@ def stsb_dev_evaluator(data_dir, encode_fn, before=None):
   def evaluate():
     if dev_set is None:
       return {}
-    if before is not None:
-      before()
     result = evaluate_pair_sets(encoder_lib.FunctionEncoder(encode_fn),
                                 [dev_set]).sets[dev_set.name]
     return {"stsb_dev_pearson": result.pearson,

@@ -81,7 +81,9 @@ class AveragingSentenceEncoder(tf.Module):
       max_tokens) -> int ragged [batch, (ids)]`, e.g.
       `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
     embeddings: float [vocabulary_size, dim] initial word vectors (row 0,
-      padding, is never read).
+      padding, is never read); a `tf.Variable`, with quantize "none", is
+      read itself, not copied: the encoder follows it (a trainer's
+      evaluation of the table it trains).
     metadata: JSON-able dict stored with the export (model card); the caps
       are added to it as "input_limits".
     max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
@@ -106,7 +108,11 @@ class AveragingSentenceEncoder(tf.Module):
         input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     self.quantization_mode = table_quantization.check_mode(quantize)
     self.text_to_ids = text_to_ids
-    if quantize == "none":
+    if quantize == "none" and isinstance(embeddings, tf.Variable):
+      self.embeddings = embeddings
+      self.variables = [self.embeddings]
+      self.trainable_variables = [self.embeddings]
+    elif quantize == "none":
       self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
                                     trainable=True, name="embeddings")
       self.variables = [self.embeddings]

@@ -125,6 +125,17 @@ class AveragingSentenceEncoderTest(tf.test.TestCase):
     self.encoder.embeddings.assign(self.encoder.embeddings * 2.0)
     self.assertAllClose(self.encoder(tf.constant(["cat"])), 2.0 * before)
 
+  def test_a_variable_table_is_followed_not_copied(self):
+    table = tf.Variable(self.table)
+    encoder, _ = _encoder(None, table=table)
+    self.assertIs(encoder.embeddings, table)
+    self.assertEqual(encoder.trainable_variables, [table])
+    before = encoder(tf.constant(["cat", ""])).numpy()
+    table.assign(table * 3.0)
+    after = encoder(tf.constant(["cat", ""])).numpy()
+    self.assertAllClose(after[0], 3.0 * before[0])
+    self.assertAllEqual(after[1], np.zeros(DIM))
+
 
 # Sentences with known, unknown, repeated and no words; row 4 ("on") of the
 # quantised tests' table is all zeros.

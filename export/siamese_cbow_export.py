@@ -27,8 +27,10 @@ def make_encoder(vocabulary, tokenizer, model, metadata, *,
                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                  max_tokens_per_sentence=(
                      input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none"):
-  """An `AveragingSentenceEncoder` with the model's current word vectors.
+                 quantize="none", live=False):
+  """An `AveragingSentenceEncoder` with the model's current word vectors
+  (`live`: the model's table itself, not a copy, so the encoder follows
+  training without a second table in memory).
 
   No training truncation (`max_length`): an exported encoder averages every
   known word of a sentence's first `max_tokens_per_sentence` tokens (of its
@@ -37,7 +39,8 @@ def make_encoder(vocabulary, tokenizer, model, metadata, *,
   """
   return averaging_encoder.AveragingSentenceEncoder(
       text_to_ids_lib.TextToIds(vocabulary, tokenizer),
-      model.embedding.embeddings.numpy(), metadata,
+      model.embedding.embeddings.value if live
+      else model.embedding.embeddings.numpy(), metadata,
       max_bytes_per_sentence=max_bytes_per_sentence,
       max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
 

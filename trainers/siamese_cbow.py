@@ -343,7 +343,7 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   return dataset_fn
 
 
-def _evaluate_untrained(model_dir, data_dir, eval_encoder, model,
+def _evaluate_untrained(model_dir, data_dir, eval_encoder,
                         model_name="Siamese CBOW (untrained)"):
   """Scores the initial word vectors once, at the start of a fresh run
   (with --init_from: the vectors it starts from)."""
@@ -352,7 +352,6 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model,
     return
   print("evaluating the untrained word vectors (--compare_untrained)...",
         flush=True)
-  eval_encoder.embeddings.assign(model.embedding.embeddings)
   pair_sets, missing = sts_data.load_eval_sets(
       data_dir, model_specs.SIAMESE_CBOW.eval_sets)
   results = sts.evaluate_pair_sets(
@@ -491,17 +490,14 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     eval_fn = before_training = None
     if context.chief:
       eval_encoder = siamese_cbow_export.make_encoder(
-          vocabulary, tokenizer, model, {})
-      eval_fn = sts.stsb_dev_evaluator(
-          data_dir, eval_encoder,
-          before=lambda: eval_encoder.embeddings.assign(
-              model.embedding.embeddings))
+          vocabulary, tokenizer, model, {}, live=True)
+      eval_fn = sts.stsb_dev_evaluator(data_dir, eval_encoder)
       if heldout:
         eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids,
                                           heldout)
       if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
-            context.model_dir, data_dir, eval_encoder, model,
+            context.model_dir, data_dir, eval_encoder,
             "Siamese CBOW (start, --init_from)" if cfg.init_from
             else "Siamese CBOW (untrained)")
 
