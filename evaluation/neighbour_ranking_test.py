@@ -54,6 +54,26 @@ class NeighbourRankingTest(tf.test.TestCase):
         _one_hot_encoder(20), groups, batch_size=1000)
     self.assertAllClose(one, whole)
 
+  def test_sentences_are_encoded_in_the_batches_of_one_pass(self):
+    # Groups are scored a chunk at a time; the encoder still sees the
+    # batches of one pass over the flat sentences.
+    rng = np.random.default_rng(1)
+    groups = rng.integers(0, 20, size=(30, 5, 6))
+    seen = []
+    encode = _one_hot_encoder(20)
+
+    def recording_encode(ids):
+      seen.append(np.array(ids))
+      return encode(ids)
+
+    neighbour_ranking.neighbour_ranking_accuracy(recording_encode, groups,
+                                                 batch_size=7)
+    flat = groups.reshape(-1, 6)
+    expected = [flat[i:i + 7] for i in range(0, len(flat), 7)]
+    self.assertLen(seen, len(expected))
+    for got, want in zip(seen, expected):
+      self.assertAllEqual(got, want)
+
 
 if __name__ == "__main__":
   tf.test.main()
