@@ -81,14 +81,15 @@ class AveragingSentenceEncoder(tf.Module):
       max_tokens) -> int ragged [batch, (ids)]`, e.g.
       `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
     embeddings: float [vocabulary_size, dim] initial word vectors (row 0,
-      padding, is never read); a `tf.Variable`, with quantize "none", is
-      read itself, not copied: the encoder follows it (a trainer's
-      evaluation of the table it trains).
+      padding, is never read).
     metadata: JSON-able dict stored with the export (model card); the caps
       are added to it as "input_limits".
     max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
     quantize: one of `table_quantization.MODES`; recorded in the metadata
       as "quantization".
+    follow: `embeddings` is a `tf.Variable` (quantize "none") that the
+      encoder reads itself instead of copying: it follows the variable (a
+      trainer's evaluation of the table it trains, without a second table).
   """
 
   # tf.Module computes `variables` and `trainable_variables` as properties,
@@ -102,13 +103,15 @@ class AveragingSentenceEncoder(tf.Module):
                    input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
                max_tokens_per_sentence=(
                    input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-               quantize="none"):
+               quantize="none", follow=False):
     super().__init__(name=name)
     self.max_bytes_per_sentence, self.max_tokens_per_sentence = (
         input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     self.quantization_mode = table_quantization.check_mode(quantize)
     self.text_to_ids = text_to_ids
-    if quantize == "none" and isinstance(embeddings, tf.Variable):
+    if follow:
+      if quantize != "none" or not isinstance(embeddings, tf.Variable):
+        raise ValueError("follow=True reads a float32 tf.Variable as it is")
       self.embeddings = embeddings
       self.variables = [self.embeddings]
       self.trainable_variables = [self.embeddings]

@@ -127,14 +127,25 @@ class AveragingSentenceEncoderTest(tf.test.TestCase):
 
   def test_a_variable_table_is_followed_not_copied(self):
     table = tf.Variable(self.table)
-    encoder, _ = _encoder(None, table=table)
+    copied, _ = _encoder(None, table=table)
+    self.assertIsNot(copied.embeddings, table)
+    vocabulary = vocabulary_lib.Vocabulary(WORDS, [1] * len(WORDS))
+    encoder = averaging_encoder.AveragingSentenceEncoder(
+        text_to_ids_lib.TextToIds(vocabulary), table, follow=True)
     self.assertIs(encoder.embeddings, table)
     self.assertEqual(encoder.trainable_variables, [table])
     before = encoder(tf.constant(["cat", ""])).numpy()
+    self.assertAllClose(copied(tf.constant(["cat", ""])), before)
     table.assign(table * 3.0)
     after = encoder(tf.constant(["cat", ""])).numpy()
     self.assertAllClose(after[0], 3.0 * before[0])
     self.assertAllEqual(after[1], np.zeros(DIM))
+    # The copy keeps the values it was made from.
+    self.assertAllClose(copied(tf.constant(["cat", ""])), before)
+    with self.assertRaisesRegex(ValueError, "follow=True"):
+      averaging_encoder.AveragingSentenceEncoder(
+          text_to_ids_lib.TextToIds(vocabulary), table, quantize="int8",
+          follow=True)
 
 
 # Sentences with known, unknown, repeated and no words; row 4 ("on") of the

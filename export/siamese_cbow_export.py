@@ -42,7 +42,8 @@ def make_encoder(vocabulary, tokenizer, model, metadata, *,
       model.embedding.embeddings.value if live
       else model.embedding.embeddings.numpy(), metadata,
       max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
+      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize,
+      follow=live)
 
 
 def build_module(model_dir, config, *,
