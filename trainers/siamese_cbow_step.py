@@ -113,9 +113,9 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   compiled part gathers their rows, sums them by sentence
   (`sentence_averages`: the model's `encode` without the padding), gathers
   each group's members from the averages (dense groups: each sentence is
-  one member), scores them with the model's `score`, and differentiates; the table's
-  gradient is the gathered rows' (`tf.IndexedSlices` of the real ids), so
-  the update touches those rows only. Under XLA each multiple of
+  one member), scores them with the model's `score`, and differentiates;
+  the table's gradient is the gathered rows' (`tf.IndexedSlices` of the
+  real ids), so the update touches those rows only. Under XLA each multiple of
   `token_multiple` compiles once.
   `apply_in_xla=False` applies the update outside the compiled loss and
   gradient: for optimizers whose sparse update XLA cannot compile, and
