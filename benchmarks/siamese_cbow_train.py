@@ -53,7 +53,6 @@ import os
 import re
 import shlex
 import shutil
-import statistics
 import sys
 import time
 
@@ -159,14 +158,6 @@ def run_child(command):
   result = child_process.last_json(done.output) or {}
   result.update(wall_seconds=done.seconds, peak_rss_mb=done.peak_rss_mb)
   return result, done.load_before
-
-
-def summary(values, spec=",.0f"):
-  """'median (low–high)' of `values`, or the one value."""
-  median = statistics.median(values)
-  if len(values) == 1:
-    return f"{median:{spec}}"
-  return f"{median:{spec}} ({min(values):{spec}}–{max(values):{spec}})"
 
 
 def ratios(peer_seconds, our_seconds):
@@ -447,42 +438,45 @@ def side_by_side(argv):
   say("")
   say("| what | median (range) |")
   say("|---|---:|")
-  say("| ours, train step: groups/s | "
-      f"{summary([r['groups_per_second'] for r in results['ours']])} |")
-  say(f"| ours, train step: one epoch of "
-      f"{results['ours'][0]['epoch_groups']:,} groups (s) | "
-      f"{summary(our_epoch, '.1f')} |")
+  def row(what, values, spec=",.0f"):
+    say(f"| {what} | {formatting.median_range(values, spec)} |")
+
+  row("ours, train step: groups/s",
+      [r["groups_per_second"] for r in results["ours"]])
+  row(f"ours, train step: one epoch of "
+      f"{results['ours'][0]['epoch_groups']:,} groups (s)", our_epoch, ".1f")
   untraced = [r["peak_rss_mb"] for r in results["ours"]
               if not r.get("profile")]
-  say("| ours, train step: peak RSS (MB; without the profiler) | "
-      f"{summary(untraced) if untraced else 'only the traced repeat'} |")
+  if untraced:
+    row("ours, train step: peak RSS (MB; without the profiler)", untraced)
+  else:
+    say("| ours, train step: peak RSS (MB; without the profiler) | "
+        "only the traced repeat |")
   for child in ("by_length", "padded") if FLAGS.earlier_steps else ():
     earlier = [r["epoch_seconds"] for r in results[child]]
-    say(f"| {CHILDREN[child]}: groups/s | "
-        f"{summary([r['groups_per_second'] for r in results[child]])} |")
-    say(f"| speed ratio, train step / {CHILDREN[child]} | "
-        f"{summary(ratios(earlier, our_epoch), '.2f')} |")
+    row(f"{CHILDREN[child]}: groups/s",
+        [r["groups_per_second"] for r in results[child]])
+    row(f"speed ratio, train step / {CHILDREN[child]}",
+        ratios(earlier, our_epoch), ".2f")
   if results["end_to_end"]:
     e2e = [r["wall_seconds"] for r in results["end_to_end"]]
-    say(f"| ours, trainer end to end{e2e_what} (s) | "
-        f"{summary(e2e, '.1f')} |")
-    say(f"| ours, trainer end to end{e2e_what}: peak RSS (MB) | "
-        f"{summary([r['peak_rss_mb'] for r in results['end_to_end']])} |")
+    row(f"ours, trainer end to end{e2e_what} (s)", e2e, ".1f")
+    row(f"ours, trainer end to end{e2e_what}: peak RSS (MB)",
+        [r["peak_rss_mb"] for r in results["end_to_end"]])
   if results["gensim"]:
     total = [r["seconds"] for r in results["gensim"]]
     epoch = [r["epoch_seconds"] for r in results["gensim"]]
-    say(f"| gensim, vocabulary + 1 epoch (s) | {summary(total, '.1f')} |")
-    say(f"| gensim, 1 epoch alone (s) | {summary(epoch, '.1f')} |")
-    say("| gensim: peak RSS (MB) | "
-        f"{summary([r['peak_rss_mb'] for r in results['gensim']])} |")
+    row("gensim, vocabulary + 1 epoch (s)", total, ".1f")
+    row("gensim, 1 epoch alone (s)", epoch, ".1f")
+    row("gensim: peak RSS (MB)", [r["peak_rss_mb"] for r in results["gensim"]])
     say("| **speed ratio, ours train step / gensim vocabulary + epoch** "
-        f"(gensim s / our s) | **{summary(ratios(total, our_epoch), '.2f')}"
-        "** |")
-    say("| speed ratio, ours train step / gensim epoch alone | "
-        f"{summary(ratios(epoch, our_epoch), '.2f')} |")
+        "(gensim s / our s) | **"
+        f"{formatting.median_range(ratios(total, our_epoch), '.2f')}** |")
+    row("speed ratio, ours train step / gensim epoch alone",
+        ratios(epoch, our_epoch), ".2f")
     if results["end_to_end"] and not FLAGS.end_to_end_steps:
-      say("| speed ratio, ours end to end / gensim vocabulary + epoch | "
-          f"{summary(ratios(total, e2e), '.2f')} |")
+      row("speed ratio, ours end to end / gensim vocabulary + epoch",
+          ratios(total, e2e), ".2f")
   else:
     say("| gensim | not run (no --gensim_python) |")
   if FLAGS.docs_page:

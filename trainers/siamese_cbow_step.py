@@ -45,6 +45,16 @@ def _global_batch_mean(per_group):
 TOKEN_MULTIPLE = 1024
 
 
+def pad_tokens(flat_ids, sentence, num_sentences,
+               token_multiple=TOKEN_MULTIPLE):
+  """Flat ids and their sentences padded to a multiple of `token_multiple`
+  with id 0 of sentence `num_sentences` (one past the last, which
+  `sentence_averages` drops)."""
+  padding = (-tf.shape(flat_ids)[0]) % token_multiple
+  return (tf.pad(flat_ids, [[0, padding]]),
+          tf.pad(sentence, [[0, padding]], constant_values=num_sentences))
+
+
 def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
   """The real ids of dense groups, flat, and the sentence of each.
 
@@ -65,21 +75,7 @@ def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
   flat_ids = tf.boolean_mask(ids, real)
   sentence = tf.repeat(tf.range(rows),
                        tf.reduce_sum(tf.cast(real, tf.int32), axis=1))
-  count = tf.shape(flat_ids)[0]
-  padding = (-count) % token_multiple
-  return (tf.pad(flat_ids, [[0, padding]]),
-          tf.pad(sentence, [[0, padding]], constant_values=rows))
-
-
-def pad_tokens(flat_ids, sentence, num_sentences,
-               token_multiple=TOKEN_MULTIPLE):
-  """A consecutive batch's flat ids and their sentences
-  (`siamese_cbow_data.consecutive_batches`), padded as `flat_sentences`
-  pads: to a multiple of `token_multiple`, with id 0 of sentence
-  `num_sentences` (one past the last)."""
-  padding = (-tf.shape(flat_ids)[0]) % token_multiple
-  return (tf.pad(flat_ids, [[0, padding]]),
-          tf.pad(sentence, [[0, padding]], constant_values=num_sentences))
+  return pad_tokens(flat_ids, sentence, rows, token_multiple)
 
 
 def sentence_averages(model, flat_ids, sentence, num_sentences):
