@@ -1,11 +1,13 @@
 """Tests for SharedEmbedding."""
 
 import os
+from unittest import mock
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.layers import shared_embedding
 from sentzoo.layers.masked_average import MaskedAverage
 from sentzoo.layers.shared_embedding import SharedEmbedding
 from sentzoo.tests import layer_test_case
@@ -81,6 +83,78 @@ class SharedEmbeddingTest(layer_test_case.LayerTestCase):
     # Row r gets one unit of gradient per occurrence of id r.
     counts = np.bincount(self.ids.ravel(), minlength=10)[:, None]
     self.assertAllClose(tf.convert_to_tensor(grad), np.tile(counts, [1, 4]))
+
+
+
+class RecordingRandomNormal(keras.initializers.RandomNormal):
+  """RandomNormal that records the shapes it draws, plus `offset` (which
+  makes the draws differ from the TensorFlow ops the layer uses)."""
+
+  def __init__(self, offset=0.0, **kwargs):
+    super().__init__(**kwargs)
+    self.offset = offset
+    self.shapes = []
+
+  def __call__(self, shape, dtype=None):
+    self.shapes.append(tuple(shape))
+    return super().__call__(shape, dtype) + self.offset
+
+
+class NormalTableInBlocksTest(tf.test.TestCase):
+  """A RandomNormal table is drawn a block of rows at a time, in place."""
+
+  def setUp(self):
+    super().setUp()
+    # 100 rows in blocks of 16: six whole blocks and a part.
+    self.enter_context(
+        mock.patch.object(shared_embedding, "_INIT_ROWS", 16))
+
+  def _table(self, initializer, vocab_size=100, embedding_dim=8):
+    layer = SharedEmbedding(vocab_size, embedding_dim,
+                            embeddings_initializer=initializer)
+    layer.build()
+    self.assertLen(layer.weights, 1)
+    return layer.embeddings.numpy()
+
+  def test_blocks_are_the_initializers_draws_bit_for_bit(self):
+    for seed in (1, 123456789, 2**31 + 5):
+      initializer = RecordingRandomNormal(mean=0.5, stddev=0.01, seed=seed)
+      table = self._table(initializer)
+      expected = keras.initializers.RandomNormal(
+          mean=0.5, stddev=0.01, seed=seed)((100, 8)).numpy()
+      self.assertAllEqual(table.view(np.uint32), expected.view(np.uint32))
+      # Only the probe is drawn through the initializer: never the table.
+      self.assertEqual(initializer.shapes, [(16, 8)])
+
+  def test_the_table_is_drawn_at_once_where_blocks_would_differ(self):
+    initializer = RecordingRandomNormal(offset=1.0, stddev=0.01, seed=7)
+    table = self._table(initializer)
+    self.assertEqual(initializer.shapes, [(16, 8), (100, 8)])
+    expected = keras.initializers.RandomNormal(stddev=0.01, seed=7)(
+        (100, 8)).numpy() + 1.0
+    self.assertAllEqual(table, expected)
+
+  def test_other_initializers_small_tables_and_strategies_draw_at_once(self):
+    self.assertFalse(shared_embedding._fills_normal_rows(
+        keras.initializers.RandomUniform(seed=1), (100, 8)))
+    normal = keras.initializers.RandomNormal(seed=1)
+    self.assertTrue(shared_embedding._fills_normal_rows(normal, (100, 8)))
+    self.assertFalse(shared_embedding._fills_normal_rows(normal, (16, 8)))
+    self.assertFalse(shared_embedding._fills_normal_rows(normal, (100, 6)))
+    with tf.distribute.MirroredStrategy(["/cpu:0"]).scope():
+      self.assertFalse(shared_embedding._fills_normal_rows(normal, (100, 8)))
+
+  def test_a_trained_row_is_read_as_updated(self):
+    # The table is an ordinary variable after the in-place fill: a sparse
+    # update and then a dense read see the update.
+    layer = SharedEmbedding(100, 8, embeddings_initializer=(
+        keras.initializers.RandomNormal(stddev=0.01, seed=3)))
+    layer.build()
+    before = layer.embeddings.numpy()
+    layer.embeddings.value.scatter_add(
+        tf.IndexedSlices(tf.ones([1, 8]), tf.constant([40])))
+    before[40] += 1.0
+    self.assertAllEqual(layer(np.array([[40, 41]]))[0], before[[40, 41]])
 
 
 class SharedEmbeddingWithMaskedAverageTest(layer_test_case.LayerTestCase):

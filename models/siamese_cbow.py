@@ -54,6 +54,13 @@ class SiameseCBOW(keras.Model):
     self.cosine = cosine_similarity.CosineSimilarity(name="cosine")
     self.softmax = softmax_head.SoftmaxHead(name="softmax")
 
+  def build(self, input_shape=None):
+    # Eagerly, where Keras would first build the layers while tracing
+    # `call`: the table is then drawn a block of rows at a time
+    # (`SharedEmbedding.build`).
+    self.embedding.build()
+    self.built = True
+
   def encode(self, ids):
     """Sentence embeddings: int ids [..., length] -> float32 [..., d]."""
     vectors = self.embedding(ids)

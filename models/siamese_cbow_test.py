@@ -1,11 +1,13 @@
 """Tests for models.siamese_cbow."""
 
 import os
+from unittest import mock
 
 import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.layers import shared_embedding
 from sentzoo.models import siamese_cbow
 from sentzoo.tests import layer_test_case
 
@@ -86,6 +88,21 @@ class SiameseCbowTest(layer_test_case.LayerTestCase):
     model(self.ids)
     std = float(np.std(model.embedding.embeddings.numpy()))
     self.assertBetween(std, 0.008, 0.012)
+
+  def test_first_call_draws_the_table_in_blocks(self):
+    # Without `build`, Keras first builds the layers while tracing `call`,
+    # where SharedEmbedding draws the whole table at once.
+    fill = mock.Mock(wraps=shared_embedding._fill_normal_rows)
+    with mock.patch.object(shared_embedding, "_INIT_ROWS", 16), \
+        mock.patch.object(shared_embedding, "_fill_normal_rows", fill):
+      keras.utils.set_random_seed(5)
+      model = siamese_cbow.SiameseCBOW(vocab_size=100, embedding_dim=8)
+      model(np.zeros([1, 5, 1], "int32"))
+    fill.assert_called_once()
+    self.assertLen(model.trainable_variables, 1)
+    keras.utils.set_random_seed(5)
+    expected = keras.initializers.RandomNormal(stddev=0.01)((100, 8))
+    self.assertAllEqual(model.embedding.embeddings, expected)
 
   def test_all_padding_group_is_uniform_with_finite_gradients(self):
     model = self._model(init_stddev=0.5)
