@@ -305,6 +305,12 @@ class Sent2VecStepTest(tf.test.TestCase):
     self.assertEqual(float(metrics["loss"]), 0.0)
     self.assertAllEqual(model.source_embeddings.numpy(), before)
 
+  def test_unknown_tables_are_refused(self):
+    model, _ = self._setup(1, "remove", 1)
+    with self.assertRaisesRegex(ValueError, "tables='replicated'"):
+      sent2vec_step.make_train_step(model, 0.1, total_tokens=100,
+                                    tables="replicated")
+
 
 if __name__ == "__main__":
   tf.test.main()
