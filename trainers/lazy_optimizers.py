@@ -16,24 +16,15 @@ def looked_up_rows(gradient, variable, learning_rate):
   """What a lazy update needs from an `IndexedSlices` gradient.
 
   Returns:
-    (int [rows] distinct indices, their summed gradient rows cast to the
-    variable's dtype, the learning rate in that dtype).
-  """
-  indices, values = sum_duplicate_rows(gradient)
-  return (indices, tf.cast(values, variable.dtype),
-          tf.cast(learning_rate, variable.dtype))
-
-
-def sum_duplicate_rows(gradient):
-  """An `IndexedSlices` gradient with duplicate indices summed.
-
-  Returns:
-    (int [rows] distinct indices, float [rows, ...] their summed values).
+    (int [rows] distinct indices, their summed gradient rows (duplicate
+    indices summed) cast to the variable's dtype, the learning rate in that
+    dtype).
   """
   indices, positions = tf.unique(gradient.indices)
   values = tf.math.unsorted_segment_sum(gradient.values, positions,
                                         tf.shape(indices)[0])
-  return indices, values
+  return (indices, tf.cast(values, variable.dtype),
+          tf.cast(learning_rate, variable.dtype))
 
 
 @keras.saving.register_keras_serializable(package="sentzoo")

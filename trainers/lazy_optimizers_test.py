@@ -33,10 +33,13 @@ class LazyOptimizersTest(tf.test.TestCase):
       optimizer.apply([self.gradient], [variable])
     return variable.numpy()
 
-  def test_sum_duplicate_rows(self):
-    indices, values = lazy_optimizers.sum_duplicate_rows(self.gradient)
+  def test_looked_up_rows_sums_duplicate_rows(self):
+    indices, values, lr = lazy_optimizers.looked_up_rows(
+        self.gradient, tf.Variable(self.start, dtype=tf.float64), 0.5)
     self.assertAllEqual(indices, [2, 4, 0])
     self.assertAllClose(values, self.summed[[2, 4, 0]])
+    self.assertEqual(values.dtype, tf.float64)
+    self.assertEqual(lr.dtype, tf.float64)
 
   def test_adagrad_is_dense_adagrad_on_the_summed_gradient(self):
     lazy = self._apply(lazy_optimizers.LazyAdagrad(learning_rate=0.1))

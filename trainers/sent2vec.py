@@ -20,25 +20,26 @@ Several devices or machines: --strategy=mirrored (all local GPUs, or
 trainers/distribution.py and docs/distributed.md. A step is one global block
 of --block_lines lines; each of the R replicas trains on block_lines / R
 consecutive lines of it (R must divide --block_lines) and the replicas'
-updates are summed (`sent2vec_step.make_replica_step`). Draws are keyed per
-corpus line, so with --negative_group=1 --max_multiplicity=0 the mirrored
-step equals one device's step on the whole block (up to float summation
-order); with groups or the cap, groups and per-row counts are formed within
-each replica's lines. Every replica holds a full copy of both tables. Only
-the chief writes the model directory, exports and evaluates; other workers
-write scratch files to <model_dir>/workertemp_<index>.
+updates are summed (`sent2vec_step.make_train_step`, mirrored tables).
+Draws are keyed per corpus line, so with --negative_group=1
+--max_multiplicity=0 the mirrored step equals one device's step on the
+whole block (up to float summation order); with groups or the cap, groups
+and per-row counts are formed within each replica's lines. Every replica
+holds a full copy of both tables. Only the chief writes the model
+directory, exports and evaluates; other workers write scratch files to
+<model_dir>/workertemp_<index>.
 
 Tables too large for one device: --strategy=parameter_server (TF_CONFIG with
 a "chief", "worker"s and "ps"es; the same command on every machine). Each
 table is split row-wise over the parameter servers; the chief reads the
 blocks (as one device does, --token_cache included) and schedules one step
-per block on the workers (`sent2vec_step.make_sharded_step`), which read and
-update only the rows the block names. One worker reproduces one device's
-run; several train asynchronously. The worker and ps processes only serve.
+per block on the workers (`sent2vec_step.make_train_step`, sharded tables),
+which read and update only the rows the block names. One worker reproduces
+one device's run; several train asynchronously. The worker and ps processes
+only serve.
 """
 
 import dataclasses
-import functools
 import json
 import os
 from typing import Optional
@@ -159,6 +160,13 @@ class Sent2VecConfig(config.CorpusConfig):
 
 FLAGS = trainer.make_flags(Sent2VecConfig)
 
+# The settings model_config.json records under "training", in this order.
+_RECORDED_FIELDS = (
+    "num_epochs", "learning_rate", "min_count", "min_count_label", "sample",
+    "num_negatives", "dropout_k", "context", "negative_group",
+    "max_multiplicity", "max_source_multiplicity", "l1_weight",
+    "block_lines", "strategy")
+
 
 def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir,
                           init_source=None):
@@ -184,14 +192,10 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir,
   corpus_flags.verify_if_asked(cfg, data_dir, files)
   print("counting words (one pass over the corpus)...", flush=True)
   counter, sentences, tokens = vocabulary_lib.count_words(files, tokenizer)
-  if init_source is not None:
-    vocabulary = init_from_lib.merged_vocabulary(counter, cfg.min_count,
-                                                 init_source.words)
-  else:
-    kept = [(w, c) for w, c in counter.items() if c >= cfg.min_count]
-    kept.sort(key=lambda wc: (-wc[1], wc[0]))
-    vocabulary = vocabulary_lib.Vocabulary(
-        [w.decode("utf-8") for w, _ in kept], [c for _, c in kept])
+  # Without a source, no known words: the corpus's words alone.
+  vocabulary = init_from_lib.merged_vocabulary(
+      counter, cfg.min_count,
+      init_source.words if init_source is not None else ())
   if not len(vocabulary):
     raise errors.UserError(
         f"no word occurs --min_count={cfg.min_count} times in the corpus")
@@ -251,8 +255,9 @@ def _steps_per_epoch(cfg, out_dir, files, stats, num_pipelines):
       lines, cfg.block_lines // num_pipelines) for lines in stats[key])
 
 
-def _dataset_fn(cfg, files, featurizer, keep_prob, cdf):
-  """input_context -> this pipeline's per-replica batches.
+def _dataset_fn(cfg, files, batch_args):
+  """input_context -> this pipeline's per-replica batches (`batch_args`: the
+  `sent2vec_data.batch_dataset` arguments every pipeline shares).
 
   A global block of --block_lines lines is cut into one piece of
   block_lines / R lines per replica (R replicas in all). One pipeline (one
@@ -277,29 +282,17 @@ def _dataset_fn(cfg, files, featurizer, keep_prob, cdf):
           cfg.block_lines // input_context.num_input_pipelines, 0,
           input_context.input_pipeline_id)
     return sent2vec_data.batch_dataset(
-        own_files, featurizer, keep_prob, cdf,
-        num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
-        context=cfg.context, block_lines=read_lines,
-        num_epochs=cfg.num_epochs, seed=cfg.seed,
-        negative_group=cfg.negative_group, pieces=local,
-        piece_offset=offset, piece_lines=piece_lines, stream=stream)
+        own_files, block_lines=read_lines, pieces=local, piece_offset=offset,
+        piece_lines=piece_lines, stream=stream, **batch_args)
 
   return dataset_fn
-
-
-def _empty(variable):
-  """Frees a variable's buffer: it holds a [0, ...] tensor from now on (a
-  gather from it fails instead of reading stale rows)."""
-  tf.raw_ops.AssignVariableOp(
-      resource=variable.handle,
-      value=tf.zeros([0] + variable.shape.as_list()[1:], variable.dtype),
-      validate_shape=False)
 
 
 def _module_owning_the_table(model, build_module):
   """The export module, built by `build_module()` from the trained model,
   made the one owner of the source table's buffer: the model's table
-  variable is emptied (`_empty`; training is over).
+  variable is emptied (training is over): it holds a [0, d] tensor from now
+  on, so a gather from it fails instead of reading stale rows.
 
   The module's table variable is initialised from the model's: with
   copy-on-read off (turned off here, as a checkpoint save does) it starts
@@ -314,7 +307,10 @@ def _module_owning_the_table(model, build_module):
     return build_module()
   tf.raw_ops.DisableCopyOnRead(resource=table.handle)
   module = build_module()
-  _empty(table)
+  tf.raw_ops.AssignVariableOp(
+      resource=table.handle, value=tf.zeros([0] + table.shape.as_list()[1:],
+                                            table.dtype),
+      validate_shape=False)
   return module
 
 
@@ -395,40 +391,25 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         print(f"{weight.name}: {len(shards)} shards: " + ", ".join(
             f"{shard.shape.as_list()} on {shard.device}" for shard in shards),
               flush=True)
+    training = {"corpus_files": [os.path.basename(p) for p in files],
+                "total_steps": total_steps}
+    training.update((name, getattr(cfg, name)) for name in _RECORDED_FIELDS)
+    training["replicas"] = context.replicas
+    if cfg.init_from:
+      training["init_from"] = os.path.abspath(cfg.init_from)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-        "featurizer": {"word_ngrams": cfg.word_ngrams},
-        "training": {"corpus_files": [os.path.basename(p) for p in files],
-                     "total_steps": total_steps,
-                     "num_epochs": cfg.num_epochs,
-                     "learning_rate": cfg.learning_rate,
-                     "min_count": cfg.min_count,
-                     "min_count_label": cfg.min_count_label,
-                     "sample": cfg.sample,
-                     "num_negatives": cfg.num_negatives,
-                     "dropout_k": cfg.dropout_k,
-                     "context": cfg.context,
-                     "negative_group": cfg.negative_group,
-                     "max_multiplicity": cfg.max_multiplicity,
-                     "max_source_multiplicity":
-                         cfg.max_source_multiplicity,
-                     "l1_weight": cfg.l1_weight,
-                     "block_lines": cfg.block_lines,
-                     "strategy": cfg.strategy,
-                     "replicas": context.replicas}}
-    if cfg.init_from:
-      config["training"]["init_from"] = os.path.abspath(cfg.init_from)
+        "featurizer": {"word_ngrams": cfg.word_ngrams}, "training": training}
 
-    keep_prob = sent2vec_data.keep_probabilities(
-        vocabulary.counts, stats["tokens"], cfg.sample,
-        cfg.min_count_label)
-    cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-    step_args = dict(
-        total_tokens=cfg.num_epochs * stats["tokens"],
-        num_negatives=cfg.num_negatives,
-        negative_group=cfg.negative_group, l1_weight=cfg.l1_weight,
-        max_multiplicity=cfg.max_multiplicity,
-        max_source_multiplicity=cfg.max_source_multiplicity)
+    batch_args = dict(
+        featurizer=featurizer,
+        keep_prob=sent2vec_data.keep_probabilities(
+            vocabulary.counts, stats["tokens"], cfg.sample,
+            cfg.min_count_label),
+        cdf=sent2vec_data.negative_cdf(vocabulary.counts),
+        num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
+        context=cfg.context, num_epochs=cfg.num_epochs, seed=cfg.seed,
+        negative_group=cfg.negative_group)
     # One device's blocks: on one device (where the blocks may come from the
     # token cache and several steps may run at once, Hogwild) and on the
     # parameter servers' chief, which hands each block to a worker.
@@ -441,27 +422,24 @@ class Sent2VecTrainer(trainer.ModelTrainer):
             files, featurizer, vocabulary, cfg.block_lines,
             log=lambda line: print(line, flush=True))
       dataset = sent2vec_data.batch_dataset(
-          files, featurizer, keep_prob, cdf,
-          num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
-          context=cfg.context, block_lines=cfg.block_lines,
-          num_epochs=cfg.num_epochs, seed=cfg.seed,
-          negative_group=cfg.negative_group, token_cache=cache,
-          input_threads=cfg.input_threads)
-      if sharded:
-        make_step = functools.partial(sent2vec_step.make_sharded_step,
-                                      element_spec=dataset.element_spec)
-      else:
-        make_step = functools.partial(sent2vec_step.make_train_step,
-                                      element_spec=dataset.element_spec,
-                                      jit_compile=cfg.jit_compile,
-                                      concurrent=cfg.step_threads > 1)
+          files, block_lines=cfg.block_lines, token_cache=cache,
+          input_threads=cfg.input_threads, **batch_args)
+      element_spec = dataset.element_spec
     else:
-      dataset = _dataset_fn(cfg, files, featurizer, keep_prob, cdf)
-      make_step = functools.partial(sent2vec_step.make_replica_step,
-                                    jit_compile=cfg.jit_compile)
+      dataset = _dataset_fn(cfg, files, batch_args)
+      element_spec = None
     with context.scope():
-      train_step, step_counter, tokens_seen, learning_rate_fn = make_step(
-          model, cfg.learning_rate, **step_args)
+      train_step, step_counter, tokens_seen, learning_rate_fn = (
+          sent2vec_step.make_train_step(
+              model, cfg.learning_rate, cfg.num_epochs * stats["tokens"],
+              num_negatives=cfg.num_negatives,
+              negative_group=cfg.negative_group, l1_weight=cfg.l1_weight,
+              max_multiplicity=cfg.max_multiplicity,
+              max_source_multiplicity=cfg.max_source_multiplicity,
+              jit_compile=cfg.jit_compile, element_spec=element_spec,
+              concurrent=cfg.step_threads > 1,
+              tables=("sharded" if sharded else "one_device"
+                      if context.one_device else "mirrored")))
 
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
     def encode(sentences):
@@ -469,12 +447,10 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       # a sharded one: the named rows of each shard), so a multi-GB source
       # table is not copied.
       ids = featurizer(sentences)
-      if sharded:
-        return averaging_encoder.ragged_mean_of_rows(
-            sent2vec_step.gather_sharded_rows(model.source_embeddings.value,
-                                              ids.flat_values), ids)
-      return averaging_encoder.ragged_average(model.source_embeddings.value,
-                                              ids)
+      gather_rows = (sent2vec_step.gather_sharded_rows if sharded
+                     else tf.gather)
+      return averaging_encoder.ragged_mean_of_rows(
+          gather_rows(model.source_embeddings.value, ids.flat_values), ids)
 
     eval_fn = None
     if context.chief and cfg.eval_every_steps:

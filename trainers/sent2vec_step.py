@@ -19,34 +19,18 @@ is applied at once with the same schedule, and `max_multiplicity` damps rows
 that a batch names many times (summed at once, they diverge at lr 0.2).
 
 `batch_updates` computes the loss and the updates (`tf.IndexedSlices` of
-touched rows per table); two steps apply them:
-- `make_train_step`, one device: the updated rows written back with
-  `scatter_update`;
-- `make_sharded_step`, `--strategy=parameter_server`: one device's step on
-  tables sharded over parameter servers (rows gathered from and subtracted
-  into their shards);
-- `make_replica_step`, under a `tf.distribute` strategy (tables and counters
-  mirrored, one full copy per replica): every replica computes the updates
-  of its piece of the global block, the IndexedSlices are all-reduced (the
-  touched rows of all replicas, gathered) and every replica subtracts the
-  same sum from its copy, so the copies stay equal and the step equals one
-  device's step on the whole block (up to float summation order) when
-  `negative_group` = 1 and `max_multiplicity` = 0. With groups of shared
-  negatives or the multiplicity cap, groups and per-row counts are formed
-  within each replica's batch.
+touched rows per table); `make_train_step` applies them to tables of one
+device (the updated rows written back with `scatter_update`), mirrored over
+replicas (the replicas' updates all-reduced, the same sum subtracted from
+every copy) or sharded over parameter servers (rows gathered from and
+subtracted into their shards): its `tables` argument.
 """
 
 import tensorflow as tf
 
 
-def _variable(weight):
-  """The tf.Variable behind a Keras 3 weight (scatter ops need it)."""
-  return getattr(weight, "value", weight)
-
-
-def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
-                  max_multiplicity=0.0, source_cap=0.0, scale=1.0,
-                  gather_rows=tf.gather):
+def batch_updates(batch, source, target, num_negatives, negative_group,
+                  max_multiplicity, source_cap, scale, gather_rows=tf.gather):
   """Loss and scaled gradients of one batch, as the touched rows of each table.
 
   Args:
@@ -154,23 +138,17 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
   # summed row belongs to one distinct row, so that row's factor (the
   # learning rate and its multiplicity cap) scales its coefficients; for
   # shared negatives, the group's g coefficients that the matmul sums.
-  out_factor = _row_factor(scale, max_multiplicity, batch["out_counts"])
-  pos_out, neg_out = grad_pos, grad_neg
-  if out_factor is not None:
-    row_factor = tf.gather(out_factor, out_index)
-    pos_out = grad_pos * row_factor[:num_targets]
-    neg_factor = tf.reshape(row_factor[num_targets:], tf.shape(negatives))
+  row_factor = tf.gather(
+      _row_factor(scale, max_multiplicity, batch["out_counts"]), out_index)
+  pos_out = grad_pos * row_factor[:num_targets]
+  neg_factor = tf.reshape(row_factor[num_targets:], tf.shape(negatives))
   if negative_group > 1:
-    neg_groups = to_groups(grad_neg, num_negatives)
-    if out_factor is not None:
-      neg_groups *= neg_factor[:, None, :]
+    neg_groups = to_groups(grad_neg, num_negatives) * neg_factor[:, None, :]
     grad_negative_rows = tf.reshape(
         tf.matmul(neg_groups, h_groups, transpose_a=True), [-1, dim])
   else:
-    if out_factor is not None:
-      neg_out = grad_neg * neg_factor
     grad_negative_rows = tf.reshape(
-        neg_out[:, :, None] * h[:, None, :], [-1, dim])
+        (grad_neg * neg_factor)[:, :, None] * h[:, None, :], [-1, dim])
   grad_out = tf.sparse.segment_sum(
       tf.concat([pos_out[:, None] * h, grad_negative_rows], 0),
       batch["out_grad_index"], batch["out_grad_segment"])
@@ -196,9 +174,8 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
       tf.concat([grad_sentence, minus_grad_context], 0), batch["grad_index"],
       batch["grad_segment"])
 
-  unique_factor = _row_factor(scale, source_cap, batch["unique_counts"])
-  if unique_factor is not None:
-    grad_unique *= unique_factor[:, None]
+  grad_unique *= _row_factor(scale, source_cap,
+                             batch["unique_counts"])[:, None]
   added = None
   if has_added:
     width = tf.shape(added_ids)[1]
@@ -216,11 +193,9 @@ def batch_updates(batch, source, target, num_negatives=10, negative_group=1,
 
 
 def _row_factor(scale, cap, counts):
-  """[rows] factors scale x min(1, cap / count), or None when all are 1."""
+  """[rows] factors scale x min(1, cap / count); scale alone when cap = 0."""
   if cap > 0:
     return scale * tf.minimum(1.0, cap / counts)
-  if isinstance(scale, (int, float)) and scale == 1.0:
-    return None
   return scale * tf.ones_like(counts)
 
 
@@ -274,8 +249,9 @@ def _write_back_updates(source, target, updates, threshold, source_rows,
 
 def _subtract(source, target, updates, threshold=None, gather_rows=tf.gather):
   """Subtracts the updates from the tables in place (`scatter_sub`: updates
-  of one row by steps running at once add up), then soft-thresholds the
-  updated rows when `threshold` is given."""
+  of one row by steps running at once add up; repeated ids add up too),
+  then soft-thresholds the updated rows when `threshold` is given (repeated
+  ids get the same value)."""
   target.scatter_sub(updates["target"])
   source.scatter_sub(updates["source"])
   if updates["added"] is not None:
@@ -285,33 +261,45 @@ def _subtract(source, target, updates, threshold=None, gather_rows=tf.gather):
     _soft_threshold(source, updates["source"].indices, threshold, gather_rows)
 
 
-def _schedule(model, learning_rate, total_tokens, max_multiplicity,
-              max_source_multiplicity):
-  """Variables and learning rate shared by both steps."""
-  source = _variable(model.source_embeddings)
-  target = _variable(model.target_embeddings)
-  step_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
-  tokens_seen = tf.Variable(0, dtype=tf.int64, trainable=False,
-                            name="tokens_seen")
-  lr0 = float(learning_rate)
-  source_cap = float(max_multiplicity if max_source_multiplicity is None
-                     else max_source_multiplicity)
-  total = float(max(total_tokens, 1))
+def _all_reduce(updates, num_targets, num_tokens, device):
+  """Sums a replica's updates over all replicas, in the replica context.
 
-  def current_learning_rate():
-    progress = tf.cast(tokens_seen, tf.float32) / total
-    return lr0 * tf.maximum(0.0, 1.0 - progress)
+  Returns:
+    (the summed updates, as `batch_updates` names them: IndexedSlices of
+    the touched rows of all replicas, gathered; the global number of
+    targets, int64 []; the global number of tokens, int64 []).
+  """
+  names = [name for name in ("target", "source", "added")
+           if updates[name] is not None]
+  # A dense value is all-reduced to its own device, which must be named
+  # (MultiWorkerMirroredStrategy leaves it empty on one local CPU). The
+  # counts travel as float64 (exact below 2^53; every collective
+  # implementation, NCCL included, reduces it).
+  with tf.device(device):
+    counts = tf.cast(tf.stack([tf.cast(num_targets, tf.int64), num_tokens]),
+                     tf.float64)
+  reduced = tf.distribute.get_replica_context().all_reduce(
+      tf.distribute.ReduceOp.SUM, [updates[name] for name in names] + [counts])
+  global_targets, global_tokens = tf.unstack(
+      tf.cast(tf.round(reduced[-1]), tf.int64))
+  summed = {"added": None}
+  summed.update(zip(names, reduced))
+  return summed, global_targets, global_tokens
 
-  return (source, target, step_counter, tokens_seen, current_learning_rate,
-          source_cap)
+
+TABLES = ("one_device", "mirrored", "sharded")
 
 
 def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
                     negative_group=1, l1_weight=0.0, max_multiplicity=0.0,
                     max_source_multiplicity=None, jit_compile=False,
-                    element_spec=None, concurrent=False):
+                    element_spec=None, concurrent=False,
+                    tables="one_device"):
   """Returns (train_step(batch) -> metrics, step_counter, tokens_seen,
-  learning_rate_fn) for one device.
+  learning_rate_fn).
+
+  Call it under the scope of the strategy that built the model: the step
+  and token counters are created here and placed like the tables.
 
   Args:
     model: a built `models.sent2vec.Sent2Vec`.
@@ -332,38 +320,108 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
       each carry a context gradient already divided by |C_t| (None: same as
       max_multiplicity; 0: no cap).
     jit_compile: compile with XLA (batches vary in size, so each new shape
-      compiles; off by default).
+      compiles; off by default). Mirrored tables: the updates' computation
+      only (no collective inside). Sharded tables: never (their reads and
+      writes are remote ops).
     element_spec: the batches' structure (`dataset.element_spec`). Given,
       the step is traced once for it: a call then costs ~0.6 ms instead of
       ~8-12 ms, which `reduce_retracing` spends relaxing the shapes of the
       batch's ~25 tensors on every call (measured on 2 CPU cores; it
-      dominates steps of small blocks).
-    concurrent: steps of this function run at once from several threads
-      (`training_loop.multi_step(threads=...)`, Hogwild: each computes its
-      updates from the rows as it read them). Each step then reads its rows
-      again and writes them back minus its update under a lock (a
-      `tf.CriticalSection`), so that two steps updating one row both count:
-      a write-back of the rows read at the start of a step would overwrite
-      the other step's update of a shared row, and the frequent rows are in
-      nearly every step. The lock holds a gather and a `scatter_update`;
-      `scatter_sub` in place, without it, costs more on CPU (see
-      `_write_back`). One step alone computes the same tables either way.
+      dominates steps of small blocks). With sharded tables, scheduling a
+      block then does not retrace. Not for mirrored tables (the caller
+      traces the step it runs under the strategy).
+    concurrent: one device: steps of this function run at once from several
+      threads (`training_loop.multi_step(threads=...)`, Hogwild: each
+      computes its updates from the rows as it read them). Each step then
+      reads its rows again and writes them back minus its update under a
+      lock (a `tf.CriticalSection`), so that two steps updating one row both
+      count: a write-back of the rows read at the start of a step would
+      overwrite the other step's update of a shared row, and the frequent
+      rows are in nearly every step. The lock holds a gather and a
+      `scatter_update`; `scatter_sub` in place, without it, costs more on
+      CPU (see `_write_back`). One step alone computes the same tables
+      either way.
+    tables: where the tables are and how a step applies its updates
+      (`batch_updates`, scaled by the current learning rate):
+      - "one_device": tf.Variables of one device; the updated rows are
+        written back (`scatter_update` of the rows read minus the update).
+      - "mirrored": one full copy per replica (`tf.distribute` strategy,
+        mirrored counters too); the step is the per-replica step, each
+        replica on its piece of the global block (`inputs.sent2vec_data.
+        batch_dataset(pieces=...)`). Its updates are all-reduced (SUM: the
+        touched rows of all replicas, gathered) with its target and token
+        counts, and every replica subtracts the same sum from its own copy
+        (`scatter_sub`; mirrored variables of aggregation NONE update the
+        local copy in a replica context), soft-thresholds the same rows and
+        adds the global token count, so the copies stay identical and the
+        step equals one device's step on the whole block (up to float
+        summation order) when `negative_group` = 1 and `max_multiplicity`
+        = 0. With groups or the caps, groups and per-row counts are those
+        of each replica's batch.
+      - "sharded": `ShardedVariable`s, row ranges on the parameter servers
+        of `--strategy=parameter_server` (the counters on a parameter
+        server too); the step is one device's step on a whole block, for
+        `ClusterCoordinator.schedule`. A worker gathers the rows the block
+        names from their shards (`gather_sharded_rows`), computes the
+        updates as one device does and subtracts them shard by shard
+        (`ShardedVariable.scatter_sub` splits the IndexedSlices by shard);
+        no worker ever holds a whole table. The update is subtracted in
+        place (table[i] - update: one device's float result when no other
+        step wrote the row in between). With one worker the steps run one
+        after another and the run equals one device's; with several, steps
+        run concurrently (asynchronous SGD): a step may read rows that
+        another is about to update, and `scatter_sub` makes concurrent
+        updates of a row add up instead of one overwriting the other.
 
-  Metrics: "loss" (mean over the batch's targets) and "targets".
+  Returns:
+    (step(batch) -> metrics, step_counter, tokens_seen, learning_rate_fn);
+    the step is a tf.function except with mirrored tables. Metrics: "loss"
+    (mean over the batch's targets; mirrored: the replica's summed target
+    losses / the global number of targets, so that the sum over replicas,
+    which the loop takes, is the global mean), "targets" (the batch's, the
+    replica's), and with sharded tables "learning_rate" (the rate this step
+    applied: with steps in flight, reading the counter later would give
+    another one).
   """
-  (source, target, step_counter, tokens_seen, current_learning_rate,
-   source_cap) = _schedule(model, learning_rate, total_tokens,
-                           max_multiplicity, max_source_multiplicity)
-
+  if tables not in TABLES:
+    raise ValueError(f"tables={tables!r}: one of {TABLES}")
+  source = model.source_embeddings.value  # The tf.Variable (scatter ops).
+  target = model.target_embeddings.value
+  step_counter = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
+  tokens_seen = tf.Variable(0, dtype=tf.int64, trainable=False,
+                            name="tokens_seen")
+  lr0 = float(learning_rate)
+  source_cap = float(max_multiplicity if max_source_multiplicity is None
+                     else max_source_multiplicity)
+  total = float(max(total_tokens, 1))
+  gather_rows = gather_sharded_rows if tables == "sharded" else tf.gather
   tables_lock = tf.CriticalSection(name="tables") if concurrent else None
+
+  def current_learning_rate():
+    progress = tf.cast(tokens_seen, tf.float32) / total
+    return lr0 * tf.maximum(0.0, 1.0 - progress)
+
+  def compute(batch, lr):
+    return batch_updates(batch, source, target, num_negatives,
+                         negative_group, max_multiplicity, source_cap,
+                         scale=lr, gather_rows=gather_rows)
+
+  if tables == "mirrored" and jit_compile:
+    compute = tf.function(compute, jit_compile=True, reduce_retracing=True)
 
   def train_step(batch):
     lr = current_learning_rate()
-    updates = batch_updates(batch, source, target, num_negatives,
-                            negative_group, max_multiplicity, source_cap,
-                            scale=lr)
+    updates = compute(batch, lr)
     threshold = lr * l1_weight if l1_weight > 0 else None
-    if concurrent:
+    num_targets = updates["num_targets"]
+    all_targets, all_tokens = num_targets, batch["num_tokens"]
+    if tables == "mirrored":
+      subtracted, all_targets, all_tokens = _all_reduce(
+          updates, num_targets, all_tokens, tokens_seen.device)
+      _subtract(source, target, subtracted, threshold)
+    elif tables == "sharded":
+      _subtract(source, target, updates, threshold, gather_sharded_rows)
+    elif concurrent:
       # Another step may have written these rows since this one read them:
       # read them again and write them back under one lock.
       def write_back_current_rows():
@@ -378,144 +436,19 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
     else:
       _write_back_updates(source, target, updates, threshold,
                           updates["source_rows"], updates["target_rows"])
-    tokens_seen.assign_add(batch["num_tokens"])
+    tokens_seen.assign_add(all_tokens)
     step_counter.assign_add(1)
-    num_targets = updates["num_targets"]
-    return {"loss": tf.math.divide_no_nan(
-                updates["loss_sum"], tf.cast(num_targets, tf.float32)),
-            "targets": num_targets}
+    metrics = {"loss": tf.math.divide_no_nan(
+                   updates["loss_sum"], tf.cast(all_targets, tf.float32)),
+               "targets": num_targets}
+    if tables == "sharded":
+      metrics["learning_rate"] = lr
+    return metrics
 
-  if element_spec is None:
-    train_step = tf.function(train_step, jit_compile=jit_compile,
-                             reduce_retracing=True)
-  else:
-    train_step = tf.function(train_step, jit_compile=jit_compile,
-                             input_signature=[element_spec])
+  if tables != "mirrored":
+    trace = (dict(reduce_retracing=True) if element_spec is None
+             else dict(input_signature=[element_spec]))
+    train_step = tf.function(
+        train_step, jit_compile=jit_compile and tables == "one_device",
+        **trace)
   return train_step, step_counter, tokens_seen, current_learning_rate
-
-
-def make_replica_step(model, learning_rate, total_tokens, num_negatives=10,
-                      negative_group=1, l1_weight=0.0, max_multiplicity=0.0,
-                      max_source_multiplicity=None, jit_compile=False):
-  """The per-replica step for `training_loop.run(..., strategy=...)`.
-
-  Call it under the strategy's scope, with the model built there (the step
-  and token counters are created here, mirrored like the tables). Each
-  replica gets its piece of the global block (`inputs.sent2vec_data.
-  batch_dataset(pieces=...)`). It computes its updates (`batch_updates`,
-  under XLA with `jit_compile`: no collective inside), scales them by the
-  current learning rate and all-reduces them (SUM: the touched rows of all
-  replicas, gathered) together with its target and token counts, in the
-  replica context; every replica then subtracts the same sum from its own
-  copy of each table with `scatter_sub` (mirrored variables of aggregation
-  NONE update the local copy in a replica context), soft-thresholds the
-  same rows, and adds the global token count, so the copies stay identical.
-
-  Args: as `make_train_step`; with `negative_group` > 1 or the multiplicity
-  caps, groups and per-row counts are those of each replica's batch.
-
-  Returns:
-    (replica_step(batch) -> metrics, step_counter, tokens_seen,
-    learning_rate_fn). The metrics are the replica's shares, which the loop
-    sums: "loss" = the replica's summed target losses / the global number
-    of targets (their sum is the global mean), "targets" = its targets.
-  """
-  (source, target, step_counter, tokens_seen, current_learning_rate,
-   source_cap) = _schedule(model, learning_rate, total_tokens,
-                           max_multiplicity, max_source_multiplicity)
-
-  def compute(batch, lr):
-    return batch_updates(batch, source, target, num_negatives,
-                         negative_group, max_multiplicity, source_cap,
-                         scale=lr)
-
-  if jit_compile:
-    compute = tf.function(compute, jit_compile=True, reduce_retracing=True)
-
-  def replica_step(batch):
-    lr = current_learning_rate()
-    updates = compute(batch, lr)
-    num_targets = updates["num_targets"]
-    tables = [(target, updates["target"]), (source, updates["source"])]
-    if updates["added"] is not None:
-      tables.append((source, updates["added"]))
-    # A dense value is all-reduced to its own device, which must be named
-    # (MultiWorkerMirroredStrategy leaves it empty on one local CPU). The
-    # counts travel as float64 (exact below 2^53; every collective
-    # implementation, NCCL included, reduces it).
-    with tf.device(tokens_seen.device):
-      counts = tf.cast(tf.stack([tf.cast(num_targets, tf.int64),
-                                 batch["num_tokens"]]), tf.float64)
-    reduced = tf.distribute.get_replica_context().all_reduce(
-        tf.distribute.ReduceOp.SUM, [update for _, update in tables] + [counts])
-    global_targets, global_tokens = tf.unstack(
-        tf.cast(tf.round(reduced[-1]), tf.int64))
-    for (table, _), update in zip(tables, reduced):
-      table.scatter_sub(update)
-    if l1_weight > 0:
-      # The rows any replica touched (repeated ids get the same value).
-      _soft_threshold(source, reduced[1].indices, lr * l1_weight)
-      _soft_threshold(target, reduced[0].indices, lr * l1_weight)
-    tokens_seen.assign_add(global_tokens)
-    step_counter.assign_add(1)
-    return {"loss": tf.math.divide_no_nan(
-                updates["loss_sum"], tf.cast(global_targets, tf.float32)),
-            "targets": num_targets}
-
-  return replica_step, step_counter, tokens_seen, current_learning_rate
-
-
-def make_sharded_step(model, learning_rate, total_tokens, element_spec,
-                      num_negatives=10, negative_group=1, l1_weight=0.0,
-                      max_multiplicity=0.0, max_source_multiplicity=None):
-  """The step of `--strategy=parameter_server`, for `ClusterCoordinator.
-  schedule`: one device's step on a whole block, with sharded tables.
-
-  Call it under the `ParameterServerStrategy`'s scope, with the model built
-  there: its tables are `ShardedVariable`s, row ranges on the parameter
-  servers, and the step and token counters (created here) live on a
-  parameter server too. A worker running the step gathers the rows the
-  block names from their shards (`gather_sharded_rows`), computes the loss
-  and the updates as `make_train_step` does (`batch_updates`), and
-  subtracts them shard by shard (`ShardedVariable.scatter_sub` splits the
-  IndexedSlices by shard); no worker ever holds a whole table.
-
-  The math is `make_train_step`'s: the same rows, learning rate and caps;
-  the update is subtracted in place (table[i] - update, where one device
-  writes back the rows it read minus the update: the same float result
-  when no other step wrote the row in between). With one worker the steps
-  run one after another and the run equals one device's; with several,
-  steps run concurrently (asynchronous SGD): a step may read rows that
-  another is about to update, and `scatter_sub` makes concurrent updates
-  of a row add up instead of one overwriting the other.
-
-  Args: as `make_train_step`; `element_spec`: the batches' structure (the
-  step is traced once for it, so scheduling a block does not retrace). No
-  XLA: the sharded reads and writes are remote ops.
-
-  Returns:
-    (step(batch) -> metrics, step_counter, tokens_seen, learning_rate_fn):
-    a tf.function; metrics "loss" (mean over the block's targets),
-    "targets" and "learning_rate" (the rate this step applied: with steps
-    in flight, reading the counter later would give another one).
-  """
-  (source, target, step_counter, tokens_seen, current_learning_rate,
-   source_cap) = _schedule(model, learning_rate, total_tokens,
-                           max_multiplicity, max_source_multiplicity)
-
-  @tf.function(input_signature=[element_spec])
-  def sharded_step(batch):
-    lr = current_learning_rate()
-    updates = batch_updates(batch, source, target, num_negatives,
-                            negative_group, max_multiplicity, source_cap,
-                            scale=lr, gather_rows=gather_sharded_rows)
-    _subtract(source, target, updates,
-              lr * l1_weight if l1_weight > 0 else None, gather_sharded_rows)
-    tokens_seen.assign_add(batch["num_tokens"])
-    step_counter.assign_add(1)
-    num_targets = updates["num_targets"]
-    return {"loss": tf.math.divide_no_nan(
-                updates["loss_sum"], tf.cast(num_targets, tf.float32)),
-            "targets": num_targets, "learning_rate": lr}
-
-  return sharded_step, step_counter, tokens_seen, current_learning_rate

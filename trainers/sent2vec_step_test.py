@@ -77,8 +77,8 @@ for name, ngrams, context, l1 in (("bigram", 2, "remove", 0.0),
     mirrored = sent2vec.Sent2Vec(9, 13, embedding_dim=6)
     mirrored.source_embeddings.assign(source)
     mirrored.target_embeddings.assign(target)
-    replica_step, counter, tokens, lr_fn = sent2vec_step.make_replica_step(
-        mirrored, **args)
+    replica_step, counter, tokens, lr_fn = sent2vec_step.make_train_step(
+        mirrored, tables="mirrored", **args)
   per_replica = strategy.experimental_distribute_values_from_function(
       lambda context: halves[context.replica_id_in_sync_group])
 
@@ -304,6 +304,12 @@ class Sent2VecStepTest(tf.test.TestCase):
     metrics = step(batch)
     self.assertEqual(float(metrics["loss"]), 0.0)
     self.assertAllEqual(model.source_embeddings.numpy(), before)
+
+  def test_unknown_tables_are_refused(self):
+    model, _ = self._setup(1, "remove", 1)
+    with self.assertRaisesRegex(ValueError, "tables='replicated'"):
+      sent2vec_step.make_train_step(model, 0.1, total_tokens=100,
+                                    tables="replicated")
 
 
 if __name__ == "__main__":
