@@ -470,8 +470,9 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     with context.scope():
       optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
           cfg.optimizer, schedule)
-      model(tf.zeros([1, 1 + siamese_cbow_data.NUM_POSITIVES
-                      + cfg.num_negatives, 1], tf.int32))
+      # Not a call: once filled in place, the table is in TensorFlow's
+      # copy-on-read mode, where a dense read copies it (110 MB).
+      model.build()
       optimizer.build(model.trainable_variables)
     if init_source is not None:
       copied = init_from_lib.copy_known_rows(
