@@ -272,7 +272,6 @@ class ModelTrainer:
 def _open(model_trainer: ModelTrainer) -> RunContext:
   fv = model_trainer.flag_values
   cfg = model_trainer.settings()
-  cli.require_flags("model_dir", flag_values=fv)
   distribution.check_supported(fv.strategy, model_trainer.spec.title,
                                model_trainer.supports_parameter_server)
   model_trainer.configure_runtime(cfg)
@@ -290,7 +289,7 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
   model_dir_lib.check_directory_flags(
       model_dir, fv, config_lib.names(model_trainer.config_class,
                                       "directory"))
-  chief = training_loop.is_chief(strategy)
+  chief = distribution.is_chief(strategy)
   lock = None
   if chief:
     # One writer per model directory, from here until the run ends.
