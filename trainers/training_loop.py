@@ -123,36 +123,24 @@ def _save_checkpoint(manager, step: int, log: Callable[[str], None],
     if tf.io.gfile.exists(partial):
       tf.io.gfile.rmtree(partial)
     previous = manager.latest_checkpoint
-    size = (f"each takes {_size(_checkpoint_bytes(previous))}, "
-            if previous else "")
+    each = (f"each takes {disk_errors.size_text(_checkpoint_bytes(previous))}"
+            ", " if previous else "")
+    free = disk_errors.size_text(disk_errors.free_bytes(manager.directory))
     raise errors.UserError(
         f"no space left on device writing checkpoint ckpt-{step} in "
-        f"{manager.directory} ({size}"
-        f"{_size(_free_bytes(manager.directory))} free, "
+        f"{manager.directory} ({each}{free} free, "
         f"--max_checkpoints={max_checkpoints}): make room"
         f"{' or lower --max_checkpoints' if max_checkpoints > 1 else ''}, "
         "then rerun the same command to resume from "
         f"{previous or 'the start'}") from None
   if "://" not in path:  # A local disk (statvfs).
-    size, free = _checkpoint_bytes(path), _free_bytes(manager.directory)
+    size = _checkpoint_bytes(path)
+    free = disk_errors.free_bytes(manager.directory)
     if free < size:
-      log(f"warning: the next checkpoint will not fit: each takes "
-          f"{_size(size)}, {_size(free)} free in {manager.directory}")
+      log("warning: the next checkpoint will not fit: each takes "
+          f"{disk_errors.size_text(size)}, {disk_errors.size_text(free)} "
+          f"free in {manager.directory}")
   return path
-
-
-def _size(num_bytes: int) -> str:
-  """"6.1 GB", "9.2 MB", "529 bytes"."""
-  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
-    if num_bytes >= scale / 10:
-      return f"{num_bytes / scale:.1f} {unit}"
-  return f"{num_bytes} bytes"
-
-
-def _free_bytes(directory: str) -> int:
-  """Bytes an unprivileged process can still write on `directory`'s disk."""
-  stat = os.statvfs(directory)
-  return stat.f_bavail * stat.f_frsize
 
 
 class _StopRequest:
@@ -632,10 +620,8 @@ def run(model_dir: str,
     # does not fail noisily when the first worker exits.
     strategy.reduce(tf.distribute.ReduceOp.SUM,
                     strategy.run(lambda: tf.ones([])), axis=None)
-    stop_watching = getattr(
-        preemption, "_stop_cluster_wise_termination_watcher_thread", None)
-    if stop_watching is not None:
-      stop_watching()
+    # pylint: disable-next=protected-access
+    preemption._stop_cluster_wise_termination_watcher_thread()
   if not interrupted:
     evaluate()
   writer.flush()
