@@ -26,8 +26,8 @@ replicas is that value (e.g. the loss as
 `tf.nn.compute_average_loss(per_example)`: per-replica sum / global
 batch). The global batch is per-replica batch x
 `strategy.num_replicas_in_sync`. Only the chief writes to `model_dir`;
-other workers write to `model_dir/workertemp_<task id>` (`worker_dir`),
-which is scratch.
+other workers write to `model_dir/workertemp_<task id>`
+(`distribution.worker_dir`), which is scratch.
 
 Parameter servers (a `tf.distribute.ParameterServerStrategy`; only the chief
 runs this loop, the workers and parameter servers only serve): `dataset` is
