@@ -172,8 +172,6 @@ def make_strategy(name, num_cpu_devices):
     a `tf.distribute.Strategy`: for DEFAULT, TensorFlow's default strategy
     (one device), so that every trainer runs one code path.
   """
-  if num_cpu_devices < 0:
-    raise errors.UserError("--num_cpu_devices must be >= 0")
   if name == DEFAULT:
     return tf.distribute.get_strategy()
   if name == MIRRORED:

@@ -70,8 +70,6 @@ class FlagsTest(tf.test.TestCase):
     with mock.patch.dict(os.environ, {"TF_CONFIG": "{}"}):
       with self.assertRaisesRegex(errors.UserError, "mirrored only"):
         distribution.make_strategy("multi_worker", 2)
-    with self.assertRaisesRegex(errors.UserError, ">= 0"):
-      distribution.make_strategy("mirrored", -1)
     with self.assertRaisesRegex(errors.UserError, "multiple of"):
       distribution.check_global_batch(
           10, types.SimpleNamespace(num_replicas_in_sync=3))
