@@ -79,9 +79,9 @@ def define_flags(flag_values):
 
 
 
-def _cluster(strategy):
-  """(task_type, task_id, cluster spec dict) of a strategy; (None, None, {})
-  on one machine."""
+def cluster_task(strategy):
+  """(task_type, task_id, cluster spec dict) of a strategy's
+  `cluster_resolver`; (None, None, {}) where it has none (one machine)."""
   resolver = getattr(strategy, "cluster_resolver", None)
   if resolver is None:
     return None, None, {}
@@ -91,7 +91,7 @@ def _cluster(strategy):
 
 def is_multi_worker(strategy) -> bool:
   """True when `strategy` spans several worker processes (TF_CONFIG)."""
-  return bool(_cluster(strategy)[2])
+  return bool(cluster_task(strategy)[2])
 
 
 def is_chief(strategy) -> bool:
@@ -100,7 +100,7 @@ def is_chief(strategy) -> bool:
   With TF_CONFIG the chief is task "chief" if the cluster has one, else
   "worker" 0 (TensorFlow's convention).
   """
-  task_type, task_id, spec = _cluster(strategy)
+  task_type, task_id, spec = cluster_task(strategy)
   if not spec or task_type is None:
     return True
   if task_type == "chief":
@@ -114,7 +114,7 @@ def worker_dir(model_dir: str, strategy=None) -> str:
   checkpoints, only the chief's count)."""
   if is_chief(strategy):
     return model_dir
-  return os.path.join(model_dir, f"workertemp_{_cluster(strategy)[1]}")
+  return os.path.join(model_dir, f"workertemp_{cluster_task(strategy)[1]}")
 
 
 def prepare_worker_dir(model_dir, strategy, flag_values):
@@ -333,7 +333,7 @@ def num_input_pipelines(strategy):
   if is_parameter_server(strategy):
     # Parameter servers: the chief reads the input, steps carry their block.
     return 1
-  spec = _cluster(strategy)[2]
+  spec = cluster_task(strategy)[2]
   return max(1, len(spec.get("chief", [])) + len(spec.get("worker", [])))
 
 

@@ -430,8 +430,7 @@ def run(model_dir: str,
   coordinator = None
   if parameter_server:
     coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-    num_workers = len(strategy.cluster_resolver.cluster_spec().as_dict().get(
-        "worker", []))
+    num_workers = len(distribution.cluster_task(strategy)[2].get("worker", []))
     max_in_flight = 2 * max(1, num_workers)
     # (step, RemoteValue of its metrics), oldest first.
     in_flight = collections.deque()
