@@ -52,7 +52,6 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.trainers import training_loop
 
 DEFAULT = "default"
 MIRRORED = "mirrored"
@@ -80,6 +79,44 @@ def define_flags(flag_values):
 
 
 
+def cluster_task(strategy):
+  """(task_type, task_id, cluster spec dict) of a strategy's
+  `cluster_resolver`; (None, None, {}) where it has none (one machine)."""
+  resolver = getattr(strategy, "cluster_resolver", None)
+  if resolver is None:
+    return None, None, {}
+  spec = resolver.cluster_spec().as_dict()
+  return resolver.task_type, resolver.task_id, spec
+
+
+def is_multi_worker(strategy) -> bool:
+  """True when `strategy` spans several worker processes (TF_CONFIG)."""
+  return bool(cluster_task(strategy)[2])
+
+
+def is_chief(strategy) -> bool:
+  """The worker that writes the model directory: always true on one worker.
+
+  With TF_CONFIG the chief is task "chief" if the cluster has one, else
+  "worker" 0 (TensorFlow's convention).
+  """
+  task_type, task_id, spec = cluster_task(strategy)
+  if not spec or task_type is None:
+    return True
+  if task_type == "chief":
+    return True
+  return task_type == "worker" and task_id == 0 and "chief" not in spec
+
+
+def worker_dir(model_dir: str, strategy=None) -> str:
+  """Where this worker writes: `model_dir` for the chief, else a scratch
+  subfolder `model_dir/workertemp_<task id>` (all workers must save
+  checkpoints, only the chief's count)."""
+  if is_chief(strategy):
+    return model_dir
+  return os.path.join(model_dir, f"workertemp_{cluster_task(strategy)[1]}")
+
+
 def prepare_worker_dir(model_dir, strategy, flag_values):
   """Creates this worker's output folder and writes `flags.txt` into it.
 
@@ -89,7 +126,7 @@ def prepare_worker_dir(model_dir, strategy, flag_values):
   goes to `worker_dir(model_dir, strategy)` (the model dir itself for the
   chief), so workers never overwrite the chief's files. Returns that folder.
   """
-  out_dir = training_loop.worker_dir(model_dir, strategy)
+  out_dir = worker_dir(model_dir, strategy)
   os.makedirs(out_dir, exist_ok=True)
   model_dir_lib.write_text_atomically(
       os.path.join(out_dir, model_dir_lib.FLAGS_FILE),
@@ -135,8 +172,6 @@ def make_strategy(name, num_cpu_devices):
     a `tf.distribute.Strategy`: for DEFAULT, TensorFlow's default strategy
     (one device), so that every trainer runs one code path.
   """
-  if num_cpu_devices < 0:
-    raise errors.UserError("--num_cpu_devices must be >= 0")
   if name == DEFAULT:
     return tf.distribute.get_strategy()
   if name == MIRRORED:
@@ -144,23 +179,17 @@ def make_strategy(name, num_cpu_devices):
       return tf.distribute.MirroredStrategy(
           configure_cpu_devices(num_cpu_devices))
     return tf.distribute.MirroredStrategy()
-  if name == MULTI_WORKER:
+  if name in (MULTI_WORKER, PARAMETER_SERVER):
     if not os.environ.get("TF_CONFIG"):
       raise errors.UserError(
-          "--strategy=multi_worker needs the TF_CONFIG environment variable "
+          f"--strategy={name} needs the TF_CONFIG environment variable "
           "(see docs/distributed.md)")
     if num_cpu_devices:
       raise errors.UserError(
           "--num_cpu_devices applies to --strategy=mirrored only")
+  if name == MULTI_WORKER:
     return tf.distribute.MultiWorkerMirroredStrategy()
   if name == PARAMETER_SERVER:
-    if not os.environ.get("TF_CONFIG"):
-      raise errors.UserError(
-          "--strategy=parameter_server needs the TF_CONFIG environment "
-          "variable (see docs/distributed.md)")
-    if num_cpu_devices:
-      raise errors.UserError(
-          "--num_cpu_devices applies to --strategy=mirrored only")
     resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
     check_parameter_server_cluster(resolver.cluster_spec().as_dict())
     if resolver.task_type in ("worker", "ps"):
@@ -304,10 +333,7 @@ def num_input_pipelines(strategy):
   if is_parameter_server(strategy):
     # Parameter servers: the chief reads the input, steps carry their block.
     return 1
-  resolver = getattr(strategy, "cluster_resolver", None)
-  if resolver is None:
-    return 1
-  spec = resolver.cluster_spec().as_dict()
+  spec = cluster_task(strategy)[2]
   return max(1, len(spec.get("chief", [])) + len(spec.get("worker", [])))
 
 

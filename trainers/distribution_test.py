@@ -14,7 +14,6 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.trainers import distribution
-from sentzoo.trainers import training_loop
 
 FLAGS = flags.FlagValues()
 distribution.define_flags(FLAGS)
@@ -61,7 +60,7 @@ class FlagsTest(tf.test.TestCase):
     self.assertIs(strategy, tf.distribute.get_strategy())
     self.assertEqual(strategy.num_replicas_in_sync, 1)
     self.assertEqual(distribution.num_input_pipelines(strategy), 1)
-    self.assertTrue(training_loop.is_chief(strategy))
+    self.assertTrue(distribution.is_chief(strategy))
 
   def test_user_errors(self):
     with mock.patch.dict(os.environ, {}, clear=False):
@@ -71,8 +70,6 @@ class FlagsTest(tf.test.TestCase):
     with mock.patch.dict(os.environ, {"TF_CONFIG": "{}"}):
       with self.assertRaisesRegex(errors.UserError, "mirrored only"):
         distribution.make_strategy("multi_worker", 2)
-    with self.assertRaisesRegex(errors.UserError, ">= 0"):
-      distribution.make_strategy("mirrored", -1)
     with self.assertRaisesRegex(errors.UserError, "multiple of"):
       distribution.check_global_batch(
           10, types.SimpleNamespace(num_replicas_in_sync=3))
@@ -132,20 +129,20 @@ class ClusterTest(tf.test.TestCase):
     workers = {"worker": ["a:1", "b:2", "c:3"]}
     first = _fake_strategy(workers, "worker", 0)
     second = _fake_strategy(workers, "worker", 2)
-    self.assertTrue(training_loop.is_chief(first))
-    self.assertFalse(training_loop.is_chief(second))
-    self.assertEqual(training_loop.worker_dir("/m", first), "/m")
-    self.assertEqual(training_loop.worker_dir("/m", second),
+    self.assertTrue(distribution.is_chief(first))
+    self.assertFalse(distribution.is_chief(second))
+    self.assertEqual(distribution.worker_dir("/m", first), "/m")
+    self.assertEqual(distribution.worker_dir("/m", second),
                      "/m/workertemp_2")
     self.assertEqual(distribution.num_input_pipelines(first), 3)
     with_chief = {"chief": ["a:1"], "worker": ["b:2", "c:3"]}
-    self.assertTrue(training_loop.is_chief(
+    self.assertTrue(distribution.is_chief(
         _fake_strategy(with_chief, "chief", 0)))
-    self.assertFalse(training_loop.is_chief(
+    self.assertFalse(distribution.is_chief(
         _fake_strategy(with_chief, "worker", 0)))
     self.assertEqual(distribution.num_input_pipelines(
         _fake_strategy(with_chief, "worker", 1)), 3)
-    self.assertTrue(training_loop.is_multi_worker(first))
+    self.assertTrue(distribution.is_multi_worker(first))
 
   def test_prepare_worker_dir_writes_flags_where_the_worker_writes(self):
     FLAGS.unparse_flags()

@@ -253,11 +253,20 @@ def row_map(old_words: Sequence[str], new_words: Sequence[str]):
   return np.asarray(new_rows, np.int64), np.asarray(old_rows, np.int64)
 
 
-def copy_rows(variable, old_table: np.ndarray, new_rows: np.ndarray,
-              old_rows: np.ndarray) -> None:
-  """variable[new_rows] = old_table[old_rows], in place, in chunks; on
-  every local copy of a mirrored variable. `variable`: a Keras or
-  tf.Variable (not a ShardedVariable)."""
+def copy_known_rows(variable, old_table: np.ndarray,
+                    old_words: Sequence[str], new_words: Sequence[str],
+                    num_buckets: int = 0) -> int:
+  """Copies the row of every word both vocabularies have from `old_table`
+  into `variable` (rows: padding, words, then `num_buckets` bucket rows,
+  copied block-wise), in place, in chunks, on every local copy of a
+  mirrored variable; returns the number of words copied. `variable`: a
+  Keras or tf.Variable (not a ShardedVariable)."""
+  new_rows, old_rows = row_map(old_words, new_words)
+  if num_buckets:
+    new_rows = np.concatenate([new_rows, np.arange(
+        len(new_words) + 1, len(new_words) + 1 + num_buckets)])
+    old_rows = np.concatenate([old_rows, np.arange(
+        len(old_words) + 1, len(old_words) + 1 + num_buckets)])
   table = variable.value if isinstance(variable, keras.Variable) else variable
   copies = getattr(table, "values", None) or (table,)
   for start in range(0, len(new_rows), _CHUNK_ROWS):
@@ -266,21 +275,6 @@ def copy_rows(variable, old_table: np.ndarray, new_rows: np.ndarray,
                          table.dtype)
     for copy in copies:
       copy.scatter_update(tf.IndexedSlices(values, tf.constant(rows)))
-
-
-def copy_known_rows(variable, old_table: np.ndarray,
-                    old_words: Sequence[str], new_words: Sequence[str],
-                    num_buckets: int = 0) -> int:
-  """Copies the row of every word both vocabularies have from `old_table`
-  into `variable` (rows: padding, words, then `num_buckets` bucket rows,
-  copied block-wise); returns the number of words copied."""
-  new_rows, old_rows = row_map(old_words, new_words)
-  if num_buckets:
-    new_rows = np.concatenate([new_rows, np.arange(
-        len(new_words) + 1, len(new_words) + 1 + num_buckets)])
-    old_rows = np.concatenate([old_rows, np.arange(
-        len(old_words) + 1, len(old_words) + 1 + num_buckets)])
-  copy_rows(variable, old_table, new_rows, old_rows)
   return len(new_rows) - num_buckets
 
 

@@ -272,7 +272,6 @@ class ModelTrainer:
 def _open(model_trainer: ModelTrainer) -> RunContext:
   fv = model_trainer.flag_values
   cfg = model_trainer.settings()
-  cli.require_flags("model_dir", flag_values=fv)
   distribution.check_supported(fv.strategy, model_trainer.spec.title,
                                model_trainer.supports_parameter_server)
   model_trainer.configure_runtime(cfg)
@@ -290,7 +289,7 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
   model_dir_lib.check_directory_flags(
       model_dir, fv, config_lib.names(model_trainer.config_class,
                                       "directory"))
-  chief = training_loop.is_chief(strategy)
+  chief = distribution.is_chief(strategy)
   lock = None
   if chief:
     # One writer per model directory, from here until the run ends.
@@ -478,8 +477,7 @@ def _export_of_latest_checkpoint(context, export_dir, quantize):
       context.model_dir, model_dir_lib.EXPORT_SUBDIR)) or
       not os.path.isdir(export_dir)):
     return None
-  latest = tf.train.latest_checkpoint(os.path.join(
-      context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))
+  latest = model_dir_lib.latest_checkpoint(context.model_dir)
   if latest is None:
     return None
   versions = sorted((int(name) for name in os.listdir(export_dir)
@@ -549,8 +547,8 @@ def _train_opened(model_trainer, context, first_run):
     # A second signal, maybe in a checkpoint save (or a first one outside
     # the steps: restoring, ending the loop): its temporary is removed at
     # the next start, the checkpoints before it are whole.
-    raise errors.StoppedAtOnce(tf.train.latest_checkpoint(os.path.join(
-        context.model_dir, model_dir_lib.CHECKPOINT_SUBDIR))) from None
+    raise errors.StoppedAtOnce(
+        model_dir_lib.latest_checkpoint(context.model_dir)) from None
   cli.exit_if_interrupted(outcome)
   summary = RunSummary(model_dir=context.model_dir, step=outcome["step"],
                        export_path=None, results={})

@@ -26,8 +26,8 @@ replicas is that value (e.g. the loss as
 `tf.nn.compute_average_loss(per_example)`: per-replica sum / global
 batch). The global batch is per-replica batch x
 `strategy.num_replicas_in_sync`. Only the chief writes to `model_dir`;
-other workers write to `model_dir/workertemp_<task id>` (`worker_dir`),
-which is scratch.
+other workers write to `model_dir/workertemp_<task id>`
+(`distribution.worker_dir`), which is scratch.
 
 Parameter servers (a `tf.distribute.ParameterServerStrategy`; only the chief
 runs this loop, the workers and parameter servers only serve): `dataset` is
@@ -66,6 +66,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.common import non_finite
 from sentzoo.trainers import checkpoint_restore
+from sentzoo.trainers import distribution
 
 # Name of the checkpointed count of distributed batches consumed.
 INPUT_POSITION = "input_batches"
@@ -122,78 +123,24 @@ def _save_checkpoint(manager, step: int, log: Callable[[str], None],
     if tf.io.gfile.exists(partial):
       tf.io.gfile.rmtree(partial)
     previous = manager.latest_checkpoint
-    size = (f"each takes {_size(_checkpoint_bytes(previous))}, "
-            if previous else "")
+    each = (f"each takes {disk_errors.size_text(_checkpoint_bytes(previous))}"
+            ", " if previous else "")
+    free = disk_errors.size_text(disk_errors.free_bytes(manager.directory))
     raise errors.UserError(
         f"no space left on device writing checkpoint ckpt-{step} in "
-        f"{manager.directory} ({size}"
-        f"{_size(_free_bytes(manager.directory))} free, "
+        f"{manager.directory} ({each}{free} free, "
         f"--max_checkpoints={max_checkpoints}): make room"
         f"{' or lower --max_checkpoints' if max_checkpoints > 1 else ''}, "
         "then rerun the same command to resume from "
         f"{previous or 'the start'}") from None
   if "://" not in path:  # A local disk (statvfs).
-    size, free = _checkpoint_bytes(path), _free_bytes(manager.directory)
+    size = _checkpoint_bytes(path)
+    free = disk_errors.free_bytes(manager.directory)
     if free < size:
-      log(f"warning: the next checkpoint will not fit: each takes "
-          f"{_size(size)}, {_size(free)} free in {manager.directory}")
+      log("warning: the next checkpoint will not fit: each takes "
+          f"{disk_errors.size_text(size)}, {disk_errors.size_text(free)} "
+          f"free in {manager.directory}")
   return path
-
-
-def _size(num_bytes: int) -> str:
-  """"6.1 GB", "9.2 MB", "529 bytes"."""
-  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
-    if num_bytes >= scale / 10:
-      return f"{num_bytes / scale:.1f} {unit}"
-  return f"{num_bytes} bytes"
-
-
-def _free_bytes(directory: str) -> int:
-  """Bytes an unprivileged process can still write on `directory`'s disk."""
-  stat = os.statvfs(directory)
-  return stat.f_bavail * stat.f_frsize
-
-
-def _cluster(strategy):
-  """(task_type, task_id, cluster spec dict) of a strategy; ({}) if local."""
-  resolver = getattr(strategy, "cluster_resolver", None)
-  if resolver is None:
-    return None, None, {}
-  spec = resolver.cluster_spec().as_dict()
-  return resolver.task_type, resolver.task_id, spec
-
-
-def is_multi_worker(strategy) -> bool:
-  """True when `strategy` spans several worker processes (TF_CONFIG)."""
-  return bool(strategy is not None and _cluster(strategy)[2])
-
-
-def is_parameter_server(strategy) -> bool:
-  """True for a `tf.distribute.ParameterServerStrategy` (the chief's)."""
-  return isinstance(strategy, tf.distribute.ParameterServerStrategy)
-
-
-def is_chief(strategy) -> bool:
-  """The worker that writes the model directory: always true on one worker.
-
-  With TF_CONFIG the chief is task "chief" if the cluster has one, else
-  "worker" 0 (TensorFlow's convention).
-  """
-  task_type, task_id, spec = _cluster(strategy)
-  if not spec or task_type is None:
-    return True
-  if task_type == "chief":
-    return True
-  return task_type == "worker" and task_id == 0 and "chief" not in spec
-
-
-def worker_dir(model_dir: str, strategy=None) -> str:
-  """Where this worker writes: `model_dir` for the chief, else a scratch
-  subfolder `model_dir/workertemp_<task id>` (all workers must save
-  checkpoints, only the chief's count)."""
-  if is_chief(strategy):
-    return model_dir
-  return os.path.join(model_dir, f"workertemp_{_cluster(strategy)[1]}")
 
 
 class _StopRequest:
@@ -285,27 +232,15 @@ def multi_step(train_step, element_spec, threads=1):
     A callable (iterator, count: int32 []) -> (metrics of the last step
     run, number of steps run): fewer than `count` only when the iterator
     ends (0: it had ended already). With threads > 1 the metrics are those
-    of the last step of the last thread that ran one, and every call returns once all its
-    threads are done, so the variables are settled between calls (the loop
-    checkpoints there).
+    of the last step of the last thread that ran one, and every call
+    returns once all its threads are done, so the variables are settled
+    between calls (the loop checkpoints there).
   """
   if not isinstance(train_step, tf.types.experimental.PolymorphicFunction):
     train_step = tf.function(train_step)
   outputs = train_step.get_concrete_function(element_spec).structured_outputs
   zeros = tf.nest.map_structure(lambda t: tf.zeros(t.shape, t.dtype), outputs)
-
-  @tf.function
-  def steps(iterator, count):
-    metrics = zeros
-    done = tf.constant(0)
-    while done < count:
-      batch = iterator.get_next_as_optional()
-      if not batch.has_value():
-        break
-      metrics = train_step(batch.get_value())
-      done += 1
-    return metrics, done
-
+  steps = tf.function(_step_loop(train_step, zeros))
   if threads <= 1:
     return steps
   pool = concurrent.futures.ThreadPoolExecutor(
@@ -325,13 +260,15 @@ def multi_step(train_step, element_spec, threads=1):
   return concurrent_steps
 
 
-def _steps_from_python(step_fn):
-  """`multi_step`'s contract, one graph call per step: (iterator, count) ->
-  (metrics of the last step run or {}, steps run)."""
+def _step_loop(step_fn, first_metrics):
+  """(iterator, count) -> (metrics of the last step run, or `first_metrics`
+  if none ran; steps run): `step_fn` on the iterator's batches until
+  `count` steps ran or the input ended. One call of `step_fn` per step
+  when run eagerly; one graph loop inside `tf.function`."""
 
   def steps(iterator, count):
-    metrics, done = {}, 0
-    while done < int(count):
+    metrics, done = first_metrics, tf.constant(0)
+    while done < count:
       # Agreed by all workers: stops everyone if any input ended.
       batch = iterator.get_next_as_optional()
       if not batch.has_value():
@@ -367,8 +304,7 @@ def distribute(strategy, dataset, skip_batches=0):
 
   def dataset_fn(input_context):
     # Every step takes one batch per local replica from this pipeline.
-    per_step = (input_context.num_replicas_in_sync
-                // input_context.num_input_pipelines)
+    per_step = distribution.replicas_per_pipeline(input_context)
     pipeline = dataset(input_context)
     return pipeline.skip(skip_batches * per_step) if skip_batches else pipeline
 
@@ -435,24 +371,21 @@ def run(model_dir: str,
     evaluation.
   """
   strategy = strategy or tf.distribute.get_strategy()
-  out_dir = worker_dir(model_dir, strategy)
+  out_dir = distribution.worker_dir(model_dir, strategy)
   read_checkpoints = os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   write_checkpoints = os.path.join(out_dir, model_dir_lib.CHECKPOINT_SUBDIR)
-  parameter_server = is_parameter_server(strategy)
+  parameter_server = distribution.is_parameter_server(strategy)
   # Synchronous workers (MultiWorkerMirroredStrategy): every worker runs
   # this loop, in step with the others.
-  multi_worker = is_multi_worker(strategy) and not parameter_server
+  multi_worker = distribution.is_multi_worker(strategy) and not parameter_server
   # TensorFlow's default strategy (one device) hands out the dataset itself,
   # whose iterator a checkpoint can hold; a distributed iterator it cannot,
   # so the number of consumed batches is checkpointed instead.
-  with strategy.scope():
-    one_device = not tf.distribute.has_strategy()
+  one_device = distribution.is_one_device(strategy)
   consumed = None
-  if parameter_server:
-    iterator = iter(dataset)
-  elif one_device:
-    iterator = iter(distribute(strategy, dataset, 0))
   if parameter_server or one_device:
+    iterator = iter(dataset if parameter_server
+                    else distribute(strategy, dataset))
     items = dict(iterator=iterator, **checkpoint_items)
   else:
     consumed = tf.Variable(0, dtype=tf.int64, trainable=False,
@@ -497,7 +430,7 @@ def run(model_dir: str,
   coordinator = None
   if parameter_server:
     coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
-    num_workers = len(_cluster(strategy)[2].get("worker", []))
+    num_workers = len(distribution.cluster_task(strategy)[2].get("worker", []))
     max_in_flight = 2 * max(1, num_workers)
     # (step, RemoteValue of its metrics), oldest first.
     in_flight = collections.deque()
@@ -520,15 +453,15 @@ def run(model_dir: str,
     else:
       # A distributed iterator's optional does not survive a graph loop
       # (TF 2.21): one call per step.
-      run_steps = _steps_from_python(tf.function(
-          distributed_step, input_signature=[iterator.element_spec]))
+      run_steps = _step_loop(tf.function(
+          distributed_step, input_signature=[iterator.element_spec]), {})
 
   writer = disk_errors.summary_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
   train_log_path = os.path.join(out_dir, model_dir_lib.TRAIN_LOG_FILE)
-  _trim_train_log(train_log_path, step if latest else -1)
   eval_log_path = os.path.join(out_dir, model_dir_lib.EVAL_LOG_FILE)
-  _trim_train_log(eval_log_path, step if latest else -1)
+  for path in (train_log_path, eval_log_path):
+    _trim_train_log(path, step if latest else -1)
   first_step = step
   saved_step = None  # The step of the last checkpoint this run wrote.
   metrics, evaluation, interrupted = {}, {}, False
@@ -644,7 +577,6 @@ def run(model_dir: str,
         metrics = step_metrics
         if consumed is not None:
           consumed.assign_add(tf.cast(done, tf.int64))
-      if coordinator is None:
         step = int(step_counter.numpy())
         # Diverged: stop before this step is logged or saved, so that the
         # last checkpoint stays a finite one.
@@ -687,10 +619,8 @@ def run(model_dir: str,
     # does not fail noisily when the first worker exits.
     strategy.reduce(tf.distribute.ReduceOp.SUM,
                     strategy.run(lambda: tf.ones([])), axis=None)
-    stop_watching = getattr(
-        preemption, "_stop_cluster_wise_termination_watcher_thread", None)
-    if stop_watching is not None:
-      stop_watching()
+    # pylint: disable-next=protected-access
+    preemption._stop_cluster_wise_termination_watcher_thread()
   if not interrupted:
     evaluate()
   writer.flush()

@@ -22,6 +22,7 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.tests import local_cluster
@@ -514,7 +515,7 @@ class StepsPerCallTest(tf.test.TestCase):
 
   def test_warns_when_the_next_checkpoint_would_not_fit(self):
     model_dir = os.path.join(self.get_temp_dir(), "nearly_full")
-    with mock.patch.object(training_loop, "_free_bytes", return_value=0):
+    with mock.patch.object(disk_errors, "free_bytes", return_value=0):
       _, _, _, lines = self._run(model_dir, 1, checkpoint_every_steps=10)
     warnings = [line for line in lines if line.startswith("warning:")]
     self.assertLen(warnings, 2)  # After ckpt-10 and ckpt-20.
