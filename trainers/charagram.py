@@ -178,13 +178,6 @@ def load_pairs(cfg, data_dir):
   return pairs
 
 
-def _int_list(values, name):
-  try:
-    return [int(v) for v in values]
-  except ValueError:
-    raise errors.UserError(f"--{name} must be integers, got {values}")
-
-
 def _is_model_dir(path):
   return os.path.exists(os.path.join(path, model_dir_lib.MODEL_CONFIG_FILE))
 
@@ -221,7 +214,7 @@ def make_featurizer(cfg, model_dir, texts):
   if cfg.model == "paragram_phrase":
     return _word_featurizer(cfg, model_dir, texts)
   characters = cfg.model in ("char_cnn", "char_lstm")
-  sizes = [1] if characters else _int_list(cfg.ngram_sizes, "ngram_sizes")
+  sizes = [1] if characters else [int(n) for n in cfg.ngram_sizes]
   if cfg.ngram_buckets and not characters:
     return char_ngrams.CharNgramFeaturizer(sizes,
                                            num_buckets=cfg.ngram_buckets)
@@ -245,7 +238,7 @@ def make_model(cfg, featurizer):
     model = cls(num_ids, cfg.embedding_dim, init_scale=cfg.init_scale)
   elif cfg.model == "char_cnn":
     model = cls(num_ids, cfg.char_dim,
-                filter_widths=_int_list(cfg.filter_widths, "filter_widths"),
+                filter_widths=[int(w) for w in cfg.filter_widths],
                 filters_per_width=cfg.filters_per_width,
                 filter_activation=cfg.filter_activation,
                 embedding_dim=cfg.embedding_dim,
@@ -278,8 +271,6 @@ def initial_word_vectors(cfg, vocab_size):
         f"vocabulary needs ({vocab_size}, {cfg.embedding_dim}); check "
         "--word_vocab and --embedding_dim")
   return table
-
-
 
 
 def _dataset_fn(cfg, texts1, texts2, featurizer):
@@ -362,21 +353,18 @@ class CharagramTrainer(trainer.ModelTrainer):
         "featurizer": charagram_export.featurizer_config(featurizer),
         "loss": paraphrase_margin_loss.ParaphraseMarginLoss(
             cfg.margin, cfg.sampling).get_config(),
-        "training": {"train_files": [os.path.basename(p)
-                                     for p in cfg.train_files],
-                     "train_format": cfg.train_format,
-                     "min_score": cfg.min_score,
-                     "max_pairs": cfg.max_pairs,
-                     "lexicon_files": [os.path.basename(p)
-                                       for p in cfg.lexicon_files],
-                     "task_paraphrases": list(cfg.task_paraphrases),
-                     "num_pairs": len(pairs), "total_steps": total_steps,
-                     "batch_size": cfg.batch_size,
-                     "sampling": cfg.sampling,
-                     "l2": cfg.l2, "learning_rate": cfg.learning_rate,
-                     "num_epochs": cfg.num_epochs, "initialisation": init,
-                     "strategy": cfg.strategy,
-                     "replicas": context.replicas}}
+        "training": {
+            "train_files": [os.path.basename(p) for p in cfg.train_files],
+            "train_format": cfg.train_format, "min_score": cfg.min_score,
+            "max_pairs": cfg.max_pairs,
+            "lexicon_files": [os.path.basename(p) for p in cfg.lexicon_files],
+            "task_paraphrases": list(cfg.task_paraphrases),
+            "num_pairs": len(pairs), "total_steps": total_steps,
+            **{name: getattr(cfg, name) for name in (
+                "batch_size", "sampling", "l2", "learning_rate",
+                "num_epochs")},
+            "initialisation": init, "strategy": cfg.strategy,
+            "replicas": context.replicas}}
 
     loss_fn = paraphrase_margin_loss.ParaphraseMarginLoss(
         cfg.margin, cfg.sampling, seed=cfg.seed)

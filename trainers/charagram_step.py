@@ -41,19 +41,6 @@ def featurize_batches(dataset, featurizer, max_tokens=None):
   return dataset.prefetch(2)
 
 
-def pair_dataset(texts1, texts2, featurizer, batch_size, num_epochs=1,
-                 seed=0, shuffle=True, max_tokens=None):
-  """Batches of featurised pairs: (ids1, ids2), int32 RaggedTensors [B, (ids)].
-
-  Pairs are shuffled anew in each epoch; the last incomplete batch of an
-  epoch is dropped (the in-batch negatives need a full batch). `max_tokens`:
-  see `featurize_batches`.
-  """
-  return featurize_batches(
-      text_batches(texts1, texts2, batch_size, num_epochs=num_epochs,
-                   seed=seed, shuffle=shuffle), featurizer, max_tokens)
-
-
 def l2_penalty(variables):
   """0.5 * sum of squared entries of `variables` (the reference's L2)."""
   return 0.5 * tf.add_n([tf.reduce_sum(tf.square(v)) for v in variables])

@@ -83,8 +83,9 @@ class TrainStepTest(tf.test.TestCase):
         model(tf.ragged.constant([[1]], dtype=tf.int32))
         optimizer = keras.optimizers.Adam(0.01)
         optimizer.build(model.trainable_variables)
-        dataset = charagram_step.pair_dataset(texts1, texts2, featurizer,
-                                              batch_size=20, num_epochs=4)
+        dataset = charagram_step.featurize_batches(
+            charagram_step.text_batches(texts1, texts2, batch_size=20,
+                                        num_epochs=4), featurizer)
         # The per-replica step, traced once as the loop traces it.
         step = tf.function(charagram_step.make_train_step(
             model, optimizer,

@@ -164,6 +164,13 @@ def _split_files(cfg):
                             ("test", cfg.test_file)) if p}
 
 
+def _words(pairs, tokenizer):
+  """The words of a PairSet's sentences, in order, repeats included."""
+  sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
+  return [token.decode("utf-8")
+          for token in tokenizer.tokenize(sentences).flat_values.numpy()]
+
+
 def build_vocabulary(sets, tokenizer, pretrained_words):
   """Every training word, plus dev/test words that have a pretrained vector.
 
@@ -172,32 +179,30 @@ def build_vocabulary(sets, tokenizer, pretrained_words):
   """
   counts = collections.Counter()
   for split, pairs in sets.items():
-    sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
-    for token in tokenizer.tokenize(sentences).flat_values.numpy():
-      word = token.decode("utf-8")
+    for word in _words(pairs, tokenizer):
       if split == "train" or word in pretrained_words:
         counts[word] += 1 if split == "train" else 0
   words = sorted(counts, key=lambda w: (-counts[w], w))
   return vocabulary_lib.Vocabulary(words, [counts[w] for w in words])
 
 
-def evaluate_set(model, text_to_ids, pairs, mode, threshold, batch_size=256):
-  """Accuracy of `model` on a PairSet (and its outputs)."""
+def evaluate_set(predict, text_to_ids, pairs, mode, threshold,
+                 batch_size=256):
+  """Accuracy on a PairSet (and its outputs) of `predict`: (ids_a, ids_b) ->
+  the model's outputs in inference mode."""
   if not len(pairs):
     return {"accuracy": float("nan"), "pairs": 0, "mean_distance":
             float("nan"), "correct": np.zeros([0], bool),
             "distances": np.zeros([0], np.float32)}
-  predict = _predict_fn(model)
-  matches, distances, probabilities = [], [], []
+  matches, distances = [], []
   for start in range(0, len(pairs), batch_size):
     a = text_to_ids(tf.constant(pairs.sentences_a[start:start + batch_size]))
     b = text_to_ids(tf.constant(pairs.sentences_b[start:start + batch_size]))
-    outputs = predict(hybrid_siamese_step.pad_batch(a, text_to_ids.max_length),
-                      hybrid_siamese_step.pad_batch(b, text_to_ids.max_length))
+    outputs = predict(hybrid_siamese.pad_ids(a, text_to_ids.max_length),
+                      hybrid_siamese.pad_ids(b, text_to_ids.max_length))
     matches.append(hybrid_siamese.predict_match(outputs, mode,
                                                 threshold).numpy())
     distances.append(outputs["distance"].numpy())
-    probabilities.append(outputs["probability"].numpy())
   matches = np.concatenate(matches)
   distances = np.concatenate(distances)
   correct = matches == (pairs.labels == 1)
@@ -207,20 +212,17 @@ def evaluate_set(model, text_to_ids, pairs, mode, threshold, batch_size=256):
           "correct": correct, "distances": distances}
 
 
-_PREDICT_FNS = {}
-
-
-def _predict_fn(model):
-  if id(model) not in _PREDICT_FNS:
-    _PREDICT_FNS[id(model)] = tf.function(
-        lambda a, b: model((a, b), training=False), reduce_retracing=True)
-  return _PREDICT_FNS[id(model)]
-
-
 def _read_json(path, default):
   if os.path.exists(path):
     return model_dir_lib.read_json(path, "the best epoch so far")
   return default
+
+
+def _keep(best, record, path):
+  """Makes `record` the best epoch so far `best`, also in `path`."""
+  best.clear()
+  best.update(record)
+  model_dir_lib.write_text_atomically(path, json.dumps(best, indent=2))
 
 
 def _dataset_fn(cfg, ids_a, ids_b, labels):
@@ -288,11 +290,7 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
     vocab_path = os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)
     vectors = None
     if cfg.word_vectors:
-      all_words = set()
-      for pairs in sets.values():
-        sentences = tf.constant(pairs.sentences_a + pairs.sentences_b)
-        all_words.update(w.decode("utf-8") for w in
-                         tokenizer.tokenize(sentences).flat_values.numpy())
+      all_words = set().union(*(_words(p, tokenizer) for p in sets.values()))
       vectors = word_vectors_lib.load(
           cfg.word_vectors, cfg.word_vectors_vocab, wanted=all_words)
     if os.path.exists(vocab_path):
@@ -370,15 +368,17 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
         predictions.update(saved)
     best_checkpoint = tf.train.Checkpoint(model=model)
     last_eval = {}
+    predict = tf.function(lambda a, b: model((a, b), training=False),
+                          reduce_retracing=True)
 
     def eval_fn():
       step = int(optimizer.iterations.numpy())
       if last_eval.get("step") == step:  # The loop's final call repeats it.
         return last_eval["metrics"]
       epoch = step // spe
-      dev = evaluate_set(model, text_to_ids, sets["dev"], cfg.mode,
+      dev = evaluate_set(predict, text_to_ids, sets["dev"], cfg.mode,
                          cfg.threshold)
-      test = evaluate_set(model, text_to_ids, sets["test"], cfg.mode,
+      test = evaluate_set(predict, text_to_ids, sets["test"], cfg.mode,
                           cfg.threshold)
       record = {"epoch": epoch, "step": step,
                 "dev_accuracy": dev["accuracy"],
@@ -396,22 +396,19 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
       with open(os.path.join(model_dir, EPOCHS_FILE), "a") as f:
         f.write(json.dumps(record) + "\n")
       new_predictions = {}
-      # An epoch's end; or, for a run shorter than one epoch (--train_steps),
-      # its final evaluation, so that it too has a best model to export.
-      epoch_end = step % spe == 0 or "epoch" not in best
-      if epoch_end and dev["accuracy"] > best["dev_accuracy"]:
+      # At an epoch's end; or, for a run shorter than one epoch
+      # (--train_steps), its final evaluation, so that it too has a best
+      # model to export.
+      def better(kept, new):
+        return ((step % spe == 0 or "epoch" not in kept)
+                and new["dev_accuracy"] > kept["dev_accuracy"])
+
+      if better(best, record):
         best_checkpoint.write(os.path.join(model_dir, BEST_DIR, "ckpt"))
-        best.clear()
-        best.update(record)
-        model_dir_lib.write_text_atomically(best_path,
-                                            json.dumps(best, indent=2))
+        _keep(best, record, best_path)
         new_predictions["correct"] = test["correct"]
-      if (tuned is not None and (step % spe == 0 or "epoch" not in best_tuned)
-          and tuned["dev_accuracy"] > best_tuned["dev_accuracy"]):
-        best_tuned.clear()
-        best_tuned.update(tuned)
-        model_dir_lib.write_text_atomically(tuned_path,
-                                            json.dumps(best_tuned, indent=2))
+      if tuned is not None and better(best_tuned, tuned):
+        _keep(best_tuned, tuned, tuned_path)
         new_predictions["correct_tuned"] = (
             (test["distances"] < tuned["threshold"])
             == (sets["test"].labels == 1))

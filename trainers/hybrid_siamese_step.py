@@ -14,14 +14,10 @@ import tensorflow as tf
 from sentzoo.models import hybrid_siamese
 
 
-def pad_batch(ids, max_length, pad_multiple=10):
-  """`models.hybrid_siamese.pad_ids` (the featurisation the export runs)."""
-  return hybrid_siamese.pad_ids(ids, max_length, pad_multiple)
-
-
 def pair_dataset(ids_a, ids_b, labels, batch_size, max_length,
                  pad_multiple=10, shuffle_seed=None, repeat=False):
-  """tf.data of ((ids_a [b, L], ids_b [b, L']), labels [b]) batches.
+  """tf.data of ((ids_a [b, L], ids_b [b, L']), labels [b]) batches, padded
+  by `models.hybrid_siamese.pad_ids` (the featurisation the export runs).
 
   Args:
     ids_a, ids_b: int32 RaggedTensor [n, (ids)].
@@ -37,8 +33,8 @@ def pair_dataset(ids_a, ids_b, labels, batch_size, max_length,
                               reshuffle_each_iteration=True)
   dataset = dataset.batch(batch_size)
   dataset = dataset.map(lambda a, b, y: (
-      (pad_batch(a, max_length, pad_multiple),
-       pad_batch(b, max_length, pad_multiple)), y))
+      (hybrid_siamese.pad_ids(a, max_length, pad_multiple),
+       hybrid_siamese.pad_ids(b, max_length, pad_multiple)), y))
   if repeat:
     dataset = dataset.repeat()
   return dataset.prefetch(2)

@@ -321,12 +321,12 @@ class TrainStepTest(tf.test.TestCase):
                      [([0, 10, 20, 30], [0, 100, 200, 300], [0, 1, 2, 3]),
                       ([40, 50, 60], [400, 500, 600], [4, 5, 6])])
 
-  def test_pad_batch_rounds_up_and_truncates(self):
+  def test_pad_ids_rounds_up_and_truncates(self):
     ids = tf.ragged.constant([[1, 2, 3], [4], []], tf.int32)
-    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 50, 10).shape, (3, 10))
-    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 2, 10).shape, (3, 2))
-    self.assertEqual(hybrid_siamese_step.pad_batch(ids, 50, 0).shape, (3, 50))
-    self.assertAllEqual(hybrid_siamese_step.pad_batch(ids, 50, 1),
+    self.assertEqual(hybrid_siamese.pad_ids(ids, 50, 10).shape, (3, 10))
+    self.assertEqual(hybrid_siamese.pad_ids(ids, 2, 10).shape, (3, 2))
+    self.assertEqual(hybrid_siamese.pad_ids(ids, 50, 0).shape, (3, 50))
+    self.assertAllEqual(hybrid_siamese.pad_ids(ids, 50, 1),
                         [[1, 2, 3], [4, 0, 0], [0, 0, 0]])
 
   def test_vocabulary_keeps_train_words_and_pretrained_test_words(self):

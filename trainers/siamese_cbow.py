@@ -170,8 +170,6 @@ FLAGS = trainer.make_flags(SiameseCBOWConfig)
 UNTRAINED_RESULTS_FILE = "sts_results_untrained.json"
 
 
-
-
 def _line_limits(cfg, data_dir, files):
   """{file: lines read (-1: all)} and the held-out (file, first line), or
   None when no books are held out."""
@@ -276,49 +274,27 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
                                       "the cached batch count")
     print(f"{batches:,} batches per epoch: counted before, read from "
           f"{cached}.json", flush=True)
-    model_dir_lib.write_text_atomically(
-        path, json.dumps({"key": key, "batches_per_epoch": batches}))
-    return batches
-  print("counting training groups (one pass over the corpus)...", flush=True)
-  shards = [distribution.shard_files(files, num_pipelines, i)
-            for i in range(num_pipelines)]
-  if num_pipelines == 1 or shards[0] is None:
-    shards, batch_size = [files], cfg.batch_size
   else:
-    batch_size = cfg.batch_size // num_pipelines
-  batches = min(siamese_cbow_data.count_batches(
-      shard, text_to_ids, batch_size=batch_size,
-      max_length=cfg.max_length, blocks_per_mix=cfg.blocks_per_mix,
-      min_sentence_ids=cfg.min_sentence_length,
-      line_limits=[line_limits[f] for f in shard])
-                for shard in shards)
+    print("counting training groups (one pass over the corpus)...",
+          flush=True)
+    shards = [distribution.shard_files(files, num_pipelines, i)
+              for i in range(num_pipelines)]
+    if num_pipelines == 1 or shards[0] is None:
+      shards, batch_size = [files], cfg.batch_size
+    else:
+      batch_size = cfg.batch_size // num_pipelines
+    batches = min(siamese_cbow_data.count_batches(
+        shard, text_to_ids, batch_size=batch_size,
+        max_length=cfg.max_length, blocks_per_mix=cfg.blocks_per_mix,
+        min_sentence_ids=cfg.min_sentence_length,
+        line_limits=[line_limits[f] for f in shard])
+                  for shard in shards)
+    if cached:
+      model_dir_lib.write_text_atomically(cached + ".json",
+                                          json.dumps(batches))
   model_dir_lib.write_text_atomically(
       path, json.dumps({"key": key, "batches_per_epoch": batches}))
-  if cached:
-    model_dir_lib.write_text_atomically(cached + ".json", json.dumps(batches))
   return batches
-
-
-def _keep_probability(cfg, vocabulary):
-  """float32 [vocabulary size with padding] for --subsample, or None."""
-  if not cfg.subsample:
-    return None
-  return sent2vec_data.keep_probabilities(
-      vocabulary.counts, int(vocabulary.counts.sum()), cfg.subsample,
-      min_count_label=0)
-
-
-def _group_dataset(cfg, files, text_to_ids, line_limits, batch_size,
-                   keep_probability):
-  return siamese_cbow_data.group_dataset(
-      files, text_to_ids, batch_size=batch_size,
-      num_negatives=cfg.num_negatives, max_length=cfg.max_length,
-      num_epochs=cfg.num_epochs, blocks_per_mix=cfg.blocks_per_mix,
-      seed=cfg.seed, negatives=cfg.negatives,
-      min_sentence_ids=cfg.min_sentence_length,
-      nearby_window=cfg.nearby_window,
-      line_limits=[line_limits[f] for f in files],
-      keep_probability=keep_probability, batch_layout=cfg.batch_layout)
 
 
 def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
@@ -326,15 +302,23 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   `distribution`; one device: the global batches): its own files in
   batches of batch_size / pipelines, or its slice of the global batches
   when there are fewer files than pipelines; each cut into one piece per
-  local replica."""
+  local replica. `keep_probability`: float32 [vocabulary size with
+  padding] for --subsample, or None."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
     pipelines = input_context.num_input_pipelines
     batch_size = cfg.batch_size if data_shard else (
         cfg.batch_size // pipelines)
-    dataset = _group_dataset(cfg, own_files, text_to_ids, line_limits,
-                             batch_size, keep_probability)
+    dataset = siamese_cbow_data.group_dataset(
+        own_files, text_to_ids, batch_size=batch_size,
+        num_negatives=cfg.num_negatives, max_length=cfg.max_length,
+        num_epochs=cfg.num_epochs, blocks_per_mix=cfg.blocks_per_mix,
+        seed=cfg.seed, negatives=cfg.negatives,
+        min_sentence_ids=cfg.min_sentence_length,
+        nearby_window=cfg.nearby_window,
+        line_limits=[line_limits[f] for f in own_files],
+        keep_probability=keep_probability, batch_layout=cfg.batch_layout)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
     return distribution.split_batches(
@@ -343,8 +327,7 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
   return dataset_fn
 
 
-def _evaluate_untrained(model_dir, data_dir, eval_encoder,
-                        model_name="Siamese CBOW (untrained)"):
+def _evaluate_untrained(model_dir, data_dir, eval_encoder, model_name):
   """Scores the initial word vectors once, at the start of a fresh run
   (with --init_from: the vectors it starts from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
@@ -359,8 +342,6 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder,
       model_name=model_name)
   model_dir_lib.write_text_atomically(
       path, json.dumps(sts.results_to_json(results)))
-
-
 
 
 def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
@@ -383,7 +364,7 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
   return evaluate
 
 
-def _untrained_results(model_dir, label="untrained"):
+def _untrained_results(model_dir, label):
   """(label, the untrained vectors' results) if they were scored (with
   --init_from: the vectors the run started from)."""
   path = os.path.join(model_dir, UNTRAINED_RESULTS_FILE)
@@ -448,19 +429,15 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           init_stddev=cfg.init_stddev)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
-        "training": {"corpus_files": [os.path.basename(p) for p in files],
-                     "total_steps": total_steps,
-                     "batch_size": cfg.batch_size,
-                     "num_epochs": cfg.num_epochs,
-                     "optimizer": cfg.optimizer,
-                     "negatives": cfg.negatives,
-                     "batch_layout": cfg.batch_layout,
-                     "nearby_window": cfg.nearby_window,
-                     "min_sentence_length": cfg.min_sentence_length,
-                     "subsample": cfg.subsample,
-                     "heldout_books": cfg.heldout_books if heldout else 0,
-                     "strategy": cfg.strategy,
-                     "replicas": context.replicas}}
+        "training": {
+            "corpus_files": [os.path.basename(p) for p in files],
+            "total_steps": total_steps,
+            **{name: getattr(cfg, name) for name in (
+                "batch_size", "num_epochs", "optimizer", "negatives",
+                "batch_layout", "nearby_window", "min_sentence_length",
+                "subsample")},
+            "heldout_books": cfg.heldout_books if heldout else 0,
+            "strategy": cfg.strategy, "replicas": context.replicas}}
     if cfg.init_from:
       config["training"]["init_from"] = os.path.abspath(cfg.init_from)
     schedule = keras.optimizers.schedules.PolynomialDecay(
@@ -468,8 +445,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         end_learning_rate=cfg.learning_rate
         * cfg.final_learning_rate_fraction, power=1.0)
     with context.scope():
-      optimizer, apply_in_xla = siamese_cbow_step.make_optimizer(
-          cfg.optimizer, schedule)
+      optimizer = siamese_cbow_step.OPTIMIZERS[cfg.optimizer](
+          learning_rate=schedule)
       # Not a call: once filled in place, the table is in TensorFlow's
       # copy-on-read mode, where a dense read copies it (110 MB).
       model.build()
@@ -480,13 +457,17 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           init_source.words, vocabulary.words)
       print(init_from_lib.describe(init_source, len(vocabulary), copied),
             flush=True)
-    # Several replicas all-reduce their gradients in `optimizer.apply`,
-    # outside XLA.
+    # The update runs inside XLA only with SGD on one device: the lazy
+    # optimizers' cannot (`siamese_cbow_step.OPTIMIZERS`), and several
+    # replicas all-reduce their gradients in `optimizer.apply`, outside XLA.
     train_step = siamese_cbow_step.make_train_step(
         model, optimizer, cfg.num_negatives, cfg.jit_compile,
-        apply_in_xla=apply_in_xla and context.one_device)
+        apply_in_xla=cfg.optimizer == "sgd" and context.one_device)
+    keep_probability = sent2vec_data.keep_probabilities(
+        vocabulary.counts, int(vocabulary.counts.sum()), cfg.subsample,
+        min_count_label=0) if cfg.subsample else None
     dataset = _dataset_fn(cfg, files, text_to_ids, line_limits,
-                          _keep_probability(cfg, vocabulary))
+                          keep_probability)
 
     eval_fn = before_training = None
     if context.chief:

@@ -8,23 +8,17 @@ from sentzoo.models import siamese_cbow
 from sentzoo.trainers import lazy_optimizers
 
 # The trainer's --optimizer choices: each updates only the looked-up rows.
+# The lazy ones deduplicate rows with tf.unique, which XLA cannot compile, so
+# their update runs outside the compiled step (`make_train_step`'s
+# apply_in_xla=False); SGD's can run inside it.
 OPTIMIZERS = {"sgd": keras.optimizers.SGD,
               "adagrad": lazy_optimizers.LazyAdagrad,
               "adadelta": lazy_optimizers.LazyAdadelta}
 
 
-def make_optimizer(name, learning_rate):
-  """(optimizer, whether its update can run inside the XLA-compiled step).
-
-  The lazy optimizers deduplicate rows with tf.unique, which XLA cannot
-  compile, so their update runs outside it (see `make_train_step`).
-  """
-  return OPTIMIZERS[name](learning_rate=learning_rate), name == "sgd"
-
-
-def _per_group_loss(model, ids, target):
-  """Cross-entropy between the softmax over cosines and the target: [batch]."""
-  probabilities = model(ids, training=True)
+def _per_group_loss(probabilities, target):
+  """Cross-entropy between the softmax over cosines (the model's output,
+  [batch, members - 1]) and the target: [batch]."""
   return keras.losses.categorical_crossentropy(
       tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
 
@@ -125,10 +119,8 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
     with tf.GradientTape() as tape:
       averages = sentence_averages(model, flat_ids, sentence,
                                    tf.size(group_members))
-      probabilities = model.score(tf.gather(averages, group_members))
-      per_group = keras.losses.categorical_crossentropy(
-          tf.broadcast_to(target, tf.shape(probabilities)), probabilities)
-      loss = _global_batch_mean(per_group)
+      loss = _global_batch_mean(_per_group_loss(
+          model.score(tf.gather(averages, group_members)), target))
     return loss, tape.gradient(loss, model.trainable_variables)
 
   def listed_sentences(batch):
@@ -178,7 +170,8 @@ def make_dense_train_step(model, optimizer, num_negatives, jit_compile=True):
   @tf.function(jit_compile=jit_compile, reduce_retracing=True)
   def train_step(ids):
     with tf.GradientTape() as tape:
-      loss = _global_batch_mean(_per_group_loss(model, ids, target))
+      loss = _global_batch_mean(_per_group_loss(model(ids, training=True),
+                                                target))
     gradients = tape.gradient(loss, model.trainable_variables)
     optimizer.apply(gradients, model.trainable_variables)
     return {"loss": loss}
