@@ -20,7 +20,6 @@ import json
 import os
 
 import keras
-import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
