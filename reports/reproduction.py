@@ -305,11 +305,5 @@ def run(argv):
   return generate(cli.parse_own_flags(define_flags, argv))
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  print(generate(flags.FLAGS))
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, lambda fv: print(generate(fv)))
