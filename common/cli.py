@@ -280,6 +280,24 @@ def parse_own_flags(define_flags, argv):
   return flag_values
 
 
+def run_with_own_flags(define_flags, command):
+  """Runs `command(flag_values)` as the program's main, through `run`.
+
+  The command line is parsed into a fresh `FlagValues` that
+  `define_flags(flag_values)` fills (the same flags as `parse_own_flags`
+  gives a command run in-process); arguments that are not flags are a
+  user error.
+  """
+  flag_values = flags.FlagValues()
+  define_flags(flag_values)
+
+  def main(argv):
+    reject_arguments(argv)
+    command(flag_values)
+
+  run(main, flag_values)
+
+
 def reject_arguments(argv):
   """Raises `errors.UserError` if argv holds more than the program name."""
   if len(argv) > 1:

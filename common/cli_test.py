@@ -62,6 +62,37 @@ class CliTest(absltest.TestCase):
     self.assertEqual(done.returncode, 2)
     self.assertEqual(done.stderr.strip(), "error: bad input file")
 
+  def test_run_with_own_flags(self):
+    program = textwrap.dedent("""
+        from absl import flags
+        from sentzoo.common import cli, errors
+        def define(flag_values):
+          flags.DEFINE_integer("steps", 3, "Steps.", lower_bound=1,
+                               flag_values=flag_values)
+        def command(flag_values):
+          if flag_values.steps == 5:
+            raise errors.UserError("five steps")
+          print("steps", flag_values.steps, "global", "steps" in flags.FLAGS)
+        cli.run_with_own_flags(define, command)
+        """)
+    for args, code, stdout, stderr in (
+        (["--steps=7"], 0, "steps 7 global False", ""),
+        ([], 0, "steps 3 global False", ""),
+        (["--steps=5"], 2, "", "error: five steps"),
+        (["--steps=0"], 2, "", "error: flag --steps=0: 0 is not a positive"),
+        (["x"], 2, "", "error: unexpected arguments: x")):
+      with self.subTest(args=args):
+        done = subprocess.run([sys.executable, "-c", program, *args],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, code, done.stderr)
+        self.assertEqual(done.stdout.strip(), stdout)
+        self.assertTrue(done.stderr.strip().startswith(stderr), done.stderr)
+        self.assertLen(done.stderr.splitlines(), 1 if stderr else 0)
+    helped = subprocess.run([sys.executable, "-c", program, "--help"],
+                            capture_output=True, text=True, timeout=60)
+    self.assertEqual(helped.returncode, 0, helped.stderr)
+    self.assertIn("--steps", helped.stdout)
+
   def _run_main(self, body, *args):
     """Runs `cli.run(main)` in a subprocess; `body` defines main."""
     return subprocess.run(

@@ -72,12 +72,6 @@ def evaluation_sets(data_dir):
   return pair_sets, missing
 
 
-def dev_pair_set(data_dir):
-  """STS-B dev, on which each model's MAX or MIX is chosen (never in a test
-  mean)."""
-  return sts_data.load_stsb_split(data_dir, "dev")
-
-
 def table_rows(set_names, dev_name=None):
   """[(row key, label, member set names or None)] in Table 1 order; the
   dev set's row, when named, last."""
@@ -600,7 +594,8 @@ def main(argv):
     raise errors.UserError(f"--seeds must be integers, got {FLAGS.seeds}")
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
-  dev_set = dev_pair_set(data_dir)
+  # STS-B dev chooses each model's MAX or MIX (never in a test mean).
+  dev_set = sts_data.load_stsb_split(data_dir, "dev")
   if FLAGS.record_only:
     if not FLAGS.records_dir:
       raise errors.UserError("--record_only needs --records_dir")

@@ -171,7 +171,11 @@ def run(argv: Sequence[str]) -> str:
     errors.Interrupted: a run stopped early with a checkpoint saved (run the
       command again to resume it).
   """
-  fv = cli.parse_own_flags(define_flags, argv)
+  return sweep(cli.parse_own_flags(define_flags, argv))
+
+
+def sweep(fv) -> str:
+  """Trains the missing runs of the parsed flags, then writes the page."""
   hybrid_table.check_flags(fv)
   if fv.word_vector_choice:
     if fv.word_vectors:
@@ -183,12 +187,5 @@ def run(argv: Sequence[str]) -> str:
   return hybrid_table.write_page(fv)
 
 
-def main(command_line):
-  run(command_line)
-
-
 if __name__ == "__main__":
-  # absl parses only the program name here (its process-wide flags are the
-  # trainer's); `run` parses the whole command line with this command's own.
-  _command_line, sys.argv = sys.argv, sys.argv[:1]
-  cli.run(lambda unused_argv: main(_command_line))
+  cli.run_with_own_flags(define_flags, sweep)

@@ -24,7 +24,6 @@ rule.
 
 import json
 import os
-import sys
 from typing import Sequence
 
 from absl import flags
@@ -401,7 +400,12 @@ def check_flags(fv):
 
 
 def write_page(fv) -> str:
-  """Writes the page of the runs present (or recorded) to --output."""
+  """Writes the page of the runs present (or recorded) to --output.
+
+  Raises:
+    errors.UserError: a bad flag (`check_flags`).
+  """
+  check_flags(fv)
   page = formatting.readable(format_page(fv))
   os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
   with open(fv.output, "w") as f:
@@ -416,17 +420,8 @@ def run(argv: Sequence[str]) -> str:
   Raises:
     errors.UserError: a bad flag.
   """
-  fv = cli.parse_own_flags(define_flags, argv)
-  check_flags(fv)
-  return write_page(fv)
-
-
-def main(command_line):
-  run(command_line)
+  return write_page(cli.parse_own_flags(define_flags, argv))
 
 
 if __name__ == "__main__":
-  # absl parses only the program name here (its process-wide flags are the
-  # trainer's); `run` parses the whole command line with this command's own.
-  _command_line, sys.argv = sys.argv, sys.argv[:1]
-  cli.run(lambda unused_argv: main(_command_line))
+  cli.run_with_own_flags(define_flags, write_page)

@@ -24,6 +24,7 @@ from scipy import stats
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.evaluation import significance
+from sentzoo.evaluation import sts_data
 from sentzoo.reports import baselines
 from sentzoo.reports import charagram_results
 from sentzoo.reports import formatting
@@ -105,7 +106,7 @@ CHARAGRAM_RUNS = [
 def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
   """Wieting et al. (2016): CHARAGRAM-PHRASE above the other three."""
   pair_sets, missing = charagram_results.evaluation_sets(data_dir)
-  dev_set = charagram_results.dev_pair_set(data_dir)
+  dev_set = sts_data.load_stsb_split(data_dir, "dev")
   _, per_run, present = charagram_results.load_runs(
       CHARAGRAM_RUNS, list(seeds), pair_sets, missing, records_dir, dev_set)
   averages = {n: charagram_results.mean_present(
@@ -305,11 +306,5 @@ def run(argv):
   return generate(cli.parse_own_flags(define_flags, argv))
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  print(generate(flags.FLAGS))
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, lambda fv: print(generate(fv)))

@@ -629,11 +629,5 @@ def run(argv: Sequence[str], out=None) -> dict:
   return generate(fv, argv, out=out)
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  generate(flags.FLAGS, sys.argv)
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, lambda fv: generate(fv, sys.argv))

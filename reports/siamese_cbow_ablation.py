@@ -257,11 +257,5 @@ def run(argv):
   return report(cli.parse_own_flags(define_flags, argv))
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  report(flags.FLAGS)
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, report)

@@ -444,11 +444,5 @@ def run(argv: Sequence[str], out=None) -> dict:
   return evaluate_flags(fv, out=out)
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  evaluate_flags(flags.FLAGS)
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, evaluate_flags)

@@ -220,11 +220,5 @@ def report(flag_values):
       json.dump(result, f, indent=2)
 
 
-def main(argv):
-  cli.reject_arguments(argv)
-  report(flags.FLAGS)
-
-
 if __name__ == "__main__":
-  define_flags(flags.FLAGS)
-  cli.run(main)
+  cli.run_with_own_flags(define_flags, report)
