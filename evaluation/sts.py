@@ -270,19 +270,12 @@ def reference_value(value) -> tuple:
   return float(value), None, None
 
 
-def _row_names(results_list, references) -> list:
-  """Set rows in table order: canonical STS sets, then the others."""
-  seen = set()
-  for r in results_list:
-    seen.update(r.sets)
-    seen.update(r.missing)
+def _row_names(results_list) -> list:
+  """Set rows in table order: canonical STS sets, then the others (in the
+  order they first appear)."""
+  seen = dict.fromkeys(n for r in results_list for n in (*r.sets, *r.missing))
   sts_rows = [n for n in sts_data.STS_TEST_SET_NAMES if n in seen]
-  others = []
-  for r in results_list:
-    for n in (*r.sets, *r.missing):
-      if n not in sts_data.STS_TEST_SET_NAMES and n not in others:
-        others.append(n)
-  return sts_rows + others
+  return sts_rows + [n for n in seen if n not in sts_data.STS_TEST_SET_NAMES]
 
 
 def format_table(results, names: Optional[Sequence[str]] = None,
@@ -404,7 +397,7 @@ def format_table(results, names: Optional[Sequence[str]] = None,
 
   current_year = None
   width = len(header)
-  for name in _row_names(results_list, references):
+  for name in _row_names(results_list):
     year = sts_data.sts_year(name)
     if year is not None and year != current_year:
       lines.append("| " + " | ".join([f"**{year}**"] + [""] * (width - 1)) +
