@@ -162,12 +162,6 @@ def stratified_folds(labels, num_folds: int, seed: int) -> list:
   return [np.flatnonzero(fold_of == f) for f in range(num_folds)]
 
 
-def _complement(n: int, idx: np.ndarray) -> np.ndarray:
-  mask = np.ones([n], bool)
-  mask[idx] = False
-  return np.flatnonzero(mask)
-
-
 def tune_l2(features, labels, num_classes: int, config: TransferConfig,
             seed: Optional[int] = None) -> tuple:
   """Chooses the L2 penalty by stratified k-fold CV (k = inner_folds).
@@ -237,7 +231,7 @@ def nested_cross_validation(features, labels, config: TransferConfig
   fold_accuracies, chosen, tuning = [], [], []
   for fold, test_idx in enumerate(
       stratified_folds(y, config.outer_folds, config.seed)):
-    train_idx = _complement(y.size, test_idx)
+    train_idx = np.setdiff1d(np.arange(y.size), test_idx)
     clf, l2, cv_accuracy = fit_tuned(x[train_idx], y[train_idx], num_classes,
                                      config, seed=config.seed + 1 + fold)
     fold_accuracies.append(100.0 * clf.accuracy(x[test_idx], y[test_idx]))
