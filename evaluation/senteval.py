@@ -269,11 +269,9 @@ def encode_unique(encoder: encoder_lib.Encoder, sentences: Sequence[str],
   index = {}
   ids = np.array([index.setdefault(s, len(index)) for s in sentences],
                  np.int64)
-  vectors = encoder.encode(list(index), batch_size=batch_size)
-  if vectors.shape[0] != len(index):
-    raise ValueError(f"encoder returned {vectors.shape[0]} embeddings for "
-                     f"{len(index)} sentences")
-  return vectors[ids] if ids.size else vectors[:0]
+  # `Encoder.encode` returns one row per distinct sentence ([0, dim] for
+  # none), so the empty ids give [0, dim] too.
+  return encoder.encode(list(index), batch_size=batch_size)[ids]
 
 
 def evaluate_task(encoder: encoder_lib.Encoder, task: str, data,
