@@ -291,23 +291,12 @@ class LogisticRegression:
     self.num_classes = k
     return self
 
-  def decision_function(self, features) -> np.ndarray:
-    """float64 [n, k] logits."""
+  def predict(self, features) -> np.ndarray:
+    """int64 [n] most probable classes (argmax of the float64 [n, k] logits)."""
     if self.weights is None:
       raise ValueError("the classifier is not fitted yet")
-    return self._transform(features) @ self.weights + self.bias
-
-  def predict_proba(self, features) -> np.ndarray:
-    """float64 [n, k] class probabilities."""
-    logits = self.decision_function(features)
-    logits = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(logits)
-    return e / e.sum(axis=1, keepdims=True)
-
-  def predict(self, features) -> np.ndarray:
-    """int64 [n] most probable classes."""
-    return np.argmax(self.decision_function(features), axis=1).astype(
-        np.int64)
+    logits = self._transform(features) @ self.weights + self.bias
+    return np.argmax(logits, axis=1).astype(np.int64)
 
   def accuracy(self, features, labels) -> float:
     """Fraction of correct predictions, in [0, 1] (nan for n == 0)."""

@@ -162,12 +162,6 @@ def stratified_folds(labels, num_folds: int, seed: int) -> list:
   return [np.flatnonzero(fold_of == f) for f in range(num_folds)]
 
 
-def _complement(n: int, idx: np.ndarray) -> np.ndarray:
-  mask = np.ones([n], bool)
-  mask[idx] = False
-  return np.flatnonzero(mask)
-
-
 def tune_l2(features, labels, num_classes: int, config: TransferConfig,
             seed: Optional[int] = None) -> tuple:
   """Chooses the L2 penalty by stratified k-fold CV (k = inner_folds).
@@ -237,7 +231,7 @@ def nested_cross_validation(features, labels, config: TransferConfig
   fold_accuracies, chosen, tuning = [], [], []
   for fold, test_idx in enumerate(
       stratified_folds(y, config.outer_folds, config.seed)):
-    train_idx = _complement(y.size, test_idx)
+    train_idx = np.setdiff1d(np.arange(y.size), test_idx)
     clf, l2, cv_accuracy = fit_tuned(x[train_idx], y[train_idx], num_classes,
                                      config, seed=config.seed + 1 + fold)
     fold_accuracies.append(100.0 * clf.accuracy(x[test_idx], y[test_idx]))
@@ -275,11 +269,9 @@ def encode_unique(encoder: encoder_lib.Encoder, sentences: Sequence[str],
   index = {}
   ids = np.array([index.setdefault(s, len(index)) for s in sentences],
                  np.int64)
-  vectors = encoder.encode(list(index), batch_size=batch_size)
-  if vectors.shape[0] != len(index):
-    raise ValueError(f"encoder returned {vectors.shape[0]} embeddings for "
-                     f"{len(index)} sentences")
-  return vectors[ids] if ids.size else vectors[:0]
+  # `Encoder.encode` returns one row per distinct sentence ([0, dim] for
+  # none), so the empty ids give [0, dim] too.
+  return encoder.encode(list(index), batch_size=batch_size)[ids]
 
 
 def evaluate_task(encoder: encoder_lib.Encoder, task: str, data,

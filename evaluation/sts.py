@@ -220,9 +220,6 @@ def evaluate_pair_sets(encoder: encoder_lib.Encoder,
       index.setdefault(sentence, len(index))
   start = time.time()
   embeddings = encoder.encode(list(index), batch_size=batch_size)
-  if embeddings.shape[0] != len(index):
-    raise ValueError(f"encoder returned {embeddings.shape[0]} embeddings for "
-                     f"{len(index)} sentences")
   if model_name:  # Unnamed: a trainer's periodic dev evaluation, which logs.
     logging.info("%s: encoded %d distinct sentences in %.1f s", model_name,
                  len(index), time.time() - start)
@@ -231,10 +228,8 @@ def evaluate_pair_sets(encoder: encoder_lib.Encoder,
   for pair_set in pair_sets:
     ids1 = np.array([index[s] for s in pair_set.sentences1], np.int64)
     ids2 = np.array([index[s] for s in pair_set.sentences2], np.int64)
-    if len(pair_set):
-      predicted = np.clip(np.sum(unit[ids1] * unit[ids2], axis=1), -1.0, 1.0)
-    else:
-      predicted = np.zeros([0], np.float64)
+    # An empty set gives float64 [0] (unit is float64 [distinct, dim]).
+    predicted = np.clip(np.sum(unit[ids1] * unit[ids2], axis=1), -1.0, 1.0)
     pearson, spearman = correlations(predicted, pair_set.scores)
     sets[pair_set.name] = SetResult(pair_set.name, pearson, spearman,
                                     predicted, pair_set.scores.copy())
@@ -270,19 +265,12 @@ def reference_value(value) -> tuple:
   return float(value), None, None
 
 
-def _row_names(results_list, references) -> list:
-  """Set rows in table order: canonical STS sets, then the others."""
-  seen = set()
-  for r in results_list:
-    seen.update(r.sets)
-    seen.update(r.missing)
+def _row_names(results_list) -> list:
+  """Set rows in table order: canonical STS sets, then the others (in the
+  order they first appear)."""
+  seen = dict.fromkeys(n for r in results_list for n in (*r.sets, *r.missing))
   sts_rows = [n for n in sts_data.STS_TEST_SET_NAMES if n in seen]
-  others = []
-  for r in results_list:
-    for n in (*r.sets, *r.missing):
-      if n not in sts_data.STS_TEST_SET_NAMES and n not in others:
-        others.append(n)
-  return sts_rows + others
+  return sts_rows + [n for n in seen if n not in sts_data.STS_TEST_SET_NAMES]
 
 
 def format_table(results, names: Optional[Sequence[str]] = None,
@@ -404,7 +392,7 @@ def format_table(results, names: Optional[Sequence[str]] = None,
 
   current_year = None
   width = len(header)
-  for name in _row_names(results_list, references):
+  for name in _row_names(results_list):
     year = sts_data.sts_year(name)
     if year is not None and year != current_year:
       lines.append("| " + " | ".join([f"**{year}**"] + [""] * (width - 1)) +

@@ -62,20 +62,15 @@ STSB_SPLITS = {"train": "sts-train.csv", "dev": "sts-dev.csv"}
 GROUPS = ("sts", "sick", "stsb")
 
 
-def sts_set_name(year: int, set_name: str) -> str:
-  """Returns the display name of a SemEval set, e.g. "STS2012.MSRpar"."""
-  return f"STS{year}.{set_name}"
-
-
-STS_TEST_SET_NAMES = tuple(sts_set_name(y, s) for y, s in STS_TEST_SETS)
+# Display names of the SemEval sets, e.g. "STS2012.MSRpar".
+STS_TEST_SET_NAMES = tuple(f"STS{y}.{s}" for y, s in STS_TEST_SETS)
+_YEAR_OF_SET = {name: year for (year, _), name in zip(STS_TEST_SETS,
+                                                      STS_TEST_SET_NAMES)}
 
 
 def sts_year(name: str) -> Optional[int]:
   """Returns the year of a canonical STS set name, else None."""
-  for (year, set_name), full in zip(STS_TEST_SETS, STS_TEST_SET_NAMES):
-    if full == name:
-      return year
-  return None
+  return _YEAR_OF_SET.get(name)
 
 
 def _parse_score(text: str, path: str, line_number: int) -> float:

@@ -109,15 +109,12 @@ class AveragingSentenceEncoder(tf.Module):
         input_limits.check(max_bytes_per_sentence, max_tokens_per_sentence))
     self.quantization_mode = table_quantization.check_mode(quantize)
     self.text_to_ids = text_to_ids
-    if follow:
-      if quantize != "none" or not isinstance(embeddings, tf.Variable):
-        raise ValueError("follow=True reads a float32 tf.Variable as it is")
-      self.embeddings = embeddings
-      self.variables = [self.embeddings]
-      self.trainable_variables = [self.embeddings]
-    elif quantize == "none":
-      self.embeddings = tf.Variable(embeddings, dtype=tf.float32,
-                                    trainable=True, name="embeddings")
+    if follow and (quantize != "none" or
+                   not isinstance(embeddings, tf.Variable)):
+      raise ValueError("follow=True reads a float32 tf.Variable as it is")
+    if quantize == "none":
+      self.embeddings = embeddings if follow else tf.Variable(
+          embeddings, dtype=tf.float32, trainable=True, name="embeddings")
       self.variables = [self.embeddings]
       self.trainable_variables = [self.embeddings]
     elif quantize == "float16":

@@ -131,13 +131,11 @@ def restore_model(model_dir, config):
   """The model of `model_dir` with its best-dev (else newest) weights."""
   model = hybrid_siamese.HybridSiamese.from_config(config["model"])
   model.build()
-  checkpoint = tf.train.Checkpoint(model=model)
-  best = tf.train.latest_checkpoint(os.path.join(model_dir, BEST_SUBDIR))
-  if best is None and os.path.exists(
-      os.path.join(model_dir, BEST_SUBDIR, "ckpt.index")):
-    best = os.path.join(model_dir, BEST_SUBDIR, "ckpt")
-  if best is not None:
-    checkpoint.read(best).expect_partial()
+  # The trainer writes the best epoch with `Checkpoint.write` (no
+  # `checkpoint` state file, so `tf.train.latest_checkpoint` cannot find it).
+  best = os.path.join(model_dir, BEST_SUBDIR, "ckpt")
+  if os.path.exists(best + ".index"):
+    tf.train.Checkpoint(model=model).read(best).expect_partial()
     return model, best
   return model, model_dir_lib.restore_latest(model_dir, model=model)
 

@@ -55,8 +55,7 @@ def _plain(value):
   """`value` with tf.Module's tracked dict/list wrappers made plain."""
   if isinstance(value, collections.abc.Mapping):
     return {str(k): _plain(v) for k, v in value.items()}
-  if isinstance(value, (list, tuple)) or (
-      isinstance(value, collections.abc.Sequence) and
+  if (isinstance(value, collections.abc.Sequence) and
       not isinstance(value, (str, bytes))):
     return [_plain(v) for v in value]
   return value

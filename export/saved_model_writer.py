@@ -38,13 +38,6 @@ class VersionExistsError(errors.UserError, FileExistsError):
   """An explicitly requested export version is already there."""
 
 
-def _version_number(version):
-  if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-    raise errors.UserError(
-        f"export version must be an integer >= 0, got {version!r}")
-  return int(version)
-
-
 def _publish(tmp, export_dir, version):
   """Renames the finished `tmp` folder to its version folder; returns it.
 
@@ -133,7 +126,11 @@ def write(module, export_dir, version=None):
       read-only folder); nothing of the export is left behind.
   """
   if version is not None:
-    version = _version_number(version)
+    if (isinstance(version, bool) or not isinstance(version, int) or
+        version < 0):
+      raise errors.UserError(
+          f"export version must be an integer >= 0, got {version!r}")
+    version = int(version)
   try:
     os.makedirs(export_dir, exist_ok=True)
   except OSError as e:
@@ -142,22 +139,6 @@ def write(module, export_dir, version=None):
                             f"{e.strerror or e}")) from None
   with disk_errors.plain_write_errors("the export", export_dir, ADVICE):
     remove_stale_temporaries(export_dir)
-  return _write_and_publish(module, export_dir, version)
-
-
-# What else a user can do when the export folder cannot take the export.
-ADVICE = "pass another --export_dir"
-
-
-def _variable_bytes(module):
-  """About what the export's variables take on disk."""
-  return sum(v.shape.num_elements() * v.dtype.size for v in module.variables
-             if v.shape.is_fully_defined())
-
-
-def _write_and_publish(module, export_dir, version):
-  """`write` once the export dir exists; a full disk or a read-only folder
-  is an `errors.UserError` saying so (after the partial export is gone)."""
   if version is not None:
     final = os.path.join(export_dir, str(version))
     if _taken(final):
@@ -173,6 +154,16 @@ def _write_and_publish(module, export_dir, version):
       return _save_and_publish(module, tmp, export_dir, version)
   finally:
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+# What else a user can do when the export folder cannot take the export.
+ADVICE = "pass another --export_dir"
+
+
+def _variable_bytes(module):
+  """About what the export's variables take on disk."""
+  return sum(v.shape.num_elements() * v.dtype.size for v in module.variables
+             if v.shape.is_fully_defined())
 
 
 def _save_and_publish(module, tmp, export_dir, version):
