@@ -112,6 +112,7 @@ class AveragingSentenceEncoder(tf.Module):
     if follow and (quantize != "none" or
                    not isinstance(embeddings, tf.Variable)):
       raise ValueError("follow=True reads a float32 tf.Variable as it is")
+    self.follow = follow
     if quantize == "none":
       self.embeddings = embeddings if follow else tf.Variable(
           embeddings, dtype=tf.float32, trainable=True, name="embeddings")
@@ -163,9 +164,16 @@ class AveragingSentenceEncoder(tf.Module):
     Empty rows give zeros in both.
     """
     if self.quantization_mode == "none":
-      return tf.sparse.segment_mean(
-          self.embeddings, ids.flat_values, ids.value_rowids(),
-          num_segments=ids.nrows())
+      table, rows = self.embeddings, ids.flat_values
+      if self.follow:
+        # Sparse updates put a trained table in TensorFlow's copy-on-read
+        # mode, where segment_mean's dense read copies all of it (110 MB for
+        # Siamese CBOW's). Its gathered rows (a sparse read) are summed in
+        # the same order, by the same op: the same bits.
+        table = tf.gather(table, rows)
+        rows = tf.range(tf.size(rows, out_type=rows.dtype))
+      return tf.sparse.segment_mean(table, rows, ids.value_rowids(),
+                                    num_segments=ids.nrows())
     return ragged_mean_of_rows(self.gather_rows(ids.flat_values), ids)
 
   def embed(self, sentences):

@@ -120,6 +120,26 @@ class AveragingSentenceEncoderTest(tf.test.TestCase):
         "quantization": table_quantization.model_card_entry(
             "none", len(WORDS) + 1, DIM)})
 
+  def test_a_followed_table_is_read_sparsely_with_the_same_bits(self):
+    table = tf.Variable(
+        np.random.default_rng(0).normal(size=self.table.shape), dtype=tf.float32)
+    # A sparse update: a trained table is in copy-on-read mode.
+    table.scatter_add(tf.IndexedSlices(tf.ones([1, DIM]), tf.constant([2])))
+    vocabulary = vocabulary_lib.Vocabulary(WORDS, [1] * len(WORDS))
+    text_to_ids = text_to_ids_lib.TextToIds(vocabulary)
+    followed = averaging_encoder.AveragingSentenceEncoder(
+        text_to_ids, table, follow=True)
+    copied = averaging_encoder.AveragingSentenceEncoder(
+        text_to_ids, table.numpy())
+    sentences = tf.constant([" ".join(WORDS), "", WORDS[1] + " " + WORDS[0]])
+    self.assertAllEqual(followed(sentences), copied(sentences))
+    graph = followed.__call__.get_concrete_function().graph.as_graph_def()
+    ops = {node.op for node in graph.node}
+    for function in graph.library.function:
+      ops.update(node.op for node in function.node_def)
+    self.assertIn("ResourceGather", ops)
+    self.assertNotIn("ReadVariableOp", ops)
+
   def test_embeddings_update_changes_output(self):
     before = self.encoder(tf.constant(["cat"])).numpy()
     self.encoder.embeddings.assign(self.encoder.embeddings * 2.0)
