@@ -40,6 +40,8 @@ class SharedEmbedding(keras.layers.Layer):
       or a `keras.initializers.Initializer`. Defaults to `"uniform"`; the
       Siamese CBOW paper draws from a normal distribution with mean 0 and
       standard deviation 0.01: `keras.initializers.RandomNormal(stddev=0.01)`.
+      A seeded `RandomNormal` table built eagerly is drawn a block of rows
+      at a time, in place, with the initializer's values bit for bit.
     padding_id: int or None. Token id that is masked out. Defaults to `0`.
     **kwargs: other keyword arguments passed to `keras.layers.Layer`,
       including `name`, `trainable` and `dtype`.
@@ -169,8 +171,9 @@ def _fill_normal_rows(variable, initializer):
     return
   for start in range(0, n, _INIT_ROWS):
     count = min(_INIT_ROWS, n - start)
-    # A dense slice assignment, in place: a scatter would put the variable
-    # in copy-on-read mode, where every dense read copies the table.
+    # In place. Like a scatter, it leaves the variable in TensorFlow's
+    # copy-on-read mode (a dense read copies the table), where training's
+    # first sparse update puts it anyway.
     tf.raw_ops.ResourceStridedSliceAssign(
         ref=variable.handle, begin=[start], end=[start + count], strides=[1],
         value=rows(start, count))
