@@ -84,6 +84,18 @@ class SharedEmbeddingTest(layer_test_case.LayerTestCase):
     counts = np.bincount(self.ids.ravel(), minlength=10)[:, None]
     self.assertAllClose(tf.convert_to_tensor(grad), np.tile(counts, [1, 4]))
 
+  def test_a_call_reads_only_the_looked_up_rows(self):
+    # A read of the whole table copies it once the table is in
+    # copy-on-read mode (after a sparse update): 110 MB per call for the
+    # Siamese CBOW book model.
+    layer = SharedEmbedding(vocab_size=10, embedding_dim=4)
+    layer.build()
+    graph = tf.function(layer).get_concrete_function(
+        tf.TensorSpec([None, 3], tf.int32)).graph
+    ops = {op.type for op in graph.get_operations()}
+    self.assertIn("ResourceGather", ops)
+    self.assertNotIn("ReadVariableOp", ops)
+
 
 
 class RecordingRandomNormal(keras.initializers.RandomNormal):
