@@ -309,7 +309,8 @@ class SiameseCbowDataTest(tf.test.TestCase):
 
   def test_heldout_groups_are_the_first_of_make_groups(self):
     # heldout_groups gathers only the kept groups' rows; they must be those
-    # of make_groups on the same lines, cut after the gather.
+    # of make_groups on the same lines, cut after the gather, with the
+    # lines turned into ids in several blocks.
     lines = tf.concat(list(corpus_lib.line_dataset(
         [self.corpus.files[1]]).skip(9).batch(4096)), axis=0)
     expected = siamese_cbow_data.make_groups(
@@ -317,7 +318,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     self.assertGreater(expected.shape[0], 4)
     groups = siamese_cbow_data.heldout_groups(
         self.corpus.files[1], 9, self.to_ids, num_negatives=3,
-        max_length=MAX_LENGTH, max_groups=4)
+        max_length=MAX_LENGTH, max_groups=4, block_lines=3)
     self.assertAllEqual(groups, expected[:4])
 
   def test_make_groups_truncates_to_max_length(self):
