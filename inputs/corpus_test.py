@@ -101,6 +101,13 @@ class CorpusTest(tf.test.TestCase):
                              "plain one", "plain two", "",
                              "other"])
 
+  def test_line_dataset_and_what_is_made_from_it_have_no_autotune_thread(self):
+    dataset = corpus.line_dataset([self.a, self.b]).batch(2).map(
+        tf.strings.length, num_parallel_calls=tf.data.AUTOTUNE)
+    self.assertIs(dataset.options().autotune.enabled, False)
+    # Unset (None: autotuning on) elsewhere.
+    self.assertIsNone(tf.data.Dataset.range(2).options().autotune.enabled)
+
   def test_line_dataset_from_tensor(self):
     for path, expected in ((self.a, ["gz one", "", "gz two"]),
                            (self.b, ["plain one", "plain two"])):

@@ -60,8 +60,9 @@ def _line_blocks(files, block_lines, line_limits=None):
   """
   if line_limits is None:
     line_limits = [-1] * len(files)
-  per_file = tf.data.Dataset.from_tensor_slices(
-      (files, tf.constant(line_limits, tf.int64)))
+  per_file = corpus_lib.without_autotune_thread(
+      tf.data.Dataset.from_tensor_slices(
+          (files, tf.constant(line_limits, tf.int64))))
   return per_file.interleave(
       lambda f, limit: corpus_lib.line_dataset_from_tensor(f).take(
           limit).batch(block_lines),

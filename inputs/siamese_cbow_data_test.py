@@ -337,6 +337,12 @@ class SiameseCbowDataTest(tf.test.TestCase):
     self.assertEqual(collections.Counter(centers),
                      collections.Counter(self.corpus.centers()))
 
+  def test_group_dataset_has_no_autotune_thread(self):
+    # Nor has count_batches: both start from _line_blocks.
+    for layout in siamese_cbow_data.BATCH_LAYOUTS:
+      self.assertIs(self._dataset(
+          batch_layout=layout).options().autotune.enabled, False)
+
   def test_groups_never_cross_file_or_book_boundaries(self):
     # The last line of file 0 and the first of file 1 are valid, so a
     # pipeline that joined the files would make a group across them.
