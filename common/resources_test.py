@@ -1,7 +1,10 @@
 """Tests for common.resources."""
 
 import os
+import subprocess
+import sys
 import tempfile
+import textwrap
 
 from absl.testing import absltest
 import numpy as np
@@ -32,6 +35,79 @@ class ResourcesTest(absltest.TestCase):
     del block
     if resources.reset_peak_rss():
       self.assertLess(resources.peak_rss_mb(), grown - 50)
+
+
+# Eight threads that malloc at the same time, then the number of glibc
+# arenas (malloc_info's <heap> elements) printed.
+_COUNT_ARENAS = textwrap.dedent("""
+    import ctypes, os, sys, tempfile, threading
+    from sentzoo.common import resources
+    if sys.argv[1] == "limit":
+      print(resources.limit_malloc_arenas(2))
+    barrier = threading.Barrier(8)
+    def work():
+      barrier.wait()
+      blocks = [bytearray(200_000) for _ in range(20)]
+      barrier.wait()
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    libc = ctypes.CDLL("libc.so.6")
+    libc.fopen.restype = ctypes.c_void_p
+    path = tempfile.mktemp()
+    f = libc.fopen(path.encode(), b"w")
+    libc.malloc_info(0, ctypes.c_void_p(f))
+    libc.fclose(ctypes.c_void_p(f))
+    print(open(path).read().count("<heap nr="))
+    os.remove(path)
+""")
+
+
+class MallocArenasTest(absltest.TestCase):
+
+  def _arenas(self, mode, **environ):
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_ARENAS, mode], capture_output=True,
+        text=True, timeout=120, cwd=repo,
+        env=dict(env, PYTHONPATH=repo, **environ), check=True)
+    return done.stdout.split()
+
+  def test_threads_share_the_capped_arenas(self):
+    if not sys.platform.startswith("linux"):
+      self.skipTest("glibc only")
+    (default,) = self._arenas("default")
+    if int(default) <= 2:
+      self.skipTest(f"{default} arenas without the cap: nothing to show")
+    self.assertEqual(self._arenas("limit"), ["True", "2"])
+
+  def test_the_users_setting_wins(self):
+    self.assertEqual(self._arenas("limit", MALLOC_ARENA_MAX="4")[0], "False")
+
+
+  def test_freed_memory_between_live_blocks_goes_back(self):
+    if resources.current_rss_mb() is None or not sys.platform.startswith(
+        "linux"):
+      self.skipTest("glibc and /proc only")
+    code = textwrap.dedent("""
+        from sentzoo.common import resources
+        blocks = []
+        for _ in range(1000):  # 100 MB, each block below a small live one
+          blocks += [bytearray(100_000), bytearray(600)]
+        small = blocks[1::2]
+        del blocks
+        before = resources.current_rss_mb()
+        print(resources.release_free_memory(),
+              before - resources.current_rss_mb())
+    """)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    released, dropped_mb = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True,
+        timeout=120, cwd=repo, env=dict(os.environ, PYTHONPATH=repo),
+        check=True).stdout.split()
+    self.assertEqual(released, "True")
+    self.assertGreater(float(dropped_mb), 50)
 
 
 if __name__ == "__main__":

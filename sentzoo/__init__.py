@@ -73,11 +73,13 @@ def _runs_a_sentzoo_module():
           (top == "sentzoo" or _os.path.isdir(_os.path.join(__path__[0], top))))
 
 
-# The console is quieted (before TensorFlow loads), and SIGINT/SIGTERM stop
-# the command with one line and exit 75 (common/interrupts.py), only for
-# sentzoo's own commands: `import sentzoo` in a user's program changes
-# nothing.
+# The console is quieted (before TensorFlow loads), SIGINT/SIGTERM stop the
+# command with one line and exit 75 (common/interrupts.py), and glibc keeps
+# freed memory in fewer arenas (common/resources.py), only for sentzoo's own
+# commands: `import sentzoo` in a user's program changes nothing.
 if _runs_a_sentzoo_module():
+  from sentzoo.common import resources as _resources  # pylint: disable=g-import-not-at-top
+  _resources.limit_malloc_arenas()
   from sentzoo.common import interrupts as _interrupts  # pylint: disable=g-import-not-at-top
   _interrupts.install_for_command()
   from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top

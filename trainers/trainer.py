@@ -55,6 +55,7 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import interrupts
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import resources
 from sentzoo.common import run_lock
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
@@ -516,6 +517,8 @@ def _train_opened(model_trainer, context, first_run):
   fv = model_trainer.flag_values
   try:
     plan = model_trainer.build_plan(context)
+    # What the plan's passes over the corpus (counts) freed goes back.
+    resources.release_free_memory()
   except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
     if first_run and (isinstance(e, errors.UserError) or
                       interrupts.is_interrupt(e)):

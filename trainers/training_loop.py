@@ -65,6 +65,7 @@ from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.common import non_finite
+from sentzoo.common import resources
 from sentzoo.trainers import checkpoint_restore
 from sentzoo.trainers import distribution
 
@@ -531,7 +532,12 @@ def run(model_dir: str,
     if eval_fn is None or evaluated_step == step:
       return
     evaluated_step = step
+    # What training and the last evaluation freed goes back before this
+    # one, and what this one freed after it: the peak is then training's
+    # working set plus one evaluation's (common/resources.py).
+    resources.release_free_memory()
     evaluation = dict(eval_fn())
+    resources.release_free_memory()
     with writer.as_default(step=step):
       for name, value in evaluation.items():
         tf.summary.scalar(f"eval/{name}", value)
