@@ -70,12 +70,8 @@ def limit_malloc_arenas(arenas: Optional[int] = None) -> bool:
     False, with nothing changed, where MALLOC_ARENA_MAX is set (the user's
     choice wins) or there is no glibc.
   """
-  if "MALLOC_ARENA_MAX" in os.environ:
-    return False
-  try:
-    libc = ctypes.CDLL("libc.so.6")
-    mallopt = libc.mallopt
-  except (OSError, AttributeError):
+  mallopt = _glibc("mallopt")
+  if "MALLOC_ARENA_MAX" in os.environ or mallopt is None:
     return False
   return bool(mallopt(_M_ARENA_MAX, arenas or max(2, os.cpu_count() or 1)))
 
@@ -86,9 +82,16 @@ def release_free_memory() -> bool:
   evaluation) freed stops counting in the resident set. In the Siamese
   CBOW trainer, a call during training took 29 to 64 MB off it (4
   samples). False where there is no glibc."""
-  try:
-    malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-  except (OSError, AttributeError):
+  malloc_trim = _glibc("malloc_trim")
+  if malloc_trim is None:
     return False
   malloc_trim(0)
   return True
+
+
+def _glibc(name):
+  """glibc's function `name`, or None where there is no glibc."""
+  try:
+    return getattr(ctypes.CDLL("libc.so.6"), name)
+  except (OSError, AttributeError):
+    return None
