@@ -16,6 +16,10 @@ separate, labelled table).
 
 Claims over seeds (reports.hybrid_table, reports.charagram_results):
 `paired_t_test`, `mcnemar_exact`, `bootstrap_pearson_difference`.
+
+scipy is imported inside the functions that need it: the trainers import
+this module (through evaluation.sts) and never call them, and `scipy.stats`
+would add about 50 MB to their resident memory.
 """
 
 import dataclasses
@@ -23,7 +27,6 @@ import math
 from typing import Mapping
 
 import numpy as np
-from scipy import stats
 
 # Kenter et al.'s threshold for "statistically significantly different".
 WILCOXON_ALPHA = 1e-4
@@ -72,6 +75,7 @@ def wilcoxon(predicted_a, predicted_b, name: str = "",
     return WilcoxonResult(name, 0, math.nan, math.nan)
   if np.all(a - b == 0):
     return WilcoxonResult(name, n, 0.0, 1.0)
+  from scipy import stats  # pylint: disable=import-outside-toplevel
   result = stats.wilcoxon(a, b, zero_method=zero_method)
   return WilcoxonResult(name, n, float(result.statistic), float(result.pvalue))
 
@@ -140,6 +144,7 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple:
   if denominator <= 0:  # r23 = 1 up to rounding: the same scores
     return 0.0, 1.0
   t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / denominator)
+  from scipy import stats  # pylint: disable=import-outside-toplevel
   return t, float(2 * stats.t.sf(abs(t), n - 3))
 
 
@@ -331,6 +336,7 @@ def paired_t_test(values_a, values_b) -> PairedTestResult:
     return PairedTestResult(diff, math.nan, n)
   if np.all(d == d[0]):
     return PairedTestResult(diff, 1.0 if d[0] == 0 else 0.0, n)
+  from scipy import stats  # pylint: disable=import-outside-toplevel
   return PairedTestResult(diff, float(stats.ttest_rel(a, b).pvalue), n)
 
 
@@ -361,6 +367,7 @@ def mcnemar_exact(correct_a, correct_b) -> PairedTestResult:
   if a_only + b_only == 0:
     p = 1.0
   else:
+    from scipy import stats  # pylint: disable=import-outside-toplevel
     p = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
   return PairedTestResult(float(diff), p, int(a.shape[-1]),
                           {"a_only": a_only, "b_only": b_only})

@@ -3,6 +3,8 @@
 import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 
 from absl.testing import absltest
@@ -125,6 +127,33 @@ class EvaluateTest(absltest.TestCase):
                            results.sets["STS2014.images"].pearson)
     self.assertEqual(results.aggregates["STS2014.mean"].label,
                      "STS 2014 mean (1 sets)")
+
+  def test_correlations_equal_scipy_to_the_bit(self):
+    # Ties, two pairs, values near overflow and nearly perfect agreement:
+    # the cases where a different order of operations shows in the last bits.
+    rng = np.random.default_rng(7)
+    cases = [(rng.normal(size=n), rng.normal(size=n)) for n in (2, 3, 50, 301)]
+    cases.append((rng.integers(0, 5, 200).astype(float),
+                  rng.integers(0, 6, 200).astype(float)))
+    cases.append((rng.normal(size=97) * 1e200, rng.uniform(size=97)))
+    x = np.round(rng.normal(size=400), 1)
+    cases.append((x, x + 0.1 * rng.normal(size=400)))
+    for predicted, gold in cases:
+      self.assertEqual(
+          sts.correlations(predicted, gold),
+          (100 * float(stats.pearsonr(predicted, gold).statistic),
+           100 * float(stats.spearmanr(predicted, gold).statistic)))
+
+  def test_importing_sts_does_not_import_scipy_stats(self):
+    # The trainers import this module; scipy.stats would add about 50 MB
+    # to their resident memory.
+    done = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from sentzoo.evaluation import sts; "
+         "print(sorted(m for m in sys.modules if m.startswith("
+         "('scipy.stats', 'scipy.optimize'))))"],
+        capture_output=True, text=True, timeout=120, check=True)
+    self.assertEqual(done.stdout.strip(), "[]")
 
   def test_constant_predictions_give_nan_not_crash(self):
 
