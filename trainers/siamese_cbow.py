@@ -49,9 +49,10 @@ from sentzoo.trainers import trainer
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
 # Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
-# [batch, max_length, dim] floats (4,096 x 50 x 300: 245 MB, and the
-# evaluation's peak RSS rose by ~800 MB); 512 keeps it near 30 MB.
-NEIGHBOUR_RANKING_BATCH = 512
+# [batch, max_length, dim] floats and makes a few temporaries of that size.
+# At 512 (31 MB each) an evaluation raised the trainer's RSS by ~120 MB, and
+# ~80 MB stayed; at 128 by ~20 MB. The vectors are the same to the bit.
+NEIGHBOUR_RANKING_BATCH = 128
 
 
 def _default_count_cache_dir():
