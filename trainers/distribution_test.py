@@ -13,10 +13,11 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.trainers import config
 from sentzoo.trainers import distribution
 
 FLAGS = flags.FlagValues()
-distribution.define_flags(FLAGS)
+config.define_flags(config.TrainingConfig, FLAGS)
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
