@@ -211,13 +211,24 @@ def open_source(path: str, model_type: str, model_dir: str) -> InitSource:
                          f"({model_dir_lib.MODEL_CONFIG_FILE})")
 
 
-def check_strategy(cfg) -> None:
-  """Refuses --init_from with --strategy=parameter_server (its tables are
-  sharded over other processes)."""
+def source_of_run(cfg, model_type: str, model_dir: str,
+                  **settings) -> Optional[InitSource]:
+  """The --init_from source of a fresh run, checked against the run's
+  settings (`InitSource.check`); None without --init_from or when
+  `model_dir` has a checkpoint (resume wins). Refuses --strategy=parameter_server (its tables
+  are sharded over other processes). A trainer's `check_flags` calls it
+  too, so that its mistakes come before anything is written."""
   if cfg.init_from and cfg.strategy == distribution.PARAMETER_SERVER:
     raise errors.UserError("--init_from runs on one device or with "
                            "--strategy=mirrored/multi_worker, not "
                            "--strategy=parameter_server")
+  if not cfg.init_from or model_dir_lib.latest_checkpoint(model_dir):
+    return None
+  source = open_source(cfg.init_from, model_type, cfg.model_dir)
+  source.check(embedding_dim=cfg.embedding_dim,
+               tokenizer={"keep_punctuation": cfg.keep_punctuation},
+               **settings)
+  return source
 
 
 def merged_vocabulary(counts: Dict[bytes, int], min_count: int,
