@@ -301,18 +301,15 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
     train = sets["train"]
     spe = hybrid_siamese_step.steps_per_epoch(len(train), cfg.batch_size)
     total_steps = trainer.total_steps(cfg, spe)
-    training_info = {
-        "task": cfg.task, "mode": cfg.mode, "encoder": cfg.encoder,
-        "margin": cfg.margin, "contrastive_weight": cfg.contrastive_weight,
-        "threshold": cfg.threshold, "num_epochs": cfg.num_epochs,
-        "batch_size": cfg.batch_size, "learning_rate": cfg.learning_rate,
-        "lazy_adam": cfg.lazy_adam,
-        "train_embeddings": cfg.train_embeddings,
-        "word_vectors": cfg.word_vectors, "pretrained_words": found,
-        "word_vectors_scale_to_std": cfg.word_vectors_scale_to_std,
-        "train_pairs": len(train), "steps_per_epoch": spe,
-        "total_steps": total_steps, "strategy": cfg.strategy,
-        "replicas": replicas}
+    training_info = {name: getattr(cfg, name) for name in (
+        "task", "mode", "encoder", "margin", "contrastive_weight",
+        "threshold", "num_epochs", "batch_size", "learning_rate", "lazy_adam",
+        "train_embeddings", "word_vectors")}
+    training_info.update(
+        pretrained_words=found,
+        word_vectors_scale_to_std=cfg.word_vectors_scale_to_std,
+        train_pairs=len(train), steps_per_epoch=spe, total_steps=total_steps,
+        strategy=cfg.strategy, replicas=replicas)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "mode": cfg.mode, "threshold": cfg.threshold,
