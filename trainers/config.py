@@ -172,17 +172,10 @@ class TrainingConfig:
       "same flags (rerunning it does nothing): export its last checkpoint "
       "again.", runtime=True)
   strategy: str = setting(
-      distribution.DEFAULT, "How to distribute training: default (one "
-      "device), mirrored (all local GPUs, or --num_cpu_devices logical "
-      "CPUs), multi_worker (MultiWorkerMirroredStrategy from TF_CONFIG), "
-      "parameter_server (ParameterServerStrategy from TF_CONFIG: tables "
-      "split over the \"ps\" tasks, steps scheduled on the \"worker\" tasks "
-      "by the \"chief\"; Sent2Vec only). --batch_size is the global batch.",
+      distribution.DEFAULT, distribution.STRATEGY_HELP,
       choices=distribution.STRATEGIES, runtime=True)
-  num_cpu_devices: int = setting(
-      0, "With --strategy=mirrored: split the CPU into this many logical "
-      "devices and mirror over them (for tests without GPUs); 0: use the "
-      "GPUs.", lower_bound=0, runtime=True)
+  num_cpu_devices: int = setting(0, distribution.NUM_CPU_DEVICES_HELP,
+                                 lower_bound=0, runtime=True)
 
 
 @dataclasses.dataclass

@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 
+from absl import flags
 import tensorflow as tf
 
 from sentzoo.common import errors
@@ -38,6 +39,25 @@ MIRRORED = "mirrored"
 MULTI_WORKER = "multi_worker"
 PARAMETER_SERVER = "parameter_server"
 STRATEGIES = (DEFAULT, MIRRORED, MULTI_WORKER, PARAMETER_SERVER)
+STRATEGY_HELP = (
+    "How to distribute training: default (one device), mirrored (all local "
+    "GPUs, or --num_cpu_devices logical CPUs), multi_worker "
+    "(MultiWorkerMirroredStrategy from TF_CONFIG), parameter_server "
+    "(ParameterServerStrategy from TF_CONFIG: tables split over the \"ps\" "
+    "tasks, steps scheduled on the \"worker\" tasks by the \"chief\"; "
+    "Sent2Vec only). --batch_size is the global batch.")
+NUM_CPU_DEVICES_HELP = (
+    "With --strategy=mirrored: split the CPU into this many logical devices "
+    "and mirror over them (for tests without GPUs); 0: use the GPUs.")
+
+
+def define_flags(flag_values):
+  """--strategy and --num_cpu_devices, for commands without a settings
+  dataclass (benchmarks/table_memory.py)."""
+  flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES), STRATEGY_HELP,
+                    flag_values=flag_values)
+  flags.DEFINE_integer("num_cpu_devices", 0, NUM_CPU_DEVICES_HELP,
+                       lower_bound=0, flag_values=flag_values)
 
 
 def cluster_task(strategy):

@@ -13,11 +13,10 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.trainers import config
 from sentzoo.trainers import distribution
 
 FLAGS = flags.FlagValues()
-config.define_flags(config.TrainingConfig, FLAGS)
+distribution.define_flags(FLAGS)
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
