@@ -3,23 +3,11 @@ r"""Trains a CHARAGRAM-family model on paraphrase pairs, then exports and evalua
   python -m trainers.charagram --flagfile=configs/charagram_phrase.flags \
       --data_dir=../shared/data --model_dir=runs/charagram_phrase
 
-One loop for every variant (`--model`): CHARAGRAM (character n-gram sums;
-phrases or words by --ngram_sizes / --activation), PARAGRAM-PHRASE (word
-averaging), charCNN and charLSTM (Wieting, Bansal, Gimpel, Livescu, EMNLP
-2016). Loss: the margin loss with in-batch MAX or MIX negatives
-(`models.paraphrase_margin_loss`) plus 0.5 * --l2 * sum ||theta||^2; Adam.
-
-Writes to --model_dir: flags.txt, ngrams.txt or vocab.txt, model_config.json,
-checkpoints/, tensorboard/, train_log.jsonl (the loss curve), and at the end
-export/<version>/ and sts_results.{json,md} (STS 2012-2015, SICK test,
-Twitter 2015 test). Rerunning the same command resumes from the last checkpoint.
-
-Several devices or machines: --strategy=mirrored (all local GPUs) or
---strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
-docs/distributed.md. --batch_size is then the global batch (a multiple of
-the replicas); the replicas' phrase embeddings are all-gathered so that
-the MAX / MIX negatives come from the whole global batch, and a step is
-the one-device step on that batch (`charagram_step.make_train_step`).
+One loop for every variant (`--model`): CHARAGRAM, PARAGRAM-PHRASE,
+charCNN and charLSTM (Wieting, Bansal, Gimpel, Livescu, EMNLP 2016). Loss:
+the margin loss with in-batch MAX or MIX negatives plus
+0.5 * --l2 * sum ||theta||^2; Adam. Under --strategy the negatives come
+from the whole global batch (`charagram_step.make_train_step`).
 """
 
 import collections
@@ -274,14 +262,8 @@ def initial_word_vectors(cfg, vocab_size):
 
 
 def _dataset_fn(cfg, texts1, texts2, featurizer):
-  """input_context -> this pipeline's per-replica batches.
-
-  Every pipeline builds the same seeded stream of global batches of pairs
-  and keeps its slice of each (`distribution.slice_batches`; no pair goes
-  to two pipelines); the slice is cut into one
-  consecutive piece per local replica, then featurised. Replica r of the
-  step thus gets rows [r * B / R, (r + 1) * B / R) of the global batch.
-  """
+  """input_context -> this pipeline's per-replica batches: replica r gets
+  rows [r * B / R, (r + 1) * B / R) of the same seeded global batches."""
 
   def dataset_fn(input_context):
     dataset = charagram_step.text_batches(
@@ -300,11 +282,7 @@ def _dataset_fn(cfg, texts1, texts2, featurizer):
 
 
 class CharagramTrainer(trainer.ModelTrainer):
-  """The CHARAGRAM family's part of the shared skeleton (trainers/trainer.py).
-
-  --learning_rate is Adam's. --jit_compile is refused: the steps take ragged
-  ids, which XLA does not compile.
-  """
+  """The CHARAGRAM family's part of the shared skeleton."""
 
   spec = model_specs.CHARAGRAM
   config_class = CharagramConfig

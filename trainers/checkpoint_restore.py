@@ -1,26 +1,19 @@
 """Restoring a checkpoint into the variables without a copy of large tables.
 
-`tf.train.Checkpoint.restore` reads each variable's whole saved tensor
-(RestoreV2) and then assigns it. For a table that was written with sparse
-ops (a scattered initialisation, sparse training steps) the variable is in
-copy-on-read mode, so the assign copies the read tensor once more: a
-resumed Sent2Vec run held the table three times (its own buffer, the read
-tensor, the assigned copy), and TensorFlow's CPU allocator keeps freed
-buffers in the process, so the resident memory never came back down
-(measured: +1,964 MB restoring a 1,001 MB pair of tables).
+`tf.train.Checkpoint.restore` reads each saved tensor whole and assigns it;
+a table written by sparse ops is in copy-on-read mode, so the assign copies
+it once more: a resumed Sent2Vec run held the table three times, and the
+CPU allocator keeps freed buffers (measured: +1,964 MB restoring a
+1,001 MB pair of tables).
 
-`restore` reads every variable of at least `IN_PLACE_MIN_BYTES` slice by
-slice instead, `CHUNK_BYTES` of whole rows at a time, and writes each slice
-into the variable's own buffer with `scatter_update`, then restores
-everything else with an ordinary `tf.train.Checkpoint` over the same
-objects minus those variables. The slices are read from the checkpoint's
-data file at the offset its index gives (RestoreV2 of a slice would read
-the whole saved tensor first); the index's checksum of the whole tensor is
-not verified (a truncated file is an error, and the loop then falls back
-to the checkpoint before). The checkpoint format is unchanged: the same
-keys, written by the ordinary save; only reading differs. A checkpoint
-whose tensor is not one plain block of bytes (sliced, another dtype or
-shape, a big-endian file) is restored the ordinary way.
+`restore` reads every variable of at least `IN_PLACE_MIN_BYTES` straight
+from the checkpoint's data file at the offset its index gives (RestoreV2 of
+a slice would read the whole tensor first), `CHUNK_BYTES` of whole rows at
+a time, into the variable's own buffer with `scatter_update`, then the rest
+the ordinary way. The format is unchanged; the index's checksum is not
+verified (a truncated file is an error, and the loop falls back to the
+checkpoint before). A tensor that is not one plain block of bytes is
+restored the ordinary way.
 """
 
 import sys
@@ -68,18 +61,9 @@ def _children(obj):
 
 
 def split_large_variables(items, min_bytes=IN_PLACE_MIN_BYTES):
-  """The objects of `items` without their large variables.
-
-  Args:
-    items: {name: trackable}, the children of a `tf.train.Checkpoint`.
-    min_bytes: variables of at least this many bytes are taken out.
-
-  Returns:
-    (rest, large): `rest` is {name: trackable} with every object that holds
-    a large variable somewhere below it replaced by a stand-in that holds
-    the same children minus the large variables; `large` is
-    {checkpoint key: tf.Variable} of the variables taken out.
-  """
+  """(rest, large): `items` ({name: trackable}) with every object holding a
+  variable of at least `min_bytes` below it replaced by a stand-in without
+  those variables, and {checkpoint key: tf.Variable} of them."""
   large = {}
 
   def without(obj, path, seen):
@@ -167,10 +151,8 @@ def read_index(path):
 
 
 def restore_rows(path, entry, header, variable, chunk_bytes=CHUNK_BYTES):
-  """Reads the saved tensor `entry` of checkpoint `path` into `variable`
-  (every replica's copy), `chunk_bytes` of whole rows at a time, straight
-  from the data file: RestoreV2 of a slice reads the whole saved tensor
-  first."""
+  """Reads the saved tensor `entry` into every copy of `variable`,
+  `chunk_bytes` of whole rows at a time, from the data file."""
   shape = variable.shape.as_list()
   rows = shape[0]
   row_bytes = _nbytes(variable) // max(rows, 1)
@@ -206,19 +188,10 @@ def _readable(entry, header, variable):
 
 def restore(checkpoint, items, path, min_bytes=IN_PLACE_MIN_BYTES,
             chunk_bytes=CHUNK_BYTES):
-  """`checkpoint.restore(path)` without a copy of the large variables.
-
-  Args:
-    checkpoint: the `tf.train.Checkpoint` built from `items` (it saves).
-    items: its children {name: trackable}.
-    path: the checkpoint to restore.
-    min_bytes, chunk_bytes: see `IN_PLACE_MIN_BYTES` and `CHUNK_BYTES`.
-
-  Returns:
-    The load status of the objects restored the ordinary way (the large
-    variables are restored in place first; a checkpoint that lacks one of
-    them, or saved it with another shape or dtype, is restored the
-    ordinary way altogether, with its usual errors).
+  """`checkpoint.restore(path)` (`checkpoint` built from `items`) without a
+  copy of the large variables; returns the load status of the rest. A
+  checkpoint that lacks a large variable, or holds it in another shape or
+  dtype, is restored the ordinary way altogether, with its usual errors.
   """
   rest, large = split_large_variables(items, min_bytes)
   if large:

@@ -1,22 +1,15 @@
 """A trainer's settings: one dataclass, whose fields are the command's flags.
 
-Each model's trainer declares its settings as one dataclass that extends
-`TrainingConfig` (the settings every trainer takes; `CorpusConfig` adds the
-corpus of Siamese CBOW and Sent2Vec), in the manner of TF Model Garden's
-`ExperimentConfig` and sent2vec's single `Args`. A field is made with
-`setting(default, help, ...)`; a subclass changes only the default of an
-inherited field with `default(value)`. `define_flags` turns the fields into
-absl flags of the same names, defaults, help and range checks, so
-`python -m trainers.<name> --flagfile=...` reads what it always read, and
-`from_flags` turns the parsed flags into the dataclass that the trainer
-hands to its helpers.
+Each trainer's settings dataclass extends `TrainingConfig` (or
+`CorpusConfig`), as TF Model Garden's `ExperimentConfig`; a field is made
+with `setting(default, help, ...)`, and `default(value)` changes only an
+inherited field's default. `define_flags` makes the absl flags, so every
+--flagfile still reads; `from_flags` gives the dataclass back.
 
-Field metadata says what a flag is for:
-  directory: it shapes what the model directory holds (vocabulary, table
-    sizes, architecture): a rerun with another value is refused before
-    anything is written;
-  runtime: it only says how a run goes, not what it trains: changing it
-    does not make a finished run's rerun a new run.
+Metadata: "directory" settings shape what the model directory holds (a
+rerun with another value is refused before anything is written); "runtime"
+ones only say how a run goes (changing one does not make a finished run's
+rerun a new run).
 """
 
 import dataclasses
@@ -38,17 +31,9 @@ def setting(default: Any, help: str, *,  # pylint: disable=redefined-builtin
             choices: Optional[Sequence[str]] = None, positive: bool = False,
             positive_ints: bool = False, directory: bool = False,
             runtime: bool = False):
-  """A settings field: its flag's default, help and checks.
-
-  Args:
-    default: the default value (a list is copied for every instance).
-    help: the flag's help text.
-    lower_bound, upper_bound: an int or float flag's range (inclusive).
-    choices: an enum flag's values.
-    positive: a float flag must be > 0.
-    positive_ints: every item of a list flag is an int >= 1.
-    directory, runtime: see the module docstring.
-  """
+  """A settings field: its flag's default (a list is copied per instance),
+  help and checks (inclusive bounds; `positive`: a float > 0;
+  `positive_ints`: every list item an int >= 1)."""
   metadata = dict(help=help, lower_bound=lower_bound, upper_bound=upper_bound,
                   choices=None if choices is None else list(choices),
                   positive=positive, positive_ints=positive_ints,
@@ -68,8 +53,7 @@ def default(value: Any):
 
 
 def _metadata(config_class, name):
-  """The metadata of field `name`, from the class that declared it with
-  `setting`."""
+  """Field `name`'s metadata, from the class that declared it."""
   for cls in config_class.__mro__:
     field = getattr(cls, "__dataclass_fields__", {}).get(name)
     if field is not None and _INHERIT not in field.metadata:

@@ -1,46 +1,27 @@
 """Distribution strategies for the trainers: `--strategy`, input sharding.
 
-Flags (defined in a command's flags by `define_flags`):
-  --strategy=default       one device (the first GPU if any, else the CPU).
-  --strategy=mirrored      `tf.distribute.MirroredStrategy` over all local
-                           GPUs; with --num_cpu_devices=N over N logical CPU
-                           devices instead (for tests on machines without
-                           GPUs: it shows that the code distributes, not a
-                           speed-up).
-  --strategy=multi_worker  `tf.distribute.MultiWorkerMirroredStrategy`,
-                           configured by the TF_CONFIG environment variable
-                           (one process per machine; see docs/distributed.md).
+  --strategy=default       one device (TensorFlow's default strategy).
+  --strategy=mirrored      MirroredStrategy over the local GPUs, or over
+                           --num_cpu_devices logical CPUs (for tests).
+  --strategy=multi_worker  MultiWorkerMirroredStrategy from TF_CONFIG
+                           (docs/distributed.md).
   --strategy=parameter_server
-                           `tf.distribute.ParameterServerStrategy` from
-                           TF_CONFIG (a "chief", "worker"s and "ps"es): every
-                           table of two or more rows is split row-wise into
-                           one shard per parameter server
-                           (`FixedShardsPartitioner`), the chief schedules
-                           steps on the workers with a `tf.distribute.
-                           coordinator.ClusterCoordinator`, and a worker
-                           reads and updates only the rows its step touches.
-                           The worker and ps processes only serve
-                           (`serve_cluster_task`). Sent2Vec only; the other
-                           trainers refuse it (`check_supported`).
+                           ParameterServerStrategy from TF_CONFIG: tables
+                           split row-wise over the "ps" tasks, steps
+                           scheduled on the "worker"s by the "chief".
+                           Sent2Vec only (`check_supported`).
 
-Global batch semantics: the trainer's `--batch_size` is the GLOBAL batch, the
-examples that make one optimizer step. Each of the
-`strategy.num_replicas_in_sync` replicas gets `batch_size / replicas` of them
-(it must divide), computes its loss as sum over its examples / global batch
-(`tf.nn.compute_average_loss(per_example, global_batch_size=batch_size)`),
-and the gradients are summed over replicas. The step is therefore the same
-as one device's step on the whole global batch, and the learning rate does
-not change with the number of replicas.
+`--batch_size` is the GLOBAL batch: each replica computes its loss as its
+sum / global batch and the gradients are summed, so a step equals one
+device's step on the whole batch and the learning rate does not depend on
+the replicas.
 
-Input sharding (`shard_inputs`): `distribute_datasets_from_function` calls
-the trainer's dataset function once per input pipeline (one per worker). With
-at least as many files as pipelines, pipeline i reads files i, i + n, ...
-(no file is read twice). With fewer files, every pipeline builds the same
-deterministic stream of global batches and keeps only its slice of every
-batch (`slice_batches`). Either way no two pipelines ever see the same
-example, and within a pipeline `split_batches` cuts each pipeline batch into
-one consecutive piece per local replica (so on one worker the replicas
-together see exactly the batches one device would).
+Input sharding (`shard_inputs`): with at least as many files as input
+pipelines (one per worker), pipeline i reads files i, i + n, ...; with
+fewer, every pipeline builds the same deterministic global batches and
+keeps its slice (`slice_batches`). `split_batches` then cuts a pipeline's
+batch into one consecutive piece per local replica, so no example is seen
+twice and one worker's replicas together see one device's batches.
 """
 
 import os
@@ -71,17 +52,17 @@ NUM_CPU_DEVICES_HELP = (
 
 
 def define_flags(flag_values):
-  """Defines --strategy and --num_cpu_devices in `flag_values`."""
+  """--strategy and --num_cpu_devices, for commands without a settings
+  dataclass (benchmarks/table_memory.py)."""
   flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES), STRATEGY_HELP,
                     flag_values=flag_values)
   flags.DEFINE_integer("num_cpu_devices", 0, NUM_CPU_DEVICES_HELP,
                        lower_bound=0, flag_values=flag_values)
 
 
-
 def cluster_task(strategy):
-  """(task_type, task_id, cluster spec dict) of a strategy's
-  `cluster_resolver`; (None, None, {}) where it has none (one machine)."""
+  """(task_type, task_id, cluster spec dict); (None, None, {}) on one
+  machine."""
   resolver = getattr(strategy, "cluster_resolver", None)
   if resolver is None:
     return None, None, {}
@@ -95,11 +76,8 @@ def is_multi_worker(strategy) -> bool:
 
 
 def is_chief(strategy) -> bool:
-  """The worker that writes the model directory: always true on one worker.
-
-  With TF_CONFIG the chief is task "chief" if the cluster has one, else
-  "worker" 0 (TensorFlow's convention).
-  """
+  """The worker that writes the model directory: task "chief", else
+  "worker" 0 (TensorFlow's convention); true on one worker."""
   task_type, task_id, spec = cluster_task(strategy)
   if not spec or task_type is None:
     return True
@@ -109,23 +87,15 @@ def is_chief(strategy) -> bool:
 
 
 def worker_dir(model_dir: str, strategy=None) -> str:
-  """Where this worker writes: `model_dir` for the chief, else a scratch
-  subfolder `model_dir/workertemp_<task id>` (all workers must save
-  checkpoints, only the chief's count)."""
+  """`model_dir` for the chief, else the scratch `workertemp_<task id>` in
+  it (every worker must save checkpoints; only the chief's count)."""
   if is_chief(strategy):
     return model_dir
   return os.path.join(model_dir, f"workertemp_{cluster_task(strategy)[1]}")
 
 
 def prepare_worker_dir(model_dir, strategy, flag_values):
-  """Creates this worker's output folder and writes `flags.txt` into it.
-
-  `flags.txt` holds `flag_values` (the run's parsed flags) as a flagfile.
-
-  Checkpoints are read from `model_dir`; everything else a worker writes
-  goes to `worker_dir(model_dir, strategy)` (the model dir itself for the
-  chief), so workers never overwrite the chief's files. Returns that folder.
-  """
+  """Creates `worker_dir` with the run's flags as flags.txt; returns it."""
   out_dir = worker_dir(model_dir, strategy)
   os.makedirs(out_dir, exist_ok=True)
   model_dir_lib.write_text_atomically(
@@ -135,12 +105,8 @@ def prepare_worker_dir(model_dir, strategy, flag_values):
 
 
 def configure_cpu_devices(num_devices):
-  """Splits the first CPU into `num_devices` logical devices.
-
-  Must run before TensorFlow initialises its runtime (before the first op,
-  variable or strategy is created); raises `errors.UserError` otherwise.
-  Returns the logical device names.
-  """
+  """Splits the first CPU into `num_devices` logical devices (only possible
+  before TensorFlow's runtime starts); returns their names."""
   cpu = tf.config.list_physical_devices("CPU")[0]
   try:
     tf.config.set_logical_device_configuration(
@@ -155,23 +121,9 @@ def configure_cpu_devices(num_devices):
 
 
 def make_strategy(name, num_cpu_devices):
-  """The strategy `--strategy` names (the default strategy: one device).
-
-  Call it first thing in `main`, before any TensorFlow op runs (logical CPU
-  devices can only be configured then).
-
-  With PARAMETER_SERVER, only the "chief" task gets a strategy: a
-  "worker" or "ps" task serves the cluster until it is killed
-  (`serve_cluster_task`, which does not return).
-
-  Args:
-    name: one of STRATEGIES (--strategy).
-    num_cpu_devices: logical CPUs to mirror over (--num_cpu_devices).
-
-  Returns:
-    a `tf.distribute.Strategy`: for DEFAULT, TensorFlow's default strategy
-    (one device), so that every trainer runs one code path.
-  """
+  """The strategy --strategy names; call it before any TensorFlow op runs
+  (logical CPU devices can only be configured then). A parameter_server
+  "worker" or "ps" task serves here and never returns."""
   if name == DEFAULT:
     return tf.distribute.get_strategy()
   if name == MIRRORED:
@@ -217,15 +169,8 @@ def check_parameter_server_cluster(cluster):
 
 
 def parameter_server_strategy(cluster_resolver):
-  """A ParameterServerStrategy that shards every table over the "ps" tasks.
-
-  `FixedShardsPartitioner(number of ps)`: a variable of n >= 2 rows becomes
-  a `ShardedVariable` of one shard per parameter server, contiguous row
-  ranges (the first n mod ps shards get one row more: 1,000 rows over 2 ps
-  are [500, d] and [500, d]); scalars stay whole on one ps. This process
-  must be the cluster's "chief" (the coordinator); creating the strategy
-  connects it to every task of the cluster.
-  """
+  """A ParameterServerStrategy that splits every table into one shard of
+  contiguous rows per "ps" task (scalars stay whole); for the chief."""
   num_ps = len(cluster_resolver.cluster_spec().as_dict()["ps"])
   return tf.distribute.ParameterServerStrategy(
       cluster_resolver,
@@ -235,12 +180,7 @@ def parameter_server_strategy(cluster_resolver):
 
 
 def serve_cluster_task(cluster_resolver):
-  """Runs this "worker" or "ps" task's TensorFlow server; never returns.
-
-  A parameter server holds its shard of every table; a worker runs the
-  steps the chief schedules on it. Neither reads data or flags besides
-  TF_CONFIG: both only serve until they are killed.
-  """
+  """Runs this "worker" or "ps" task's TensorFlow server until killed."""
   task_type, task_id = cluster_resolver.task_type, cluster_resolver.task_id
   server = tf.distribute.Server(
       cluster_resolver.cluster_spec(), job_name=task_type,
@@ -261,11 +201,8 @@ def is_parameter_server(strategy):
 
 
 def check_supported(name, trainer_name, supports_parameter_server):
-  """Raises `errors.UserError` when a trainer cannot run --strategy=name.
-
-  Only trainers whose tables can be sharded (Sent2Vec: lookups and sparse
-  updates through `ShardedVariable`) take PARAMETER_SERVER.
-  """
+  """Refuses --strategy=parameter_server for a trainer whose tables cannot
+  be sharded (all but Sent2Vec)."""
   if name == PARAMETER_SERVER and not supports_parameter_server:
     raise errors.UserError(
         f"--strategy=parameter_server is not supported by the {trainer_name} "
@@ -274,16 +211,10 @@ def check_supported(name, trainer_name, supports_parameter_server):
 
 
 def exit_process(code):
-  """Flushes stdout/stderr and ends the process with `code` at once.
-
-  The parameter-server chief's command line ends this way: in TensorFlow
-  2.21, once a worker has died, the `ClusterCoordinator`'s recovery thread
-  blocks in `update_server_def` while holding a lock that the
-  coordinator's destructor takes at interpreter exit, so the chief would
-  hang after training instead of exiting (measured: with a worker killed
-  mid-run, a chief finished its 400 steps, then hung in that destructor,
-  and was still hanging a minute after the worker had been restarted).
-  """
+  """Ends the process with `code` at once, output flushed: the
+  parameter-server chief's ending. In TF 2.21, once a worker has died, the
+  coordinator's recovery thread holds a lock its destructor takes at
+  interpreter exit, so the chief would hang after training (measured)."""
   sys.stdout.flush()
   sys.stderr.flush()
   os._exit(code)  # pylint: disable=protected-access
@@ -291,25 +222,10 @@ def exit_process(code):
 
 def parameter_server_memory(source_rows, target_rows, dim, num_ps,
                             block_rows=0, bytes_per_number=4):
-  """Bytes per process of a Sent2Vec run with tables over `num_ps` servers.
-
-  Args:
-    source_rows, target_rows: rows of the source table (words + n-gram
-      buckets + 1 padding row) and of the target table (words + 1).
-    dim: d, floats per row.
-    num_ps: parameter servers.
-    block_rows: at most how many table rows one step reads (distinct source
-      and target rows, plus each target's positive and negative rows); a
-      worker holds them, its updates and the step's [rows, d] temporaries.
-    bytes_per_number: 4 (float32; plain SGD keeps no optimizer slots).
-
-  Returns:
-    dict of bytes: "source", "target" (whole tables), "per_ps" (the largest
-    shard of each table, summed: FixedShardsPartitioner gives the first
-    rows mod num_ps shards one row more), "worker" (block_rows rows),
-    "mirrored_replica" (both whole tables: what every replica of mirrored
-    or multi_worker holds).
-  """
+  """Bytes per process of a Sent2Vec run with tables over `num_ps` servers
+  (docs/distributed.md): "source", "target" (whole tables), "per_ps" (the
+  largest shard of each), "worker" (`block_rows` rows, the most one step
+  reads) and "mirrored_replica" (both tables)."""
   row = dim * bytes_per_number
   largest_shard = lambda rows: -(-rows // num_ps)  # Ceiling division.
   return {"source": source_rows * row, "target": target_rows * row,
@@ -320,18 +236,16 @@ def parameter_server_memory(source_rows, target_rows, dim, num_ps,
 
 
 def is_one_device(strategy):
-  """True for TensorFlow's default strategy (one device, no replicas to
-  synchronise: a step may update variables inside a nested or compiled
-  function)."""
+  """True for TensorFlow's default strategy (one device: a step may update
+  variables inside a nested or compiled function)."""
   with strategy.scope():
     return not tf.distribute.has_strategy()
 
 
 def num_input_pipelines(strategy):
-  """Input pipelines `distribute_datasets_from_function` makes: one per
-  worker process."""
+  """Input pipelines: one per worker process (one for parameter servers,
+  where the chief reads the input)."""
   if is_parameter_server(strategy):
-    # Parameter servers: the chief reads the input, steps carry their block.
     return 1
   spec = cluster_task(strategy)[2]
   return max(1, len(spec.get("chief", [])) + len(spec.get("worker", [])))
@@ -348,19 +262,16 @@ def check_global_batch(batch_size, strategy):
 
 
 def shard_files(files, num_pipelines, pipeline_id):
-  """Files of pipeline `pipeline_id`: every num_pipelines-th, or None when
-  there are fewer files than pipelines (then shard the data instead)."""
+  """Every num_pipelines-th file from `pipeline_id`; None when there are
+  fewer files than pipelines."""
   if len(files) < num_pipelines:
     return None
   return list(files)[pipeline_id::num_pipelines]
 
 
 def shard_inputs(files, input_context):
-  """How one input pipeline reads: (files, data_shard).
-
-  data_shard is None when the pipeline reads only its own files, else
-  (num_pipelines, pipeline_id) for `slice_batches` over all files.
-  """
+  """(files, data_shard) of one pipeline: its own files and None, or all
+  files and (num_pipelines, pipeline_id) for `slice_batches`."""
   n = input_context.num_input_pipelines
   i = input_context.input_pipeline_id
   own = shard_files(files, n, i)
@@ -370,11 +281,8 @@ def shard_inputs(files, input_context):
 
 
 def slice_batches(dataset, num_shards, index):
-  """Keeps slice `index` of `num_shards` equal slices (axis 0) of every batch.
-
-  The batch size must be a multiple of `num_shards`. Used when every
-  pipeline builds the same deterministic batches (data sharding).
-  """
+  """Keeps slice `index` of `num_shards` equal slices (axis 0) of every
+  batch."""
   def take(*batch):
     parts = []
     for t in batch:
@@ -386,13 +294,9 @@ def slice_batches(dataset, num_shards, index):
 
 
 def split_batches(dataset, pieces):
-  """Cuts every batch (axis 0) into `pieces` consecutive equal batches.
-
-  `distribute_datasets_from_function` hands a pipeline's consecutive
-  elements to its local replicas in turn, so the replicas of one step
-  together get exactly the original batch. The batch size must be a
-  multiple of `pieces`.
-  """
+  """Cuts every batch (axis 0) into `pieces` consecutive equal batches:
+  the pipeline's consecutive elements go to its local replicas in turn,
+  so one step's replicas together get the original batch."""
   if pieces == 1:
     return dataset
 
@@ -413,15 +317,9 @@ def replicas_per_pipeline(input_context):
           // input_context.num_input_pipelines)
 
 
-# The paper's Wikipedia and Twitter Sent2Vec models (Pagliardini et al.
-# 2018, Table 5: dimension, negatives; Appendix C: words and sentences).
-# The paper states no vocabulary or bucket counts; the rows come from the
-# released model files of epfml/sent2vec (its README: wiki unigrams 5 GB at
-# 600 dims, wiki bigrams 16 GB, twitter unigrams 13 GB, twitter bigrams
-# 23 GB, all 700 dims): a file holds (source rows + target rows) x d
-# float32. A unigram file is 2 V rows (no buckets), so V = bytes / (8 d);
-# a bigram file of the same corpus then has bytes / (4 d) - 2 V buckets.
-# Rounded file sizes (GB taken as 1e9 bytes): estimates to 2-3 digits.
+# The paper's Wikipedia and Twitter Sent2Vec models: d from its Table 5,
+# table rows from the sizes of the released model files (rounded; how:
+# docs/distributed.md).
 PAPER_SENT2VEC_MODELS = (
     # (name, d, file bytes, unigram file bytes of the corpus at its d,
     #  unigram d, words per sentence)
@@ -433,14 +331,10 @@ PAPER_SENT2VEC_MODELS = (
 
 
 def paper_memory_table(num_ps=(2, 4, 8), block_lines=64, num_negatives=10):
-  """The docs' table of bytes per process for PAPER_SENT2VEC_MODELS.
-
-  A worker's rows per step are bounded by a block of `block_lines`
-  sentences of the corpus's mean length L: source entries (words and, for
-  uni+bi, L - 1 bigrams per sentence), plus each target's positive and
-  `num_negatives` negative rows (every word a target, independent
-  negatives: the largest case). Returns markdown lines.
-  """
+  """docs/distributed.md's table (markdown lines) of bytes per process for
+  PAPER_SENT2VEC_MODELS; a worker's block of `block_lines` sentences of
+  mean length L names at most its source entries and every word as a
+  target with its positive and `num_negatives` negative rows."""
   mb = lambda n: f"{n / 1e6:,.0f} MB"
   lines = ["| model | d | words V | buckets B | source + target tables | "
            "mirrored: per replica | "

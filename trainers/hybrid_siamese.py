@@ -5,21 +5,10 @@ r"""Trains the hybrid siamese + MLP matcher on a sentence-pair task.
       --word_vectors=runs/siamese_cbow_paper/export/1 --mode=joint
 
 Nicosia and Moschitti, "Accurate Sentence Matching with Hybrid Siamese
-Networks", CIKM 2017. Trains for --num_epochs, evaluates dev (and test)
-accuracy after every epoch, and keeps the weights of the best dev epoch in
-<model_dir>/best/ (the paper reports test accuracy at the best dev epoch).
-Writes flags.txt, vocab.txt, model_config.json, checkpoints/ (resume: rerun
-the same command), tensorboard/, train_log.jsonl (the loss curve), best/,
-epochs.jsonl, results.json and, with --export, <export_dir>/<version>/ (built
-from best/; --export_dir defaults to <model_dir>/export).
-
-Several devices or machines: --strategy=mirrored (all local GPUs) or
---strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
-docs/distributed.md. --batch_size is then the global batch (a multiple of
-the replicas), each batch is cut into one piece per replica, and a step is
-the one-device step on the whole batch
-(`hybrid_siamese_step.make_train_step`); only the chief evaluates and
-writes best/, epochs.jsonl, results.json and the export.
+Networks", CIKM 2017. Evaluates dev and test accuracy after every epoch
+and keeps the best dev epoch's weights in <model_dir>/best/ (the paper
+reports test accuracy there), which the export is built from; besides the
+files of every trainer it writes epochs.jsonl and results.json.
 """
 
 import collections
@@ -226,13 +215,8 @@ def _keep(best, record, path):
 
 
 def _dataset_fn(cfg, ids_a, ids_b, labels):
-  """input_context -> this pipeline's per-replica batches.
-
-  Every pipeline builds the same seeded stream of padded global batches (as
-  on one device) and keeps its replicas' pieces of each
-  (`hybrid_siamese_step.replica_pieces`): no pair goes to two replicas, and
-  replica r gets the r-th consecutive piece.
-  """
+  """input_context -> this pipeline's replicas' pieces of the same seeded
+  global batches (replica r: the r-th consecutive piece)."""
 
   def dataset_fn(input_context):
     dataset = hybrid_siamese_step.pair_dataset(
@@ -247,13 +231,8 @@ def _dataset_fn(cfg, ids_a, ids_b, labels):
 
 
 class HybridSiameseTrainer(trainer.ModelTrainer):
-  """The hybrid matcher's part of the shared skeleton (trainers/trainer.py).
-
-  It evaluates dev and test accuracy after every epoch (whatever
-  --eval_every_steps says) and keeps the best dev epoch in best/, which
-  `finish` reports and the export is built from. --learning_rate is Adam's;
-  --checkpoint_every_steps=0 (its default) checkpoints once per epoch.
-  """
+  """The hybrid matcher's part of the shared skeleton: evaluates every
+  epoch whatever --eval_every_steps says."""
 
   spec = model_specs.HYBRID_SIAMESE
   config_class = HybridSiameseConfig
@@ -322,18 +301,15 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
     train = sets["train"]
     spe = hybrid_siamese_step.steps_per_epoch(len(train), cfg.batch_size)
     total_steps = trainer.total_steps(cfg, spe)
-    training_info = {
-        "task": cfg.task, "mode": cfg.mode, "encoder": cfg.encoder,
-        "margin": cfg.margin, "contrastive_weight": cfg.contrastive_weight,
-        "threshold": cfg.threshold, "num_epochs": cfg.num_epochs,
-        "batch_size": cfg.batch_size, "learning_rate": cfg.learning_rate,
-        "lazy_adam": cfg.lazy_adam,
-        "train_embeddings": cfg.train_embeddings,
-        "word_vectors": cfg.word_vectors, "pretrained_words": found,
-        "word_vectors_scale_to_std": cfg.word_vectors_scale_to_std,
-        "train_pairs": len(train), "steps_per_epoch": spe,
-        "total_steps": total_steps, "strategy": cfg.strategy,
-        "replicas": replicas}
+    training_info = {name: getattr(cfg, name) for name in (
+        "task", "mode", "encoder", "margin", "contrastive_weight",
+        "threshold", "num_epochs", "batch_size", "learning_rate", "lazy_adam",
+        "train_embeddings", "word_vectors")}
+    training_info.update(
+        pretrained_words=found,
+        word_vectors_scale_to_std=cfg.word_vectors_scale_to_std,
+        train_pairs=len(train), steps_per_epoch=spe, total_steps=total_steps,
+        strategy=cfg.strategy, replicas=replicas)
     config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "mode": cfg.mode, "threshold": cfg.threshold,

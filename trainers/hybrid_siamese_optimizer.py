@@ -10,13 +10,10 @@ from sentzoo.trainers import lazy_optimizers
 class LazyAdam(keras.optimizers.Adam):
   """Keras 3 Adam with lazy (sparse) updates for `tf.IndexedSlices` gradients.
 
-  Keras 3 Adam densifies a sparse gradient and updates every row of an
-  embedding table (and decays its moments) each step; on CPU that costs
-  ~250 ms per step for a 315k x 300 table (../shared/notes/tensorflow.md).
-  Here, for an `IndexedSlices` gradient (what `tf.gather` and
-  `SharedEmbedding` produce), duplicate indices are summed and only those
-  rows of the first and second moments and of the variable are updated, with
-  Adam's bias-corrected step size — the "LazyAdam" of TensorFlow Addons:
+  Keras 3 Adam densifies a sparse gradient and updates every row (~250 ms
+  per step on CPU for a 315k x 300 table). Here duplicate indices are
+  summed and only those rows of the moments and of the variable are
+  updated, as TensorFlow Addons' LazyAdam:
     m[i] = b1·m[i] + (1 − b1)·g[i];  v[i] = b2·v[i] + (1 − b2)·g[i]²
     w[i] −= lr·√(1 − b2^t)/(1 − b1^t) · m[i] / (√v[i] + ε)   for looked-up i.
   Rows not looked up keep their moments (no decay), which is the only

@@ -1,11 +1,4 @@
-"""Batches and the train step of the hybrid siamese matcher (trainer and benchmark).
-
-`pair_dataset` makes the global batches, `replica_pieces` cuts them into
-one piece per replica (one piece on one device) and `make_train_step`, the
-per-replica step, weights each replica's mean loss
-by its share of the global batch, so that one step equals the one-device
-step on the global batch (the last batch of an epoch included).
-"""
+"""Batches and the train step of the hybrid siamese matcher (trainer and benchmark)."""
 
 import math
 
@@ -16,16 +9,9 @@ from sentzoo.models import hybrid_siamese
 
 def pair_dataset(ids_a, ids_b, labels, batch_size, max_length,
                  pad_multiple=10, shuffle_seed=None, repeat=False):
-  """tf.data of ((ids_a [b, L], ids_b [b, L']), labels [b]) batches, padded
-  by `models.hybrid_siamese.pad_ids` (the featurisation the export runs).
-
-  Args:
-    ids_a, ids_b: int32 RaggedTensor [n, (ids)].
-    labels: int [n].
-    shuffle_seed: shuffle all n pairs again every epoch (None: keep order).
-    repeat: repeat forever (epochs end on batch boundaries: the last batch
-      of an epoch may be smaller).
-  """
+  """((ids_a [b, L], ids_b [b, L']), labels [b]) batches padded as the
+  export pads (`hybrid_siamese.pad_ids`); shuffled anew every epoch unless
+  `shuffle_seed` is None; an epoch's last batch may be smaller."""
   dataset = tf.data.Dataset.from_tensor_slices(
       (ids_a, ids_b, tf.cast(labels, tf.int32)))
   if shuffle_seed is not None:
@@ -45,16 +31,9 @@ def steps_per_epoch(num_pairs, batch_size):
 
 
 def replica_pieces(dataset, num_pieces, first=0, count=None):
-  """Cuts every batch into `num_pieces` consecutive pieces; keeps pieces
-  first .. first + count - 1, each as one element.
-
-  Piece k of a batch of b rows is rows [k * b // num_pieces,
-  (k + 1) * b // num_pieces): equal pieces when num_pieces divides b (as
-  `distribution.slice_batches` + `split_batches` cut them), else sizes
-  differing by one (the smaller last batch of an epoch); no piece is empty
-  while b >= num_pieces. Works on any nest of tensors batched on axis 0
-  (here ((ids_a, ids_b), labels) with the batch's padded length kept).
-  """
+  """Pieces first .. first + count - 1 of every batch cut into `num_pieces`:
+  piece k is rows [k * b // num_pieces, (k + 1) * b // num_pieces), so the
+  smaller last batch of an epoch gives sizes differing by one."""
   count = num_pieces - first if count is None else count
   if num_pieces == 1:
     return dataset
@@ -77,22 +56,13 @@ def make_train_step(model, optimizer, mode, margin=1.0, contrastive_weight=1.0,
                     apply_in_xla=True):
   """The per-replica optimizer step on ((ids_a, ids_b), labels).
 
-  Each replica gets a piece of n_r pairs of a global batch of N = sum of
-  n_r pairs (an all-reduce of the n_r, so the smaller last batch of an
-  epoch counts right). Its losses are the model's mean losses over its
-  pairs times n_r / N, i.e. sum over its pairs / N; summed over replicas
-  (gradients by the optimizer, metrics by the loop) they are the one-device
-  mean losses of the global batch (on one device n_r / N = 1). The loss
-  and gradients are computed (under XLA with `jit_compile`) without a
-  collective inside; `apply_in_xla` (one device only) compiles the update
-  with them, else `optimizer.apply` runs outside XLA, where under several
-  replicas it all-reduces the gradients (the embedding table's stay
-  `IndexedSlices`, which `LazyAdam` applies row-wise to each replica's
-  copy). Every replica needs n_r >= 1.
-
-  Returns:
-    batch -> {"loss", "contrastive_loss", "logistic_loss"} shares, with the
-    trained variables as its `variables` attribute.
+  A replica's losses are its mean losses x n_r / N (N: the all-reduced
+  pairs of the global batch, so the smaller last batch counts right); their
+  sum over replicas is the one-device step's. `apply_in_xla` (one device)
+  compiles the update with the loss; else `optimizer.apply` runs outside
+  XLA, where it all-reduces the gradients. Every replica needs n_r >= 1.
+  Returns batch -> {"loss", "contrastive_loss", "logistic_loss"}, with the
+  trained variables as its `variables` attribute.
   """
   variables = [v for v in model.trainable_variables
                if train_embeddings or v is not model.embedding.embeddings]

@@ -1,37 +1,24 @@
 """--init_from: start a run from a trained model's tables (continued training).
 
-A Sent2Vec or Siamese CBOW run on a new corpus can start from the tables of
-a model trained before, given as its model directory (the tables of its
-newest checkpoint) or as its float32 export (`export/<version>/`, whose
-words are read from the model directory's vocab.txt two levels up, or from
-`assets.extra/vocab.txt`).
+A Sent2Vec or Siamese CBOW run can start from a model trained before: its
+model directory (the newest checkpoint's tables) or its float32 export
+(words from vocab.txt two folders up, or `assets.extra/vocab.txt`).
 
-What is taken over, and the rules:
-  * The vocabulary is merged: the words of the new corpus that reach
-    --min_count, plus every word of the source model, each with its count
-    in the new corpus (0 if absent: never a target or a negative there),
-    sorted as a fresh vocabulary is (descending count, then bytes).
-  * A word the source model knows gets its row(s) copied exactly; every
-    other row (new words, and the n-gram buckets of a source without them)
-    keeps the value the trainer's initialiser gave it with --seed, as in a
-    run from scratch over the merged vocabulary.
-  * Sent2Vec: from a model directory both tables are taken (source and
-    target vectors); from an export only the source table (an export has
-    no target vectors), so the targets start at zero as from scratch. The
-    n-gram bucket rows are copied as they are (same hash, same buckets).
-  * Siamese CBOW: the word table. Optimiser state, step and learning-rate
-    schedule start afresh.
-  * Refused with one `error:` line: a path that is neither a model
-    directory nor an export; another model type; an int8 or float16
-    export (inference only: use the float32 export or the model
-    directory); another --embedding_dim; another tokenisation
-    (--keep_punctuation); for Sent2Vec another --word_ngrams or bucket count
-    (n-gram rows hashed into other buckets cannot be mapped);
-    --strategy=parameter_server; --init_from equal to --model_dir.
-  * --model_dir already holding a checkpoint of this run: the run resumes
-    from that checkpoint and the source is not read again (resume wins).
-    A directory trained with another --init_from (or none) is refused as
-    any rerun with other directory-shaping flags is.
+  * The vocabulary is the new corpus's words that reach --min_count plus
+    every word of the source, each with its count in the new corpus (0:
+    never a target or a negative), sorted as a fresh vocabulary is.
+  * A known word's rows are copied exactly; every other row keeps the
+    value the initialiser gave it with --seed. Sent2Vec's n-gram bucket
+    rows are copied as they are; its target vectors come from a model
+    directory only (an export has none: they start at zero). Optimiser
+    state, step and schedule start afresh.
+  * Refused with one `error:` line: neither a model directory nor an
+    export; another model type; an int8 or float16 export; another
+    --embedding_dim, tokenisation or (Sent2Vec) --word_ngrams or bucket
+    count; --strategy=parameter_server; --init_from equal to --model_dir.
+  * A --model_dir with a checkpoint resumes it (the source is not read);
+    one trained with another --init_from is refused as any rerun with
+    other directory settings.
 """
 
 import dataclasses
@@ -65,20 +52,9 @@ _CHUNK_ROWS = 1 << 13
 
 @dataclasses.dataclass
 class InitSource:
-  """A trained model whose tables start a run.
-
-  Attributes:
-    path: what --init_from named.
-    kind: "model directory" or "export".
-    model_type: e.g. "sent2vec", "siamese_cbow".
-    words: its vocabulary (word id = position + 1).
-    embedding_dim: its vector size.
-    tokenizer: its tokenizer config ({"lowercase", "keep_punctuation"}).
-    num_buckets: its n-gram bucket rows after the words (Sent2Vec; else 0).
-    word_ngrams: its largest n-gram order (1 for a word model).
-    checkpoint: the checkpoint (prefix) the tables are read from.
-    table_keys: {"source": key[, "target": key]} in that checkpoint.
-  """
+  """A trained model whose tables start a run (`words`: word id = position
+  + 1; `kind`: "model directory" or "export"; `table_keys`: {"source":
+  key[, "target": key]} in `checkpoint`)."""
   path: str
   kind: str
   model_type: str
@@ -92,8 +68,7 @@ class InitSource:
 
   def check(self, *, embedding_dim: int, tokenizer: Dict[str, bool],
             word_ngrams: int = 1, num_buckets: int = 0) -> None:
-    """Raises `errors.UserError` if a run with these settings cannot start
-    from this source (see the module docstring)."""
+    """Refuses a run with other settings (the module docstring)."""
     where = f"--init_from={self.path!r}"
     if embedding_dim != self.embedding_dim:
       raise errors.UserError(
@@ -115,8 +90,7 @@ class InitSource:
           "source's")
 
   def read_table(self, role: str) -> Optional[np.ndarray]:
-    """The float32 table `role` ("source" or "target"), or None if the
-    source has none (an export's Sent2Vec target vectors)."""
+    """The float32 table `role` ("source" or "target"), or None."""
     key = self.table_keys.get(role)
     if key is None:
       return None
@@ -193,9 +167,8 @@ def _from_export(path: str, model_type: str) -> InitSource:
 
 
 def open_source(path: str, model_type: str, model_dir: str) -> InitSource:
-  """The model --init_from names: a model directory or a float32 export
-  of a `model_type` model. Reads no table yet; raises `errors.UserError`
-  for anything it cannot start a run from."""
+  """The `model_type` model directory or float32 export --init_from names
+  (no table read yet)."""
   if not os.path.isdir(path):
     raise errors.UserError(f"--init_from={path!r} is not a folder (a model "
                            "directory or an export)")
@@ -211,23 +184,33 @@ def open_source(path: str, model_type: str, model_dir: str) -> InitSource:
                          f"({model_dir_lib.MODEL_CONFIG_FILE})")
 
 
-def check_strategy(cfg) -> None:
-  """Refuses --init_from with --strategy=parameter_server (its tables are
-  sharded over other processes)."""
+def source_of_run(cfg, model_type: str, model_dir: str,
+                  **settings) -> Optional[InitSource]:
+  """The --init_from source of a fresh run, checked against the run's
+  settings (`InitSource.check`); None without --init_from or when
+  `model_dir` has a checkpoint (resume wins). Refuses --strategy=parameter_server (its tables
+  are sharded over other processes). A trainer's `check_flags` calls it
+  too, so that its mistakes come before anything is written."""
   if cfg.init_from and cfg.strategy == distribution.PARAMETER_SERVER:
     raise errors.UserError("--init_from runs on one device or with "
                            "--strategy=mirrored/multi_worker, not "
                            "--strategy=parameter_server")
+  if not cfg.init_from or model_dir_lib.latest_checkpoint(model_dir):
+    return None
+  source = open_source(cfg.init_from, model_type, cfg.model_dir)
+  source.check(embedding_dim=cfg.embedding_dim,
+               tokenizer={"keep_punctuation": cfg.keep_punctuation},
+               **settings)
+  return source
 
 
 def merged_vocabulary(counts: Dict[bytes, int], min_count: int,
                       known_words: Collection[str],
                       max_size: Optional[int] = None
                       ) -> vocabulary_lib.Vocabulary:
-  """The new corpus's words that reach `min_count` (at most `max_size` of
-  them, the most frequent), plus every known word, with their counts in
-  the new corpus (`counts`: word bytes -> count, as `count_words` gives),
-  sorted as a fresh vocabulary (descending count, then bytes)."""
+  """The `counts` (word bytes -> count) words that reach `min_count` (the
+  `max_size` most frequent), plus every known word, sorted as a fresh
+  vocabulary (descending count, then bytes)."""
   kept = sorted(((w, c) for w, c in counts.items() if c >= min_count),
                 key=lambda wc: (-wc[1], wc[0]))
   if max_size:
@@ -256,11 +239,9 @@ def row_map(old_words: Sequence[str], new_words: Sequence[str]):
 def copy_known_rows(variable, old_table: np.ndarray,
                     old_words: Sequence[str], new_words: Sequence[str],
                     num_buckets: int = 0) -> int:
-  """Copies the row of every word both vocabularies have from `old_table`
-  into `variable` (rows: padding, words, then `num_buckets` bucket rows,
-  copied block-wise), in place, in chunks, on every local copy of a
-  mirrored variable; returns the number of words copied. `variable`: a
-  Keras or tf.Variable (not a ShardedVariable)."""
+  """Copies the rows of the words both vocabularies have (and the
+  `num_buckets` rows after the words) from `old_table` into every copy of
+  `variable`, in chunks; returns the number of words copied."""
   new_rows, old_rows = row_map(old_words, new_words)
   if num_buckets:
     new_rows = np.concatenate([new_rows, np.arange(

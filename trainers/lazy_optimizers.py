@@ -13,13 +13,8 @@ import tensorflow as tf
 
 
 def looked_up_rows(gradient, variable, learning_rate):
-  """What a lazy update needs from an `IndexedSlices` gradient.
-
-  Returns:
-    (int [rows] distinct indices, their summed gradient rows (duplicate
-    indices summed) cast to the variable's dtype, the learning rate in that
-    dtype).
-  """
+  """(distinct indices, their summed gradient rows, learning rate), in the
+  variable's dtype."""
   indices, positions = tf.unique(gradient.indices)
   values = tf.math.unsorted_segment_sum(gradient.values, positions,
                                         tf.shape(indices)[0])

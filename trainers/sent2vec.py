@@ -3,40 +3,19 @@ r"""Trains Sent2Vec on a corpus of sentences, then exports and evaluates it.
   python -m trainers.sent2vec --flagfile=configs/sent2vec_books_uni.flags \
       --data_dir=../shared/data --model_dir=runs/sent2vec_books_uni
 
-Writes to --model_dir: flags.txt (the resolved flags, usable as a
---flagfile), vocab.txt, corpus_stats.json, model_config.json, token_cache/
-(the corpus as word ids, --token_cache), checkpoints/, tensorboard/, and at
-the end export/<version>/ and sts_results.{json,md}.
-Rerunning the same command after an interruption (or after
---max_steps_per_run, which exit with status 75) resumes from the last
-checkpoint.
+Writes the model directory of every trainer (trainers/trainer.py) plus
+corpus_stats.json and token_cache/ (the corpus as word ids). Settings follow
+the reference C++ code (epfml/sent2vec) and the paper's Table 5; where this
+trainer differs (batched updates): `trainers.sent2vec_step`.
 
-Settings follow the reference C++ code (epfml/sent2vec) and the paper's
-Table 5; where this trainer differs (batched updates) see
-`trainers.sent2vec_step` and `inputs.sent2vec_data`.
-
-Several devices or machines: --strategy=mirrored (all local GPUs, or
---num_cpu_devices logical CPUs) or --strategy=multi_worker (TF_CONFIG), see
-trainers/distribution.py and docs/distributed.md. A step is one global block
-of --block_lines lines; each of the R replicas trains on block_lines / R
-consecutive lines of it (R must divide --block_lines) and the replicas'
-updates are summed (`sent2vec_step.make_train_step`, mirrored tables).
-Draws are keyed per corpus line, so with --negative_group=1
---max_multiplicity=0 the mirrored step equals one device's step on the
-whole block (up to float summation order); with groups or the cap, groups
-and per-row counts are formed within each replica's lines. Every replica
-holds a full copy of both tables. Only the chief writes the model
-directory, exports and evaluates; other workers write scratch files to
-<model_dir>/workertemp_<index>.
-
-Tables too large for one device: --strategy=parameter_server (TF_CONFIG with
-a "chief", "worker"s and "ps"es; the same command on every machine). Each
-table is split row-wise over the parameter servers; the chief reads the
-blocks (as one device does, --token_cache included) and schedules one step
-per block on the workers (`sent2vec_step.make_train_step`, sharded tables),
-which read and update only the rows the block names. One worker reproduces
-one device's run; several train asynchronously. The worker and ps processes
-only serve.
+With --strategy=mirrored or multi_worker a step is one global block of
+--block_lines lines, block_lines / R consecutive lines per replica, the
+replicas' updates summed into full copies of both tables; draws are keyed
+per corpus line, so with --negative_group=1 --max_multiplicity=0 a step
+equals one device's. --strategy=parameter_server splits the tables over
+the "ps" tasks for tables too large for one device: the chief reads the
+blocks and schedules one step per block on the workers, which read and
+update only the rows the block names (docs/distributed.md).
 """
 
 import dataclasses
@@ -170,13 +149,8 @@ _RECORDED_FIELDS = (
 
 def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir,
                           init_source=None):
-  """The vocabulary and corpus counts, built by one pass and cached.
-
-  Before that first pass (not when the cache is reused), --verify_data
-  checks the corpus files (`data_integrity.verify_corpus`). With
-  `init_source` (--init_from), the source model's words are merged in
-  (`init_from.merged_vocabulary`).
-  """
+  """The vocabulary (with `init_source`'s words merged in) and corpus
+  counts, built by one pass (after --verify_data) and cached."""
   vocab_path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   stats_path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "tokenizer": tokenizer.get_config(),
@@ -207,21 +181,15 @@ def _vocabulary_and_stats(cfg, model_dir, files, tokenizer, data_dir,
   return vocabulary, stats
 
 
-def _init_source(cfg):
-  """The checked --init_from source (`init_from.open_source`)."""
-  source = init_from_lib.open_source(cfg.init_from,
-                                     model_specs.SENT2VEC.name, cfg.model_dir)
-  source.check(embedding_dim=cfg.embedding_dim,
-               tokenizer={"keep_punctuation": cfg.keep_punctuation},
-               word_ngrams=cfg.word_ngrams,
-               num_buckets=cfg.num_buckets if cfg.word_ngrams > 1 else 0)
-  return source
+def _init_source(cfg, model_dir):
+  return init_from_lib.source_of_run(
+      cfg, model_specs.SENT2VEC.name, model_dir, word_ngrams=cfg.word_ngrams,
+      num_buckets=cfg.num_buckets if cfg.word_ngrams > 1 else 0)
 
 
 def _start_from(source, model, vocabulary, num_buckets):
-  """Writes the source's rows of the words it knows (and its n-gram
-  buckets) into the freshly initialised model: source vectors, and target
-  vectors where the source has them (a model directory)."""
+  """Copies the source's rows of the words it knows (and its n-gram
+  buckets) into the new model; target rows where it has them."""
   copied = init_from_lib.copy_known_rows(
       model.source_embeddings, source.read_table("source"), source.words,
       vocabulary.words, num_buckets)
@@ -236,11 +204,8 @@ def _start_from(source, model, vocabulary, num_buckets):
 
 
 def _steps_per_epoch(cfg, out_dir, files, stats, num_pipelines):
-  """Steps of one pass: blocks of --block_lines lines; with several input
-  pipelines reading their own files (`distribution.shard_inputs`), each reads
-  blocks of block_lines / pipelines lines, and an epoch is as many steps as
-  the pipeline with the fewest blocks has (the others' extra blocks are
-  left over)."""
+  """Blocks of --block_lines lines in one pass; with pipelines reading their
+  own files, the fewest blocks of block_lines / pipelines lines any has."""
   shards = [distribution.shard_files(files, num_pipelines, i)
             for i in range(num_pipelines)]
   if num_pipelines == 1 or shards[0] is None:
@@ -256,18 +221,10 @@ def _steps_per_epoch(cfg, out_dir, files, stats, num_pipelines):
 
 
 def _dataset_fn(cfg, files, batch_args):
-  """input_context -> this pipeline's per-replica batches (`batch_args`: the
-  `sent2vec_data.batch_dataset` arguments every pipeline shares).
-
-  A global block of --block_lines lines is cut into one piece of
-  block_lines / R lines per replica (R replicas in all). One pipeline (one
-  worker): it reads the global blocks and yields their pieces in order.
-  Several pipelines with at least as many files: pipeline i reads its own
-  files in blocks of block_lines / pipelines lines (its share of the global
-  block; its draws get their own stream); with fewer files, every pipeline
-  reads the same global blocks and keeps its consecutive share of pieces.
-  No line is read by two pipelines.
-  """
+  """input_context -> this pipeline's per-replica pieces of block_lines / R
+  lines: of the global blocks (one pipeline, or fewer files than
+  pipelines: its consecutive share of pieces), or of its own files' blocks
+  of block_lines / pipelines lines, with its own stream of draws."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
@@ -289,18 +246,12 @@ def _dataset_fn(cfg, files, batch_args):
 
 
 def _module_owning_the_table(model, build_module):
-  """The export module, built by `build_module()` from the trained model,
-  made the one owner of the source table's buffer: the model's table
-  variable is emptied (training is over): it holds a [0, d] tensor from now
-  on, so a gather from it fails instead of reading stale rows.
+  """`build_module()`, made the one owner of the source table's buffer: the
+  model's table is emptied to [0, d] (a gather from it then fails).
 
-  The module's table variable is initialised from the model's: with
-  copy-on-read off (turned off here, as a checkpoint save does) it starts
-  out sharing the model's buffer, but the first gather from a buffer that
-  two variables hold copies it whole (copy on write), so the export-time
-  scores held the table twice (measured: +1,120 MB at 300k buckets, which
-  the CPU allocator keeps). Under a strategy (a mirrored table) the module
-  is built as before.
+  With copy-on-read off the module's table starts out sharing the model's
+  buffer, but the first gather from a buffer two variables hold copies it
+  whole (measured: +1,120 MB at 300k buckets). A mirrored table is left.
   """
   table = model.source_embeddings.value
   if getattr(table, "values", None) or not hasattr(table, "handle"):
@@ -315,11 +266,9 @@ def _module_owning_the_table(model, build_module):
 
 
 class Sent2VecTrainer(trainer.ModelTrainer):
-  """Sent2Vec's part of the shared skeleton (trainers/trainer.py).
-
-  --learning_rate is the C++ code's -lr, decayed linearly to 0 over all
-  tokens of all epochs; --num_epochs is its -epoch. --jit_compile is off by
-  default: blocks vary in shape, so XLA recompiles (slower on CPU).
+  """Sent2Vec's part of the shared skeleton. --learning_rate is the C++
+  code's -lr, decayed linearly to 0 over all tokens of all epochs;
+  --jit_compile is off by default (blocks vary in shape: XLA recompiles).
   """
 
   spec = model_specs.SENT2VEC
@@ -348,22 +297,16 @@ class Sent2VecTrainer(trainer.ModelTrainer):
           "--strategy) and needs --steps_per_call >= --step_threads")
     if cfg.word_ngrams > 1 and cfg.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
-    init_from_lib.check_strategy(cfg)
-    if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
-      _init_source(cfg)  # Its mistakes before anything is written.
+    _init_source(cfg, cfg.model_dir)
 
   def build_plan(self, context):
     cfg, data_dir, out_dir, strategy = (context.config, context.data_dir,
                                         context.out_dir, context.strategy)
-    # Parameter servers: the chief reads one device's blocks and hands each
-    # to a worker; the tables are ShardedVariables.
     sharded = distribution.is_parameter_server(strategy)
     files = corpus_flags.corpus_files(cfg, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
-    # Resume wins: a run with a checkpoint restores it, not --init_from.
-    init_source = (_init_source(cfg) if cfg.init_from
-                   and not context.is_resuming() else None)
+    init_source = _init_source(cfg, context.model_dir)
     vocabulary, stats = _vocabulary_and_stats(cfg, out_dir, files, tokenizer,
                                               data_dir, init_source)
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
@@ -410,9 +353,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         num_negatives=cfg.num_negatives, dropout_k=cfg.dropout_k,
         context=cfg.context, num_epochs=cfg.num_epochs, seed=cfg.seed,
         negative_group=cfg.negative_group)
-    # One device's blocks: on one device (where the blocks may come from the
-    # token cache and several steps may run at once, Hogwild) and on the
-    # parameter servers' chief, which hands each block to a worker.
+    # One device's blocks (the parameter servers' chief reads them too).
     if context.one_device or sharded:
       cache = None
       if cfg.token_cache:
@@ -465,13 +406,10 @@ class Sent2VecTrainer(trainer.ModelTrainer):
 
     checkpointed_model = model
     if sharded:
-      # A Keras 3 weight holding a ShardedVariable cannot be saved (its
-      # fallback saves the ShardedVariable as one tensor: "AttributeError:
-      # 'ShardedVariable' object has no attribute 'device'"). The
-      # ShardedVariables under the same names save each shard as a slice of
-      # the whole table: the checkpoint reads back as one device's
-      # (model/source_embeddings/..., the exporter's name) and restores
-      # into shards again.
+      # A Keras 3 weight holding a ShardedVariable cannot be saved
+      # ("'ShardedVariable' object has no attribute 'device'"); the
+      # ShardedVariables under the same names save slices of the whole
+      # table, which read back as one device's checkpoint.
       checkpointed_model = tf.train.Checkpoint(
           source_embeddings=model.source_embeddings.value,
           target_embeddings=model.target_embeddings.value)

@@ -1,29 +1,20 @@
 """The Sent2Vec train step: negative sampling with sparse SGD on touched rows.
 
-Gradients are written out by hand (they are short) and applied to the rows
-a batch touches only (one device writes the updated rows back with
-`scatter_update`), so a step costs O(source entries + targets x (1 + k))
-rows whatever the table sizes (a 2M-bucket x 700 table is
-5.6 GB; a dense update of it per step would dominate everything).
+Gradients are written out by hand and applied to the rows a batch touches
+only, so a step costs O(source entries + targets x (1 + k)) rows whatever
+the table size (a dense update of a 5.6 GB 2M-bucket table per step would
+dominate everything).
 
-For a target t of sentence S with context C_t (see `inputs.sent2vec_data`),
+For a target t of sentence S with context C_t (`inputs.sent2vec_data`),
 h_t = (sum_{r in C_t} v_r) / |C_t| and the loss is
   log(1 + exp(-u_t . h_t)) + sum_neg log(1 + exp(u_n . h_t)).
-All targets of a sentence share the sentence's source rows: h_t is the
-sentence sum minus the excluded rows (plus placeholder n-grams), so the
-gradient reaching a source row is the sentence's summed context gradient
-minus the targets that exclude it. The C++ code applies the same gradient
-(scaled by 1/|C_t|) one target at a time, with learning rate
+All targets of a sentence share its source rows: h_t is the sentence sum
+minus the excluded rows (plus placeholder n-grams). The C++ code applies
+the gradient one target at a time with learning rate
 lr0 * (1 - tokens_seen / (epochs * corpus tokens)); here a batch of targets
-is applied at once with the same schedule, and `max_multiplicity` damps rows
-that a batch names many times (summed at once, they diverge at lr 0.2).
-
-`batch_updates` computes the loss and the updates (`tf.IndexedSlices` of
-touched rows per table); `make_train_step` applies them to tables of one
-device (the updated rows written back with `scatter_update`), mirrored over
-replicas (the replicas' updates all-reduced, the same sum subtracted from
-every copy) or sharded over parameter servers (rows gathered from and
-subtracted into their shards): its `tables` argument.
+is applied at once with the same schedule, and `max_multiplicity` damps
+rows that a batch names many times (summed at once, they diverge at
+lr 0.2).
 """
 
 import tensorflow as tf
@@ -33,29 +24,17 @@ def batch_updates(batch, source, target, num_negatives, negative_group,
                   max_multiplicity, source_cap, scale, gather_rows=tf.gather):
   """Loss and scaled gradients of one batch, as the touched rows of each table.
 
-  Args:
-    batch: a batch of `inputs.sent2vec_data.make_batch`.
-    source, target: the tables (tf.Variable, or a replica's copy).
-    num_negatives, negative_group, max_multiplicity: as `make_train_step`.
-    source_cap: the resolved max_source_multiplicity.
-    scale: multiplies every gradient (the learning rate: the rows are then
-      the SGD updates to subtract), folded into the per-row factors so the
-      step spends no extra pass over the rows on it.
-    gather_rows: (table, int ids [...]) -> float32 [..., d], the table rows
-      named by ids: `tf.gather` for a tf.Variable (or a replica's copy),
-      `gather_sharded_rows` for a ShardedVariable (each shard reads only its
-      own named rows).
+  `scale` (the learning rate) multiplies every gradient, folded into the
+  per-row factors so that it costs no extra pass over the rows; `source_cap`
+  is the resolved max_source_multiplicity; `gather_rows` reads table rows
+  (`gather_sharded_rows` for a ShardedVariable).
 
   Returns:
-    dict: "loss_sum" float32 [] (sum of the targets' losses), "num_targets"
-    int32 [], "target" and "source" `tf.IndexedSlices` (scale x gradient
-    rows of the target and source tables, one per distinct row, with the
-    multiplicity caps applied), "added" IndexedSlices of the placeholder
-    n-gram rows (possibly repeated; row 0 gets zeros) or None when the batch
-    has none. The SGD step subtracts each from its table. "target_rows" and
-    "source_rows": float32 [rows, d], the table rows named by "target" and
-    "source" as read at the start of the step (one device subtracts the
-    update from them and writes them back).
+    dict: "loss_sum" [], "num_targets" [], "target" and "source"
+    `tf.IndexedSlices` (the SGD updates to subtract, one per distinct row,
+    caps applied), "added" (the placeholder n-gram rows' updates, ids may
+    repeat; or None), and "target_rows" / "source_rows" (those rows as read
+    at the start of the step).
   """
   # Every [rows, d] op is a pass over ~1,000 rows of 700 floats that costs
   # about as much as the arithmetic of a small block's step, so per-target
@@ -210,22 +189,16 @@ def _soft_threshold(table, ids, threshold, gather_rows=tf.gather):
 
 
 def gather_sharded_rows(table, ids):
-  """Rows `ids` (int [...]) of a ShardedVariable `table`: float32 [..., d].
-
-  `tf.nn.embedding_lookup` splits the ids by shard ("div" layout, the one
-  ParameterServerStrategy gives its shards) and each shard gathers its own
-  rows on its parameter server, so only the named rows travel. (`tf.gather`
-  on a ShardedVariable takes 1-D ids only; a ShardedVariable converted to a
-  tensor is the whole table, concatenated.)
-  """
+  """Rows `ids` (int [...]) of a ShardedVariable: each shard gathers its own
+  on its parameter server, so only the named rows travel (`tf.gather` takes
+  1-D ids only, and converting the table concatenates it whole)."""
   return tf.nn.embedding_lookup(table, ids)
 
 
 def _write_back(table, rows, update, threshold=None):
-  """table[ids] = rows - update, for the distinct ids of `update` (rows:
-  table[ids] read earlier in the step). On CPU `scatter_sub` costs ~6x a
-  `scatter_update` of the same rows (measured: 410 against 63 us for 661
-  rows of 700 floats), more than the subtraction here."""
+  """table[ids] = rows - update (rows: table[ids] read earlier in the step).
+  On CPU `scatter_sub` costs ~6x a `scatter_update` of the same rows
+  (measured: 410 against 63 us for 661 rows of 700 floats)."""
   new_rows = rows - update.values
   if threshold is not None:
     new_rows = _shrink(new_rows, threshold)
@@ -234,9 +207,9 @@ def _write_back(table, rows, update, threshold=None):
 
 def _write_back_updates(source, target, updates, threshold, source_rows,
                         target_rows):
-  """Writes back both tables' updated rows (`_write_back`), then subtracts
-  the placeholder n-gram updates (their ids may repeat, and be among the
-  distinct rows) and soft-thresholds what they changed."""
+  """`_write_back` of both tables, then the placeholder n-gram updates
+  (repeated ids, maybe among the written rows) subtracted and
+  soft-thresholded."""
   _write_back(target, target_rows, updates["target"], threshold)
   if updates["added"] is None:
     _write_back(source, source_rows, updates["source"], threshold)
@@ -248,10 +221,8 @@ def _write_back_updates(source, target, updates, threshold, source_rows,
 
 
 def _subtract(source, target, updates, threshold=None, gather_rows=tf.gather):
-  """Subtracts the updates from the tables in place (`scatter_sub`: updates
-  of one row by steps running at once add up; repeated ids add up too),
-  then soft-thresholds the updated rows when `threshold` is given (repeated
-  ids get the same value)."""
+  """Subtracts the updates in place (`scatter_sub`: concurrent and repeated
+  updates of a row add up), then soft-thresholds the updated rows."""
   target.scatter_sub(updates["target"])
   source.scatter_sub(updates["source"])
   if updates["added"] is not None:
@@ -262,13 +233,8 @@ def _subtract(source, target, updates, threshold=None, gather_rows=tf.gather):
 
 
 def _all_reduce(updates, num_targets, num_tokens, device):
-  """Sums a replica's updates over all replicas, in the replica context.
-
-  Returns:
-    (the summed updates, as `batch_updates` names them: IndexedSlices of
-    the touched rows of all replicas, gathered; the global number of
-    targets, int64 []; the global number of tokens, int64 []).
-  """
+  """(updates, targets, tokens) summed over the replicas (the updates'
+  IndexedSlices gathered), in the replica context."""
   names = [name for name in ("target", "source", "added")
            if updates[name] is not None]
   # A dense value is all-reduced to its own device, which must be named
@@ -296,92 +262,46 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
                     element_spec=None, concurrent=False,
                     tables="one_device"):
   """Returns (train_step(batch) -> metrics, step_counter, tokens_seen,
-  learning_rate_fn).
-
-  Call it under the scope of the strategy that built the model: the step
-  and token counters are created here and placed like the tables.
+  learning_rate_fn); call it under the model's strategy scope (the counters
+  are created here).
 
   Args:
     model: a built `models.sent2vec.Sent2Vec`.
-    learning_rate: lr0, decayed linearly to 0 over `total_tokens`.
-    total_tokens: tokens of the whole run (epochs x corpus tokens).
+    learning_rate: lr0, decayed linearly to 0 over `total_tokens` (epochs x
+      corpus tokens).
     num_negatives: k, negatives per target.
-    negative_group: g, targets sharing one draw of k negatives (the batch's
-      layout, `inputs.sent2vec_data.make_batch`); 1: independent draws.
-    l1_weight: tau of the paper's Appendix B: L1 soft-thresholding of the
-      updated source and target rows (0: off, as in the C++ code).
-    max_multiplicity: M > 0 caps how many summed contributions a row takes
-      per step: a row named c times gets each contribution scaled by
-      min(1, M / c). The C++ code applies them one after another, each seeing
-      the last, which keeps frequent rows stable; a batch sums them at once,
-      and at lr 0.2 a row named hundreds of times overshoots and diverges.
-      0: plain summed SGD.
-    max_source_multiplicity: the same cap for source rows, whose entries
-      each carry a context gradient already divided by |C_t| (None: same as
-      max_multiplicity; 0: no cap).
-    jit_compile: compile with XLA (batches vary in size, so each new shape
-      compiles; off by default). Mirrored tables: the updates' computation
-      only (no collective inside). Sharded tables: never (their reads and
-      writes are remote ops).
-    element_spec: the batches' structure (`dataset.element_spec`). Given,
-      the step is traced once for it: a call then costs ~0.6 ms instead of
-      ~8-12 ms, which `reduce_retracing` spends relaxing the shapes of the
-      batch's ~25 tensors on every call (measured on 2 CPU cores; it
-      dominates steps of small blocks). With sharded tables, scheduling a
-      block then does not retrace. Not for mirrored tables (the caller
-      traces the step it runs under the strategy).
-    concurrent: one device: steps of this function run at once from several
-      threads (`training_loop.multi_step(threads=...)`, Hogwild: each
-      computes its updates from the rows as it read them). Each step then
+    negative_group: g, targets sharing one draw of k negatives.
+    l1_weight: the paper's Appendix B L1 soft-thresholding (0: off).
+    max_multiplicity: M > 0 scales the contributions to a row named c times
+      by min(1, M / c): the C++ code applies them one after another, a
+      batch sums them, and at lr 0.2 a row named hundreds of times
+      overshoots. 0: plain summed SGD.
+    max_source_multiplicity: the same cap for source rows (None: M).
+    jit_compile: compile with XLA (each new batch shape compiles). Mirrored
+      tables: the updates only; sharded: never (remote reads and writes).
+    element_spec: the batches' structure: the step is traced once for it
+      (a call costs ~0.6 ms instead of the ~8-12 ms `reduce_retracing`
+      spends relaxing ~25 shapes). Not for mirrored tables.
+    concurrent: one device, steps running at once (Hogwild): each step
       reads its rows again and writes them back minus its update under a
-      lock (a `tf.CriticalSection`), so that two steps updating one row both
-      count: a write-back of the rows read at the start of a step would
-      overwrite the other step's update of a shared row, and the frequent
-      rows are in nearly every step. The lock holds a gather and a
-      `scatter_update`; `scatter_sub` in place, without it, costs more on
-      CPU (see `_write_back`). One step alone computes the same tables
-      either way.
-    tables: where the tables are and how a step applies its updates
-      (`batch_updates`, scaled by the current learning rate):
-      - "one_device": tf.Variables of one device; the updated rows are
-        written back (`scatter_update` of the rows read minus the update).
-      - "mirrored": one full copy per replica (`tf.distribute` strategy,
-        mirrored counters too); the step is the per-replica step, each
-        replica on its piece of the global block (`inputs.sent2vec_data.
-        batch_dataset(pieces=...)`). Its updates are all-reduced (SUM: the
-        touched rows of all replicas, gathered) with its target and token
-        counts, and every replica subtracts the same sum from its own copy
-        (`scatter_sub`; mirrored variables of aggregation NONE update the
-        local copy in a replica context), soft-thresholds the same rows and
-        adds the global token count, so the copies stay identical and the
-        step equals one device's step on the whole block (up to float
-        summation order) when `negative_group` = 1 and `max_multiplicity`
-        = 0. With groups or the caps, groups and per-row counts are those
-        of each replica's batch.
-      - "sharded": `ShardedVariable`s, row ranges on the parameter servers
-        of `--strategy=parameter_server` (the counters on a parameter
-        server too); the step is one device's step on a whole block, for
-        `ClusterCoordinator.schedule`. A worker gathers the rows the block
-        names from their shards (`gather_sharded_rows`), computes the
-        updates as one device does and subtracts them shard by shard
-        (`ShardedVariable.scatter_sub` splits the IndexedSlices by shard);
-        no worker ever holds a whole table. The update is subtracted in
-        place (table[i] - update: one device's float result when no other
-        step wrote the row in between). With one worker the steps run one
-        after another and the run equals one device's; with several, steps
-        run concurrently (asynchronous SGD): a step may read rows that
-        another is about to update, and `scatter_sub` makes concurrent
-        updates of a row add up instead of one overwriting the other.
+      lock (a `tf.CriticalSection`), so that two steps' updates of a shared
+      row both count; cheaper on CPU than `scatter_sub` (`_write_back`).
+    tables: how a step applies its updates:
+      - "one_device": writes back the rows read minus the update.
+      - "mirrored": the per-replica step; the replicas' updates and counts
+        are all-reduced and every replica subtracts the same sum from its
+        copy, so the copies stay identical and a step equals one device's
+        on the whole block (up to summation order) when g = 1 and M = 0.
+      - "sharded": ShardedVariables on parameter servers; a worker gathers
+        the named rows and subtracts its update in place, so that
+        concurrent steps' updates add up (asynchronous SGD).
 
   Returns:
-    (step(batch) -> metrics, step_counter, tokens_seen, learning_rate_fn);
-    the step is a tf.function except with mirrored tables. Metrics: "loss"
-    (mean over the batch's targets; mirrored: the replica's summed target
-    losses / the global number of targets, so that the sum over replicas,
-    which the loop takes, is the global mean), "targets" (the batch's, the
-    replica's), and with sharded tables "learning_rate" (the rate this step
-    applied: with steps in flight, reading the counter later would give
-    another one).
+    the step (a tf.function except with mirrored tables), whose metrics are
+    "loss" (the replica's summed target losses / the global number of
+    targets, so that their sum is the global mean), "targets", and with
+    sharded tables the "learning_rate" the step applied (later reads of
+    the counter see other steps).
   """
   if tables not in TABLES:
     raise ValueError(f"tables={tables!r}: one of {TABLES}")
@@ -422,8 +342,7 @@ def make_train_step(model, learning_rate, total_tokens, num_negatives=10,
     elif tables == "sharded":
       _subtract(source, target, updates, threshold, gather_sharded_rows)
     elif concurrent:
-      # Another step may have written these rows since this one read them:
-      # read them again and write them back under one lock.
+      # Another step may have written these rows since this one read them.
       def write_back_current_rows():
         _write_back_updates(
             source, target, updates, threshold,

@@ -3,15 +3,8 @@ r"""Trains Siamese CBOW on an ordered corpus, then exports and evaluates it.
   python -m trainers.siamese_cbow --flagfile=configs/siamese_cbow_demo.flags \
       --data_dir=../shared/data --model_dir=runs/siamese_cbow_demo
 
-Writes to --model_dir: flags.txt (the resolved flags, usable as a
---flagfile), vocab.txt, model_config.json, checkpoints/, tensorboard/,
-train_log.jsonl (the loss curve), and at the end export/<version>/ and
-sts_results.{json,md}. Rerunning the same command after an interruption
-resumes from the last checkpoint.
-
-Several devices or machines: --strategy=mirrored (all local GPUs) or
---strategy=multi_worker (TF_CONFIG), see trainers/distribution.py and
-docs/distributed.md; --batch_size is then the global batch.
+Writes the model directory of every trainer (trainers/trainer.py);
+--strategy: trainers/distribution.py and docs/distributed.md.
 """
 
 import dataclasses
@@ -63,10 +56,9 @@ def _default_count_cache_dir():
 
 
 def _cache_path(cfg, files, what, settings):
-  """`<count_cache_dir>/<what>-<digest>.<ext>`: the digest of the corpus
-  files' fingerprints (basename, size, mtime, sampled digest: not the
-  folder, so a moved data directory still hits) and `settings`; None
-  without a cache."""
+  """`<count_cache_dir>/<what>-<digest>` (no extension), keyed by the
+  files' fingerprints without their folder (a moved data directory still
+  hits) and `settings`; None without a cache."""
   if not cfg.count_cache_dir:
     return None
   prints = [{k: v for k, v in entry.items() if k != "path"}
@@ -191,19 +183,10 @@ def _line_limits(cfg, data_dir, files):
   return limits, (last, first_line)
 
 
-def _init_source(cfg):
-  """The checked --init_from source (`init_from.open_source`)."""
-  source = init_from_lib.open_source(
-      cfg.init_from, model_specs.SIAMESE_CBOW.name, cfg.model_dir)
-  source.check(embedding_dim=cfg.embedding_dim,
-               tokenizer={"keep_punctuation": cfg.keep_punctuation})
-  return source
-
-
 def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
                               init_source=None):
-  """The vocabulary of the corpus (with `init_source`, merged with the
-  source model's words: `init_from.merged_vocabulary`), cached."""
+  """The corpus's vocabulary (with `init_source`'s words merged in),
+  cached."""
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
     # A rerun: the corpus must be the one the vocabulary and the plan of
@@ -239,14 +222,9 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
 
 def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
                        num_pipelines=1):
-  """Counted once by a pass over the corpus, then cached in the model dir.
-
-  With several input pipelines reading disjoint files (see
-  `distribution.shard_inputs`), a step takes one batch of
-  batch_size / pipelines groups from each, so an epoch is as many steps as
-  the pipeline with the fewest batches has (the others' extra batches are
-  left over; no pipeline runs dry before the last step).
-  """
+  """Counted once by a pass over the corpus, then cached. With pipelines
+  reading their own files, the fewest batches of batch_size / pipelines
+  groups any has (no pipeline runs dry)."""
   path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "batch_size": cfg.batch_size,
          "max_length": cfg.max_length,
@@ -298,12 +276,9 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
 
 
 def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
-  """input_context -> this pipeline's per-replica batches (see
-  `distribution`; one device: the global batches): its own files in
+  """input_context -> this pipeline's per-replica batches: its own files in
   batches of batch_size / pipelines, or its slice of the global batches
-  when there are fewer files than pipelines; each cut into one piece per
-  local replica. `keep_probability`: float32 [vocabulary size with
-  padding] for --subsample, or None."""
+  (`distribution.shard_inputs`)."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
@@ -375,7 +350,7 @@ def _untrained_results(model_dir, label):
 
 
 class SiameseCBOWTrainer(trainer.ModelTrainer):
-  """Siamese CBOW's part of the shared skeleton (trainers/trainer.py)."""
+  """Siamese CBOW's part of the shared skeleton."""
 
   spec = model_specs.SIAMESE_CBOW
   config_class = SiameseCBOWConfig
@@ -392,9 +367,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
       raise errors.UserError(
           "--batch_layout=consecutive trains on one device: leave out "
           "--strategy")
-    init_from_lib.check_strategy(cfg)
-    if cfg.init_from and not model_dir_lib.latest_checkpoint(cfg.model_dir):
-      _init_source(cfg)  # Its mistakes before anything is written.
+    init_from_lib.source_of_run(cfg, model_specs.SIAMESE_CBOW.name,
+                                cfg.model_dir)
 
   def model_name(self):
     return "Siamese CBOW (trained)"
@@ -405,9 +379,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     line_limits, heldout = _line_limits(cfg, data_dir, files)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
-    # Resume wins: a run with a checkpoint restores it, not --init_from.
-    init_source = (_init_source(cfg) if cfg.init_from
-                   and not context.is_resuming() else None)
+    init_source = init_from_lib.source_of_run(
+        cfg, model_specs.SIAMESE_CBOW.name, context.model_dir)
     vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
                                            data_dir, init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,

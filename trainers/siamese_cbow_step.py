@@ -24,9 +24,8 @@ def _per_group_loss(probabilities, target):
 
 
 def _global_batch_mean(per_group):
-  """`tf.nn.compute_average_loss(per_group)`: sum / (batch x replicas), with
-  the same ops, without its checks of the batch size (Assert ops, which XLA
-  drops with a warning line on the console at every compilation)."""
+  """`tf.nn.compute_average_loss(per_group)` without its Assert ops (XLA
+  drops them with a console warning at every compilation)."""
   replicas = tf.distribute.get_replica_context().num_replicas_in_sync
   return tf.math.divide_no_nan(
       tf.reduce_sum(per_group),
@@ -50,18 +49,9 @@ def pad_tokens(flat_ids, sentence, num_sentences,
 
 
 def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
-  """The real ids of dense groups, flat, and the sentence of each.
-
-  Args:
-    ids: int32 [batch, members, length]; 0 = padding.
-    token_multiple: the flat ids are padded to a multiple of this.
-
-  Returns:
-    (flat_ids int32 [T]: the real ids, sentence by sentence, then padding
-    ids 0; sentence int32 [T]: batch * members + member for a real id, and
-    batch * members (one sentence past the last) for the padding), T the
-    real ids rounded up to `token_multiple`.
-  """
+  """(flat_ids, sentence) of dense groups ids int32 [batch, members,
+  length]: the real (non-0) ids, and batch * members + member of each,
+  padded (`pad_tokens`) to a multiple of `token_multiple`."""
   shape = tf.shape(ids)
   rows = shape[0] * shape[1]
   ids = tf.reshape(ids, [rows, shape[2]])
@@ -85,32 +75,18 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
 
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
                     apply_in_xla=True, token_multiple=TOKEN_MULTIPLE):
-  """The per-replica optimizer step on a batch of `siamese_cbow_data`'s
-  `group_dataset`: dense groups int32 [batch, 3 + n, length] (the
-  "by_length" layout) or a "consecutive" batch's dict of flat ids, their
-  sentences and the groups' members.
+  """The per-replica optimizer step on a batch of `group_dataset`: dense
+  groups [batch, 3 + n, length] ("by_length") or a "consecutive" batch's
+  dict of flat ids, their sentences and the groups' members.
 
-  The loss is the paper's: cross-entropy between the softmax over cosines
-  and (1/|S+|, ..., 0, ...), averaged over the global batch
-  (`_global_batch_mean`: this replica's sum / (its batch x replicas), so
-  the replicas' losses and gradients sum to the global batch's mean; on
-  one device the plain mean).
-
-  The step computes on the real ids only (issue 34: the padding was 47.5%
-  of the id positions of the best flagfile's batches): outside XLA,
-  `flat_sentences` lists them (padded to a multiple of `token_multiple`;
-  a consecutive batch comes listed, each distinct sentence once); the
-  compiled part gathers their rows, sums them by sentence
-  (`sentence_averages`: the model's `encode` without the padding), gathers
-  each group's members from the averages (dense groups: each sentence is
-  one member), scores them with the model's `score`, and differentiates;
-  the table's gradient is the gathered rows' (`tf.IndexedSlices` of the
-  real ids), so the update touches those rows only. Under XLA each multiple of
-  `token_multiple` compiles once.
-  `apply_in_xla=False` applies the update outside the compiled loss and
-  gradient: for optimizers whose sparse update XLA cannot compile, and
-  under a strategy of several replicas, where `optimizer.apply` all-reduces
-  the gradients (no collective inside XLA) in the replica context.
+  The loss is the paper's cross-entropy between the softmax over cosines
+  and (1/|S+|, ..., 0, ...), averaged over the global batch. The step
+  computes on the real ids only (issue 34: padding was 47.5% of the
+  positions): listed outside XLA, padded to a multiple of `token_multiple`
+  (one compilation each), their rows averaged by sentence and the table's
+  gradient `tf.IndexedSlices` of those rows. `apply_in_xla=False` applies
+  the update outside the compiled part: for the lazy optimizers, and for
+  several replicas (`optimizer.apply` all-reduces in the replica context).
   """
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
@@ -160,10 +136,9 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
 
 
 def make_dense_train_step(model, optimizer, num_negatives, jit_compile=True):
-  """The step before issue 34, on the padded groups through the model's
-  `call` (an XLA-compiled gather, masked average and gradient of every
-  position, padding included): the reference the tests and the profile
-  compare `make_train_step` with. SGD only (the update runs inside XLA)."""
+  """The step before issue 34, through the model's `call` on the padded
+  groups: the reference the tests and the profile compare
+  `make_train_step` with. SGD only."""
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
 

@@ -1,38 +1,17 @@
 r"""The one trainer skeleton: what every model's training run does.
 
-A model's trainer, trainers/<name>.py, defines only what is particular to its
-model: its settings, one dataclass extending `config.TrainingConfig` whose
-fields are its flags (`make_flags`), and a `ModelTrainer` subclass whose
-`build_plan` turns the settings into a `TrainingPlan` (data pipeline, model,
-per-replica train step, evaluation, model_config.json). This module runs the
-rest, the same for every model:
-
-  0. a rerun of a finished run (same flags; finished.json) does nothing
-     unless --reexport; a rerun must find the vocabulary it trained with;
-  1. the opening: --model_dir required, the distribution strategy (first:
-     logical CPU devices can only be set before TensorFlow starts), the data
-     directory, a rerun with other "directory" settings refused before anything
-     is written, stale checkpoint temporaries removed, this worker's output
-     folder and flags.txt, the seed;
-  2. the plan, and model_config.json;
-  3. `training_loop.run`: resume, checkpoints, logs, periodic evaluation;
-  4. the interrupted ending (exit code 75: rerun the command to resume);
-  5. on the chief, with --export: the export through the one export path
-     (`export_model.export`, given the trained module in memory where the
-     plan builds one, so that a large table is not restored a second time),
-     then the final evaluation of a sentence encoder on its spec's sets:
-     sts_results.{json,md} and the table on the console; finished.json.
-
-Every trainer takes `config.TrainingConfig`'s settings with the same
-meaning; a trainer changes only their defaults (`config.default`). Every run
-is under a `tf.distribute` strategy (TensorFlow's default strategy on one
-device). Two entry points:
+A model's trainer, trainers/<name>.py, defines its settings (a
+`config.TrainingConfig` dataclass whose fields are its flags) and a
+`ModelTrainer` whose `build_plan` returns a `TrainingPlan`. This module
+runs the rest, the same for every model, under a `tf.distribute` strategy
+(the default strategy on one device): a finished run's rerun does nothing
+(unless --reexport); the opening (strategy first, then data directory,
+directory flags checked before anything is written, lock, flags.txt,
+seed); model_config.json; `training_loop.run`; exit 75 when interrupted;
+on the chief the export and the final evaluation, then finished.json.
 
   python -m trainers.<name> --flagfile=...      (exit codes: README)
   from sentzoo.trainers import <name>; <name>.run(["--model_dir=...", ...])
-
-`run` returns a `RunSummary` and raises `errors.UserError` /
-`errors.Interrupted` where the command line would exit 2 / 75.
 """
 
 import contextlib
@@ -75,8 +54,7 @@ TWITTER_PIT_GROUP = "twitter_pit"
 
 
 def make_flags(config_class) -> flags.FlagValues:
-  """A trainer's own flags: one per field of its settings dataclass (a
-  `config.TrainingConfig`), and --verbose."""
+  """One flag per field of `config_class`, and --verbose."""
   flag_values = flags.FlagValues()
   config_lib.define_flags(config_class, flag_values)
   cli.define_verbose_flag(flag_values)
@@ -88,17 +66,9 @@ def make_flags(config_class) -> flags.FlagValues:
 
 @dataclasses.dataclass
 class RunContext:
-  """What the opening decided, for `ModelTrainer.build_plan`.
-
-  Attributes:
-    spec: the model's `model_specs.ModelSpec`.
-    config: the run's settings (the trainer's settings dataclass).
-    strategy: the `tf.distribute.Strategy` (TensorFlow's default strategy on
-      one device).
-    data_dir: the resolved data directory ("" where the trainer needs none).
-    model_dir: --model_dir (checkpoints are read from it).
-    out_dir: where this worker writes (the model dir itself on the chief).
-    chief: whether this process writes the model dir, exports and evaluates.
+  """What the opening decided, for `ModelTrainer.build_plan`. `data_dir`
+  is "" where the trainer needs none; `out_dir` is where this worker
+  writes (the model dir on the chief, which alone exports and evaluates).
   """
   spec: model_specs.ModelSpec
   config: Any
@@ -119,7 +89,6 @@ class RunContext:
 
   @property
   def one_device(self) -> bool:
-    """Whether this is TensorFlow's default strategy (one device)."""
     return distribution.is_one_device(self.strategy)
 
   def scope(self):
@@ -134,33 +103,22 @@ class TrainingPlan:
   """Everything the shared loop needs from a model's trainer.
 
   Attributes:
-    config: model_config.json's content besides "model_type" (at least
-      "model" and "training"; the exporter reads it back).
-    steps_per_epoch: batches in one pass over the training data.
-    dataset: the training batches (see `training_loop.run`).
-    train_step: batch -> dict of scalar metrics (at least "loss").
-    step_counter: the int variable the step increments.
-    checkpoint_items: the trackables to checkpoint (model, optimizer, ...).
-    unit_name: what a batch holds, for the speed line ("groups", "pairs").
-    units_per_step: how many of them a step takes.
-    learning_rate_fn: returns the current learning rate, for logs.
-    eval_fn: the periodic dev evaluation (None: none).
-    eval_every_steps: a model's own evaluation interval, which the flag
-      does not change (a model that keeps its best epoch); None: the flag.
-    steps_per_call: train steps per call into the compiled loop.
-    step_threads: compiled loops running at once on one device, each from
-      its own thread (`training_loop.multi_step(threads=...)`); the train
-      step must then make concurrent updates add up.
+    config: model_config.json's content besides "model_type" (the exporter
+      reads it back).
+    dataset, train_step, step_counter, checkpoint_items, learning_rate_fn,
+      eval_fn, actions: as `training_loop.run` takes them.
+    unit_name, units_per_step: what a step takes, for the speed line.
+    eval_every_steps: a model's own evaluation interval (hybrid: every
+      epoch, whatever the flag); None: the flag.
+    steps_per_call, step_threads: as `training_loop.LoopConfig`.
     before_training: runs on the chief before the first step.
-    export_module: step -> the export module built from the trained model in
-      memory (with `input_caps`); None: the exporter restores the latest
-      checkpoint.
+    export_module: step -> the export module built from the model in
+      memory (a large table is not restored again); None: the exporter
+      restores the latest checkpoint.
     baseline: () -> (label, sts.Results) shown beside the trained model in
-      the final table (e.g. the untrained model), or None.
-    finish: runs on the chief after training, before the export; returns
-      what the run adds to its `RunSummary.results`.
-    actions: called as action(step, metrics) in the loop after every call
-      of the steps (`training_loop.run(actions=...)`).
+      the final table, or None.
+    finish: runs on the chief before the export; returns what the run adds
+      to `RunSummary.results`.
   """
   config: Dict[str, Any]
   steps_per_epoch: int
@@ -184,15 +142,9 @@ class TrainingPlan:
 
 @dataclasses.dataclass
 class RunSummary:
-  """What a finished run returns to a Python caller.
-
-  Attributes:
-    model_dir: the model directory.
-    step: the last step trained.
-    export_path: the export's version folder, or None (--noexport).
-    results: model-specific results (the final evaluation's JSON for a
-      sentence encoder; the trainer's `finish` output for a pair model).
-  """
+  """What a finished run returns to a Python caller: `export_path` is None
+  with --noexport; `results` the final evaluation's JSON (a sentence
+  encoder) or `finish`'s output."""
   model_dir: str
   step: int
   export_path: Optional[str]
@@ -200,7 +152,7 @@ class RunSummary:
 
 
 def input_caps(flag_values) -> Dict[str, int]:
-  """The export's caps on one input sentence, as exporters take them."""
+  """The export's caps on one input sentence."""
   return {"max_bytes_per_sentence": flag_values.max_bytes_per_sentence,
           "max_tokens_per_sentence": flag_values.max_tokens_per_sentence}
 
@@ -216,21 +168,15 @@ def total_steps(flag_values, steps_per_epoch: int) -> int:
 class ModelTrainer:
   """A model's part of a training run; subclass it in trainers/<name>.py.
 
-  Subclasses set `spec` and `flag_values` (the trainer module's own
-  `flags.FlagValues`, with `define_common_flags` and the model's flags in
-  it: so that several trainers can be imported, and run, in one process)
-  and implement `build_plan`; the other methods have defaults that fit most
-  models.
+  Subclasses set `spec`, `config_class` and `flag_values` (the module's own
+  `make_flags(config_class)`, so that several trainers can run in one
+  process) and implement `build_plan`.
   """
 
   spec: model_specs.ModelSpec
   flag_values: flags.FlagValues
-  # The settings dataclass (a `config.TrainingConfig`) whose fields
-  # `flag_values` holds (`make_flags`).
   config_class: Any
-  # Whether the trainer runs under --strategy=parameter_server (its tables
-  # sharded over parameter servers, `distribution.parameter_server_strategy`);
-  # the others refuse it with one error line.
+  # Others refuse --strategy=parameter_server with one error line.
   supports_parameter_server: bool = False
 
   def settings(self):
@@ -238,14 +184,14 @@ class ModelTrainer:
     return config_lib.from_flags(self.config_class, self.flag_values)
 
   def configure_runtime(self, cfg) -> None:
-    """Runs before TensorFlow starts (e.g. thread pools); default: nothing."""
+    """Runs before TensorFlow starts (e.g. thread pools)."""
 
   def data_subdir(self, cfg) -> Optional[str]:
-    """The folder the data directory must hold (None: none in particular)."""
+    """The folder the data directory must hold (None: none)."""
     return None
 
   def needs_data_dir(self, cfg) -> bool:
-    """Whether the run needs a data directory (False: --data_dir or "")."""
+    """False: --data_dir is optional."""
     return True
 
   def check_flags(self, cfg, strategy) -> None:
@@ -285,8 +231,7 @@ def _open(model_trainer: ModelTrainer) -> RunContext:
   model_trainer.check_flags(cfg, strategy)
   model_dir = fv.model_dir
   model_dir_lib.check_writable(model_dir)
-  # Before anything is written: a refused rerun leaves the directory as it
-  # was.
+  # A refused rerun leaves the directory as it was.
   model_dir_lib.check_directory_flags(
       model_dir, fv, config_lib.names(model_trainer.config_class,
                                       "directory"))
@@ -363,14 +308,11 @@ def _loop_config(fv, plan: TrainingPlan,
 
 
 def _evaluate_export(model_trainer, context, plan, path, module=None):
-  """Scores a sentence encoder's export on its spec's sets; writes
-  sts_results.{json,md} and prints the table.
-
-  `module`, the in-memory module that was just written to `path`, is scored
-  instead of loading `path` again when given: loading would hold a second
-  copy of a large table (Sent2Vec: +5.7 GB at 2M buckets), and the module's
-  `__call__` is the graph the export's serving_default runs.
-  """
+  """Scores the export on the spec's sets: sts_results.{json,md} and the
+  table on the console. `module`, the in-memory module just written to
+  `path`, is scored instead of loading `path` (a second copy of a large
+  table: Sent2Vec +5.7 GB at 2M buckets); its `__call__` is the export's
+  serving_default graph."""
   pair_sets, missing = model_trainer.final_eval_sets(context.data_dir)
   encoder = (encoder_lib.FunctionEncoder(module.__call__) if module is not None
              else encoder_lib.load_encoder(path))
@@ -445,11 +387,9 @@ def train(model_trainer: ModelTrainer) -> RunSummary:
 
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
-  """SIGTERM stops the run as Ctrl-C does, also outside the training
-  loop's own handler (set-up, the final export): a KeyboardInterrupt that
-  ends in one line and exit 75, not a silent death by the signal between
-  the export and finished.json. A command's SIGTERM does so already
-  (common/interrupts.py); this is for `run` from Python."""
+  """For `run` from Python (a command has common/interrupts.py): SIGTERM
+  outside the loop's own handler stops the run as Ctrl-C does, in one line
+  and exit 75, not a silent death between the export and finished.json."""
   if interrupts.installed() is not None:
     yield
     return
@@ -465,15 +405,9 @@ def _sigterm_as_interrupt():
 
 
 def _export_of_latest_checkpoint(context, export_dir, quantize):
-  """The version in `export_dir` written from this run's latest checkpoint,
-  or None.
-
-  A run stopped after its export was published but before finished.json
-  was written leaves that version behind: its rerun reuses it rather than
-  exporting the same checkpoint again as one more version. Looked for only
-  in the model directory's own export folder (another --export_dir may
-  hold other runs' exports of a checkpoint of the same name).
-  """
+  """The version in the model directory's own export folder written from
+  its latest checkpoint, or None: a run stopped after publishing its
+  export but before finished.json reuses it on its rerun."""
   if (os.path.abspath(export_dir) != os.path.abspath(os.path.join(
       context.model_dir, model_dir_lib.EXPORT_SUBDIR)) or
       not os.path.isdir(export_dir)):
@@ -504,9 +438,8 @@ def _release(context):
 
 
 def _forget_unstarted_run(context):
-  """Removes flags.txt of a first run that stopped before it wrote
-  anything else, so that a corrected command is not refused as a rerun with
-  other settings."""
+  """Removes flags.txt of a first run that wrote nothing else, so that a
+  corrected command is not refused as a rerun with other settings."""
   left = set(os.listdir(context.out_dir)) - {model_dir_lib.FLAGS_FILE,
                                               run_lock.LOCK_FILE}
   if not left:
@@ -570,12 +503,9 @@ def _train_opened(model_trainer, context, first_run):
           "(written by a run stopped before it finished): not exported again",
           flush=True)
   else:
-    # A quantised export is built from the checkpoint by the exporter (the
-    # in-memory module is float32).
+    # The in-memory module is float32: a quantised export is built from the
+    # checkpoint.
     if plan.export_module and fv.quantize == "none":
-      # Built from the trained model in memory: the module the exporter
-      # would build from the checkpoint, without restoring a large table
-      # again.
       plan.train_step = plan.dataset = None
       module = plan.export_module(outcome["step"])
     path = export_model.export(
@@ -596,12 +526,9 @@ def _train_opened(model_trainer, context, first_run):
 
 @contextlib.contextmanager
 def plan_to_measure(model_trainer: ModelTrainer):
-  """Yields the plan a run with the parsed flags would train, for benchmarks.
-
-  Built on one device, as a worker that neither evaluates nor exports, in
-  --model_dir (its vocabulary and counts are cached there) or, without one,
-  in a temporary folder removed afterwards.
-  """
+  """Yields the plan a run with the parsed flags would train, for
+  benchmarks: one device, not the chief, in --model_dir or a temporary
+  folder removed afterwards."""
   fv = model_trainer.flag_values
   model_dir = fv.model_dir or tempfile.mkdtemp(prefix="sentzoo_plan_")
   try:
@@ -624,12 +551,8 @@ def plan_to_measure(model_trainer: ModelTrainer):
 
 
 def main(model_trainer: ModelTrainer) -> None:
-  """The `python -m trainers.<name>` entry point (exit codes: README).
-
-  A --strategy=parameter_server chief ends its process at once with its
-  exit code (`distribution.exit_process`: TensorFlow's coordinator would
-  otherwise keep it alive after a worker failure).
-  """
+  """The `python -m trainers.<name>` entry point (exit codes: README). A
+  parameter-server chief ends with `distribution.exit_process`."""
   fv = model_trainer.flag_values
   parameter_server = lambda: (fv.is_parsed() and
                               fv.strategy == distribution.PARAMETER_SERVER)
@@ -659,17 +582,10 @@ def _train_without_arguments(model_trainer, argv):
 
 
 def run(model_trainer: ModelTrainer, argv: Sequence[str]) -> RunSummary:
-  """The Python entry point: trains with the flags in `argv`.
-
-  Args:
-    model_trainer: the model's trainer.
-    argv: flags as on the command line, without the program name, e.g.
-      ["--flagfile=configs/siamese_cbow_demo.flags", "--model_dir=runs/x"].
-      Flags not given take their defaults (not values of an earlier call).
-
-  Raises:
-    errors.UserError: a bad flag value or another user mistake.
-    errors.Interrupted: stopped early with a checkpoint saved.
+  """The Python entry point: trains with the flags in `argv` (as on the
+  command line, without the program name; flags not given take their
+  defaults). Raises `errors.UserError` / `errors.Interrupted` where the
+  command would exit 2 / 75.
   """
   fv = model_trainer.flag_values
   fv.unparse_flags()

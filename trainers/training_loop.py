@@ -1,51 +1,30 @@
 """The training loop every trainer shares: steps, checkpoints, resume, logs.
 
-What it guarantees:
-- Resume: a checkpoint holds the model, the optimizer (its iteration count
-  drives the learning-rate schedule) and the input position, so a restarted
-  run continues with the next batch it would have seen. On one device the
-  input iterator itself is checkpointed; under a `tf.distribute` strategy
-  (whose distributed iterators TF 2.21 cannot checkpoint) the number of
-  consumed batches is, and the deterministic input is skipped ahead by that
-  many batches on resume.
-- Interruption: SIGINT/SIGTERM finish the current step, write a checkpoint
-  and stop; a second signal stops at once. With several workers SIGTERM is
-  handled cluster-wide by `tf.distribute.experimental.
-  PreemptionCheckpointHandler`: every worker checkpoints at the same step and
-  stops (see docs/distributed.md).
-- Progress: a console line with rate and ETA, TensorBoard scalars, a
-  machine-readable loss curve `train_log.jsonl` (one JSON object per logged
-  step: step, loss, learning_rate, the other metrics), and an optional
-  periodic evaluation (e.g. STS dev correlation).
+- Resume: a checkpoint holds the model, the optimizer and the input
+  position, so a restarted run continues with the batch it would have seen
+  next. On one device the input iterator itself is checkpointed; a
+  distributed iterator cannot be (TF 2.21), so the count of consumed
+  batches is, and the deterministic input is skipped ahead on resume.
+- Interruption: the first SIGINT/SIGTERM checkpoints after the current step
+  and stops; a second stops at once. With several workers SIGTERM goes to
+  `PreemptionCheckpointHandler`: all checkpoint at one step and stop.
+- Progress: a console line with rate and ETA, TensorBoard scalars,
+  train_log.jsonl and eval_log.jsonl.
 
-Every run is under a `tf.distribute` strategy (TensorFlow's default
-strategy on one device, as TF Model Garden's `train_lib`): `train_step` is
-the per-replica step, run with `strategy.run`; each metric it returns must
-be the replica's contribution to the global value, so that the SUM over
-replicas is that value (e.g. the loss as
-`tf.nn.compute_average_loss(per_example)`: per-replica sum / global
-batch). The global batch is per-replica batch x
-`strategy.num_replicas_in_sync`. Only the chief writes to `model_dir`;
-other workers write to `model_dir/workertemp_<task id>`
-(`distribution.worker_dir`), which is scratch.
+`train_step` is the per-replica step, run with `strategy.run` (TensorFlow's
+default strategy on one device); each metric is the replica's share, so
+that the SUM over replicas is the global value (e.g.
+`tf.nn.compute_average_loss`). Only the chief writes `model_dir`; other
+workers write scratch in `distribution.worker_dir`.
 
-Parameter servers (a `tf.distribute.ParameterServerStrategy`; only the chief
-runs this loop, the workers and parameter servers only serve): `dataset` is
-one device's dataset of whole batches, read on the chief, and `train_step`
-a tf.function taking one batch (one device's step). Every batch is handed
-to `ClusterCoordinator.schedule` with its step, so the steps are one
-device's sequence of batches, whichever worker runs each; at most
-`2 x workers` steps are in flight. A step that was running on a worker that
-died is run again, with the same batch, on another worker (TensorFlow may
-already have applied part of its updates: at least once, not exactly
-once). Before every checkpoint, evaluation and stop the chief waits for
-every scheduled step (`coordinator.join`) and sets the step counter to the
-steps scheduled, so a checkpoint holds the tables after exactly the batches
-its input position (the chief's iterator) has consumed. Logged metrics are
-those each logged step returned (fetched in step order). A step's metrics
-stay on its worker until the chief fetches them: if that worker dies in
-between, the step's update is applied but its metrics are gone, and the
-chief prints "step N: metrics lost ..." instead of logging them.
+Parameter servers (only the chief runs this loop): `dataset` is one
+device's batches, read on the chief, and every batch goes to
+`ClusterCoordinator.schedule` with its step, at most 2 x workers in
+flight. A step whose worker died is run again on another (at least once,
+not exactly once). Before every checkpoint, evaluation and stop the chief
+waits for every scheduled step and sets the step counter to the steps
+scheduled, so a checkpoint matches its input position. A step whose
+worker dies before its metrics are fetched logs "metrics lost".
 """
 
 import collections
@@ -83,18 +62,13 @@ class LoopConfig:
   max_checkpoints: int = 3
   unit_name: str = "examples"  # What a batch is counted in, for rates.
   units_per_step: int = 1
-  # Stop (checkpointed, as if interrupted) after this many steps of this
-  # invocation; 0: no limit. For time-sliced jobs; rerunning resumes.
+  # Stop, checkpointed as if interrupted, after this many steps of this
+  # invocation (0: no limit).
   max_steps_per_run: int = 0
-  # Steps run per call of one tf.function looping over the iterator in the
-  # graph (`multi_step`), sparing the Python dispatch of every step (fast
-  # steps of small batches spend a good part of their time there). Calls
-  # stop at log, checkpoint and eval steps, so those happen at the same
-  # steps whatever this is.
+  # Steps per call of one graph loop (`multi_step`): spares small steps
+  # the Python dispatch. Calls stop at log, checkpoint and eval steps.
   steps_per_call: int = 1
-  # steps_per_call > 1 on one device: graph calls running at once, each from
-  # its own thread on the shared iterator (`multi_step(threads=...)`); the
-  # train step must make concurrent updates add up.
+  # One device: graph calls at once on the shared iterator (Hogwild).
   step_threads: int = 1
 
 
@@ -106,15 +80,10 @@ def _checkpoint_bytes(path: str) -> int:
 
 def _save_checkpoint(manager, step: int, log: Callable[[str], None],
                     max_checkpoints: int) -> str:
-  """`manager.save(checkpoint_number=step)`, with a full disk made plain.
-
-  A save that finds the disk full removes what it had written (the partial
-  `ckpt-<step>_temp` folder), keeps the checkpoints before it, and raises a
-  `UserError` naming the folder, the checkpoint size and the free space.
-  After a save, a warning says when the free space left would not hold the
-  next one (it is written before the oldest is deleted), while there is
-  still time to make room.
-  """
+  """`manager.save(checkpoint_number=step)`. A full disk removes the
+  partial save and raises a `UserError` with the sizes; a warning comes
+  while there is still time, when the next save would not fit (it is
+  written before the oldest is deleted)."""
   try:
     path = manager.save(checkpoint_number=step)
   except (tf.errors.ResourceExhaustedError, OSError) as e:
@@ -207,35 +176,22 @@ def _trim_train_log(path, last_step):
 
 def read_train_log(model_dir: str,
                    name: str = model_dir_lib.TRAIN_LOG_FILE):
-  """The loss curve a run wrote (or, with name=model_dir_lib.EVAL_LOG_FILE,
-  its evaluations): list of dicts (step, loss, ...)."""
+  """The records of train_log.jsonl (or of `name`, e.g. eval_log.jsonl)."""
   with open(os.path.join(model_dir, name)) as f:
     return [json.loads(line) for line in f if line.strip()]
 
 
 def multi_step(train_step, element_spec, threads=1):
-  """Runs up to `count` steps of `train_step` in one graph call.
+  """(iterator, count: int32 []) -> (metrics of the last step run, steps
+  run): up to `count` steps of `train_step` in one graph call, fewer only
+  when the input ends.
 
-  Args:
-    train_step: batch -> dict of scalar metrics (a tf.function or a Python
-      function; traced once here for its output structure).
-    element_spec: the structure of the batches (`dataset.element_spec`).
-    threads: > 1: that many calls of the graph run at once, from their own
-      Python threads, each taking its batches from the shared iterator
-      and running its share of the `count` steps (Hogwild, as the C++
-      Sent2Vec code's threads: the steps read and update the same
-      variables without waiting for each other, so `train_step` must make
-      concurrent updates add up, and the run is not deterministic). A
-      graph call releases the GIL, so the calls keep several cores busy
-      where one step's ops alone leave them idle.
-
-  Returns:
-    A callable (iterator, count: int32 []) -> (metrics of the last step
-    run, number of steps run): fewer than `count` only when the iterator
-    ends (0: it had ended already). With threads > 1 the metrics are those
-    of the last step of the last thread that ran one, and every call
-    returns once all its threads are done, so the variables are settled
-    between calls (the loop checkpoints there).
+  threads > 1: that many graph calls at once from their own Python threads
+  (a graph call releases the GIL), sharing the iterator and the `count`
+  steps: Hogwild, as the C++ Sent2Vec code's threads, so `train_step` must
+  make concurrent updates add up and the run is not deterministic. A call
+  returns once all its threads are done, so the loop checkpoints settled
+  variables.
   """
   if not isinstance(train_step, tf.types.experimental.PolymorphicFunction):
     train_step = tf.function(train_step)
@@ -262,10 +218,9 @@ def multi_step(train_step, element_spec, threads=1):
 
 
 def _step_loop(step_fn, first_metrics):
-  """(iterator, count) -> (metrics of the last step run, or `first_metrics`
-  if none ran; steps run): `step_fn` on the iterator's batches until
-  `count` steps ran or the input ended. One call of `step_fn` per step
-  when run eagerly; one graph loop inside `tf.function`."""
+  """(iterator, count) -> (metrics of the last step, or `first_metrics` if
+  none ran; steps run) of `step_fn` until `count` steps or the input's
+  end."""
 
   def steps(iterator, count):
     metrics, done = first_metrics, tf.constant(0)
@@ -296,9 +251,8 @@ def _next_stop(step, config, first_step):
 
 
 def distribute(strategy, dataset, skip_batches=0):
-  """Distributes `dataset` (a Dataset of global batches, or a function of a
-  `tf.distribute.InputContext` returning per-replica batches) with the first
-  `skip_batches` steps' batches skipped."""
+  """`dataset` (global batches, or input_context -> per-replica batches)
+  distributed, the first `skip_batches` steps' batches skipped."""
   if isinstance(dataset, tf.data.Dataset):
     return strategy.experimental_distribute_dataset(
         dataset.skip(skip_batches) if skip_batches else dataset)
@@ -313,14 +267,8 @@ def distribute(strategy, dataset, skip_batches=0):
 
 
 def fetch_step_metrics(step, remote, log):
-  """Parameter servers: the metrics of `step` (its `RemoteValue`), fetched
-  to the chief; None, with a "metrics lost" line, if the worker that ran
-  the step died before they were copied (the step's update is applied).
-
-  A step that fails because its worker dies is run again on another worker
-  and does not raise here; a dead parameter server stops the run at the
-  next `schedule` or `join`.
-  """
+  """Parameter servers: the metrics of `step` (its `RemoteValue`); None,
+  with a "metrics lost" line, if its worker died after the step."""
   try:
     return remote.fetch()
   except tf.errors.UnavailableError as e:
@@ -344,28 +292,20 @@ def run(model_dir: str,
   """Trains until `config.total_steps`, resuming from `model_dir` if it can.
 
   Args:
-    model_dir: holds `checkpoints/`, `tensorboard/` and `train_log.jsonl`.
+    model_dir: holds checkpoints/, tensorboard/ and the logs.
     config: the loop's settings.
-    dataset: yields the batches `train_step` takes; it may end early. With
-      `strategy`: either a `tf.data.Dataset` of global batches (split across
-      replicas by `experimental_distribute_dataset`) or a function
-      `input_context -> tf.data.Dataset` of per-replica batches (see
-      `trainers.distribution`); either must be deterministic, since resuming
-      skips the batches already consumed.
-    train_step: batch -> dict of scalar metrics (at least "loss"). With
-      `strategy`: the per-replica step (see the module docstring).
-    step_counter: int variable the step increments (e.g. the optimizer's
-      `iterations`); saved in the checkpoint, read for the step number.
+    dataset: the batches, deterministic (resuming skips the consumed ones):
+      a Dataset of global batches, or input_context -> Dataset of
+      per-replica batches (`distribution`); it may end early.
+    train_step: the per-replica step, batch -> scalar metrics ("loss").
+    step_counter: the int variable the step increments (checkpointed).
     checkpoint_items: trackables to checkpoint besides the input position.
-    learning_rate_fn: returns the current learning rate, for logs.
-    eval_fn: returns a dict of scalars to log; called every
-      `eval_every_steps` and at the end.
+    learning_rate_fn: the current learning rate, for logs.
+    eval_fn: a dict of scalars, every `eval_every_steps` and at the end.
     log: where progress lines go.
-    strategy: the `tf.distribute.Strategy` the model and optimizer were
-      built under (default: TensorFlow's default strategy, one device).
-    actions: each called as action(step, metrics) after every call of the
-      steps (at the latest at every log, checkpoint and evaluation step), as
-      orbit's train actions: what a run adds to the loop without changing it.
+    strategy: the strategy the model was built under (default: one device).
+    actions: action(step, metrics) after every call of the steps, as
+      orbit's train actions.
 
   Returns:
     dict with "step", "interrupted", "preempted" and the last metrics and
@@ -376,12 +316,8 @@ def run(model_dir: str,
   read_checkpoints = os.path.join(model_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   write_checkpoints = os.path.join(out_dir, model_dir_lib.CHECKPOINT_SUBDIR)
   parameter_server = distribution.is_parameter_server(strategy)
-  # Synchronous workers (MultiWorkerMirroredStrategy): every worker runs
-  # this loop, in step with the others.
+  # Synchronous workers: every worker runs this loop in step.
   multi_worker = distribution.is_multi_worker(strategy) and not parameter_server
-  # TensorFlow's default strategy (one device) hands out the dataset itself,
-  # whose iterator a checkpoint can hold; a distributed iterator it cannot,
-  # so the number of consumed batches is checkpointed instead.
   one_device = distribution.is_one_device(strategy)
   consumed = None
   if parameter_server or one_device:
@@ -399,8 +335,6 @@ def run(model_dir: str,
   preempted = []
   step = int(step_counter.numpy())
   if multi_worker:
-    # Watches SIGTERM on every worker; when one gets it, all checkpoint at
-    # the same step (through our manager) and the loop stops.
     preemption = tf.distribute.experimental.PreemptionCheckpointHandler(
         strategy.cluster_resolver, checkpoint, read_checkpoints,
         termination_config=tf.distribute.experimental.TerminationConfig(
@@ -475,8 +409,6 @@ def run(model_dir: str,
           eval_log_path) else None
 
   def write_log(step, metrics):
-    """The train_log.jsonl record, TensorBoard scalars and console line of
-    `step` (its metrics)."""
     nonlocal window_start, window_step, rate
     now = time.time()
     rate = (step - window_step) / max(now - window_start, 1e-9)
@@ -506,9 +438,8 @@ def run(model_dir: str,
     return step % config.log_every_steps == 0 or step == config.total_steps
 
   def finish_in_flight(keep):
-    """Parameter servers: fetches the metrics of the oldest steps in flight
-    (waiting for them) until `keep` remain, logging the log steps among
-    them; returns the last metrics fetched (None if none)."""
+    """Parameter servers: fetches (and logs) the oldest steps' metrics
+    until `keep` steps remain in flight; returns the last fetched."""
     fetched = None
     while len(in_flight) > keep:
       done_step, remote = in_flight.popleft()
@@ -521,9 +452,8 @@ def run(model_dir: str,
     return fetched
 
   def settle():
-    """Parameter servers: waits for every scheduled step; the counter then
-    counts the batches consumed (a step run twice after a worker failure
-    incremented it twice)."""
+    """Parameter servers: waits for every scheduled step, then sets the
+    counter to the batches consumed (a step run twice counted twice)."""
     nonlocal metrics
     fetched = finish_in_flight(0)
     if fetched is not None:
