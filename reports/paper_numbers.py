@@ -113,25 +113,6 @@ CHARAGRAM_TABLE1 = {
     "Twitter2015": (48.6, 39.9, 52.7, 53.6),
     "Average": (59.2, 41.9, 66.2, 68.7),
 }
-# The paper's row labels (for the test that reads the paper's text).
-CHARAGRAM_ROW_LABELS = {
-    "STS2012.MSRpar": "MSRpar", "STS2012.MSRvid": "MSRvid",
-    "STS2012.SMTeuroparl": "SMT-eur", "STS2012.surprise.OnWN": "OnWN",
-    "STS2012.surprise.SMTnews": "SMT-news",
-    "STS2012.mean": "STS 2012 Average", "STS2013.headlines": "headline",
-    "STS2013.OnWN": "OnWN", "STS2013.FNWN": "FNWN", "STS2013.SMT": "SMT",
-    "STS2013.mean": "STS 2013 Average", "STS2014.deft-forum": "deft forum",
-    "STS2014.deft-news": "deft news", "STS2014.headlines": "headline",
-    "STS2014.images": "images", "STS2014.OnWN": "OnWN",
-    "STS2014.tweet-news": "tweet news", "STS2014.mean": "STS 2014 Average",
-    "STS2015.answers-forums": "answers-forums",
-    "STS2015.answers-students": "answers-students",
-    "STS2015.belief": "belief", "STS2015.headlines": "headline",
-    "STS2015.images": "images", "STS2015.mean": "STS 2015 Average",
-    "SICK.test": "2014 SICK", "Twitter2015": "2015 Twitter",
-    "Average": "Average",
-}
-
 # Table 1 of the Sent2Vec paper: model -> accuracies (MSRP acc / F1).
 SENT2VEC_TABLE1_TASKS = ("MSRP_acc", "MSRP_f1", "MR", "CR", "SUBJ", "MPQA",
                          "TREC", "Average")

@@ -1,17 +1,14 @@
-r"""The Siamese CBOW ablation table of docs/siamese_cbow.md, from trained runs.
+r"""The Siamese CBOW ablation table of docs/siamese_cbow.md.
 
-Reads each run folder written by `docs/run_siamese_cbow_ablation.sh`, or its
-committed record in docs/records/siamese_cbow_ablation/ (flags.txt,
-sts_results.json, eval_log.jsonl, train_log.jsonl, wall_seconds)
-and prints a Markdown table: the flags that differ from the first run given
-with flags, STS test scores, STS-B dev, the held-out neighbour ranking, the
-number of STS sets where the run beats the better word2vec column, and time.
-The run with the highest final STS-B dev Pearson is named as the selection:
-settings are chosen on dev, never on the STS test sets.
+Reads each run of `docs/run_siamese_cbow_ablation.sh` from its committed
+record (docs/records/siamese_cbow_ablation/<run>/) and prints a row per run:
+its flags against the base run's, STS test scores, STS-B dev, the held-out
+neighbour ranking, the STS sets beaten against word2vec, and minutes. The
+run with the highest STS-B dev Pearson is the selection: settings are chosen
+on dev, never on the STS test sets.
 
   python -m reports.siamese_cbow_ablation \
-      --runs_dir=docs/records/siamese_cbow_ablation \
-      --runs=untrained,paper,lr1e-3 \
+      --runs_dir=docs/records/siamese_cbow_ablation --runs=untrained,paper \
       --reference=word2vec=../shared/baselines/word2vec_books_sts.md
 """
 
@@ -106,13 +103,9 @@ def load_run(runs_dir, name):
 
 
 def setting(run, base):
-  """The flags the runner added for `run` (its ablation_flags.txt), else
-  those of its flags.txt that differ from `base`'s, as "--name=value".
-
-  In the diff, a flag only one of the two runs has (one added to the trainer
-  between them) is left out: it says which code version ran, not what was
-  trained.
-  """
+  """The runner's flags for `run` (ablation_flags.txt), else its flags.txt
+  values that differ from `base`'s (a flag only one has says which code
+  ran, not what was trained: left out)."""
   if run.ablation_flags is not None:
     return run.ablation_flags or "(paper flagfile)"
   names = sorted(set(run.flags) & set(base.flags))
