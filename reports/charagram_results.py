@@ -176,8 +176,7 @@ def wall_seconds(*folders):
   if folder is None:
     return None
   path = os.path.join(folder, RECORD_WALL_SECONDS)
-  with open(path) as f:
-    text = f.read().strip()
+  text = run_records.read_text(path)
   try:
     return float(text)
   except ValueError:

@@ -18,14 +18,10 @@ from typing import Any, Dict, List
 
 from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
+from sentzoo.reports import run_records
 
 SECTION_TITLE = "Results"
 _DEV, _SICK, _STS_MEAN = "STSB.dev", "SICK.test", "STS.mean"
-
-
-def _read(path: str) -> Dict[str, Any]:
-  with open(path, encoding="utf-8") as f:
-    return json.load(f)
 
 
 def _short(path: str) -> str:
@@ -37,9 +33,9 @@ def _short(path: str) -> str:
 
 def read_run(label: str, model_dir: str) -> Dict[str, Any]:
   """What the table shows of the finished run in `model_dir`."""
-  config = _read(os.path.join(model_dir, "model_config.json"))
-  finished = _read(os.path.join(model_dir, "finished.json"))
-  results = _read(os.path.join(model_dir, "sts_results.json"))
+  config, finished, results = (
+      run_records.read_json(os.path.join(model_dir, name)) for name in
+      ("model_config.json", "finished.json", "sts_results.json"))
   training = config.get("training", {})
 
   def pearson(name):

@@ -50,6 +50,21 @@ def copy_files(source, destination, names):
   return copied
 
 
+def read_text(path):
+  """The file's text, stripped; None if there is no such file."""
+  if not os.path.isfile(path):
+    return None
+  with open(path, encoding="utf-8") as f:
+    return f.read().strip()
+
+
+def read_jsonl(path):
+  """The records of a JSON-lines log; [] if there is no such file."""
+  text = read_text(path)
+  return [json.loads(line) for line in (text or "").split("\n")
+          if line.strip()]
+
+
 def write_json(path, value):
   os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
   model_dir_lib.write_text_atomically(
