@@ -13,6 +13,7 @@ import re
 from typing import Optional, Sequence
 
 from sentzoo.common import errors
+from sentzoo.reports import formatting
 
 _SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 _METRIC = re.compile(r"^(.*\S)\s+(Pearson|Spearman)$")
@@ -132,9 +133,7 @@ def load_references(specs: Sequence[str]) -> dict:
   """The reference columns of "PREFIX=PATH" baseline pages, in one dict."""
   out = {}
   for spec in specs:
-    prefix, sep, path = (part.strip() for part in spec.partition("="))
-    if not sep or not prefix or not path:
-      raise errors.UserError(f"--reference must be PREFIX=PATH, got {spec!r}")
+    prefix, path = formatting.name_value(spec, "--reference", "PREFIX=PATH")
     try:
       columns = load_baseline_file(path, prefix)
     except OSError as e:

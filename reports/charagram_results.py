@@ -481,10 +481,7 @@ def main(argv):
     raise errors.UserError("pass --run=NAME=MODEL_DIR at least once")
   runs = [formatting.name_value(spec, "--run", "NAME=MODEL_DIR")
           for spec in FLAGS.run]
-  try:
-    seeds = [int(k) for k in FLAGS.seeds]
-  except ValueError:
-    raise errors.UserError(f"--seeds must be integers, got {FLAGS.seeds}")
+  seeds = run_records.parse_seeds(FLAGS.seeds)
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
   dev_set = sts_data.load_stsb_split(data_dir, "dev")  # never in a test mean

@@ -68,8 +68,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]],
 
 
 def name_value(spec: str, flag: str, form: str = "NAME=PATH") -> tuple:
-  """'NAME=VALUE' -> (NAME, VALUE); a UserError naming `flag` otherwise."""
-  name, sep, value = spec.partition("=")
+  """'NAME=VALUE' -> (NAME, VALUE), stripped; else a UserError."""
+  name, sep, value = (part.strip() for part in spec.partition("="))
   if not sep or not name or not value:
     raise errors.UserError(f"{flag}={spec!r}: expected {form}")
   return name, value

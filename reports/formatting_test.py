@@ -56,7 +56,7 @@ class FormattingTest(absltest.TestCase):
     self.assertEqual(formatting.table(["a", "b"], [[1, "x"]]),
                      "| a | b |\n|---|---|\n| 1 | x |\n")
     self.assertEqual(formatting.table(["a"], [], "|:-|"), "| a |\n|:-|\n")
-    self.assertEqual(formatting.name_value("n=a=b", "--m"), ("n", "a=b"))
+    self.assertEqual(formatting.name_value(" n = a=b", "--m"), ("n", "a=b"))
     for bad in ("path", "=p", "n="):
       with self.assertRaisesRegex(errors.UserError, "--m='.*': expected N=P"):
         formatting.name_value(bad, "--m", "N=P")

@@ -115,7 +115,7 @@ def train_all(fv):
   seeds outermost so that an interrupted sweep covers the whole table;
   records every finished run."""
   retrain = run_records.parse_retrain(fv.retrain)
-  for seed in hybrid_table.seeds_of(fv):
+  for seed in run_records.parse_seeds(fv.seeds):
     for task in fv.tasks:
       for encoder in fv.encoders:
         for mode in fv.modes:

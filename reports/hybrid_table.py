@@ -75,16 +75,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                     flag_values=flag_values)
 
 
-def seeds_of(fv):
-  try:
-    seeds = [int(k) for k in fv.seeds]
-  except ValueError:
-    raise errors.UserError(f"--seeds must be integers, got {fv.seeds}")
-  if not seeds:
-    raise errors.UserError("--seeds is empty")
-  return seeds
-
-
 def cell_name(task, encoder, mode):
   return f"{task}_{encoder}_{mode}"
 
@@ -240,7 +230,7 @@ def majority_line(fv, task, seeds):
 
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
-  seeds = seeds_of(fv)
+  seeds = run_records.parse_seeds(fv.seeds)
   columns = [(m, r) for (m, r) in COLUMN_NAMES if m in fv.modes]
   lines = [
       "# Hybrid siamese + MLP sentence matcher: results",
@@ -375,7 +365,7 @@ def check_flags(fv):
       if value not in known:
         raise errors.UserError(f"unknown {what} {value!r}; one of "
                                f"{list(known)}")
-  seeds_of(fv)
+  run_records.parse_seeds(fv.seeds)
   if fv.word_vector_choice:
     word_vector_choice.read_choice(fv.word_vector_choice)
 

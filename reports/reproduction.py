@@ -135,7 +135,7 @@ def hybrid_rows(records_dir):
   fv = cli.parse_own_flags(hybrid_table.define_flags, [
       "hybrid_table", f"--records_dir={records_dir}",
       "--runs_dir=/nonexistent"])
-  seeds = hybrid_table.seeds_of(fv)
+  seeds = run_records.parse_seeds(fv.seeds)
   papers = {"msrp": ("Quora (paper, Table 1)", "MSRP instead of Quora "
                      "Question Pairs (not available)"),
             "sick": ("SNLI binary (paper, Table 2)", "SICK-E binary instead "

@@ -65,10 +65,7 @@ STS_REFERENCES = (
 def parse_model_spec(spec: str) -> tuple:
   """'NAME=PATH' -> (NAME, PATH); 'PATH' -> (None, PATH)."""
   if "=" in spec:
-    name, path = spec.split("=", 1)
-    if not name.strip() or not path.strip():
-      raise errors.UserError(f"--model {spec!r}: expected NAME=PATH or PATH")
-    return name.strip(), path.strip()
+    return formatting.name_value(spec, "--model", "NAME=PATH or PATH")
   return None, spec.strip()
 
 

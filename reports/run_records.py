@@ -126,6 +126,17 @@ def size_bytes(folder):
              if os.path.isfile(os.path.join(folder, n)))
 
 
+def parse_seeds(values):
+  """--seeds values -> [int]; a UserError unless one or more integers."""
+  try:
+    seeds = [int(k) for k in values]
+  except ValueError:
+    raise errors.UserError(f"--seeds must be integers, got {values}") from None
+  if not seeds:
+    raise errors.UserError("--seeds is empty")
+  return seeds
+
+
 def parse_retrain(specs):
   """--retrain values -> {(run, seed or None)}: 'RUN' or 'RUN/seed<k>'."""
   wanted = set()

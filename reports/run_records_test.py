@@ -58,6 +58,12 @@ class RunRecordsTest(tf.test.TestCase):
                      2.0)
     self.assertTrue(np.isnan(run_records.mean_present([None])))
 
+  def test_seeds(self):
+    self.assertEqual(run_records.parse_seeds(["0", "2"]), [0, 2])
+    for bad, message in ((["x"], "must be integers"), ([], "is empty")):
+      with self.assertRaisesRegex(run_records.errors.UserError, message):
+        run_records.parse_seeds(bad)
+
   def test_retrain_specs(self):
     wanted = run_records.parse_retrain(["msrp_gru_joint", "sick_cnn_logistic"
                                         "/seed2"])

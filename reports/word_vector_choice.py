@@ -23,6 +23,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.export import saved_model_writer
+from sentzoo.reports import formatting
 
 STSB_DEV = "STSB.dev"
 # Model types whose sentence embedding is the average of their word vectors
@@ -116,10 +117,8 @@ def report(flag_values):
     raise errors.UserError("--candidate names no model directory")
   candidates = []
   for entry in flag_values.candidate:
-    name, sep, model_dir = entry.partition("=")
-    if not sep or not name or not model_dir:
-      raise errors.UserError(f"--candidate={entry!r} is not NAME=MODEL_DIR")
-    candidates.append(read_candidate(name, model_dir))
+    candidates.append(read_candidate(*formatting.name_value(
+        entry, "--candidate", "NAME=MODEL_DIR")))
   selected = choose(candidates)
   for c in candidates:
     mark = " (selected)" if c is selected else ""
