@@ -346,13 +346,13 @@ def format_page(fv):
         "- Flagfiles: `configs/hybrid_<task>_<encoder>.flags`; the loss is "
         "`--mode`.", ""]
   lines += ["## The paper's numbers (other data sets: Quora, SNLI; GloVe)", "",
-            "| data set | encoder | Contrastive | Logistic | Joint loss |",
-            "|---|---|---:|---:|---:|"]
-  for name, table in PAPER.items():
-    for encoder, values in table.items():
-      lines.append(f"| {name} | {ENCODERS[encoder]} | " + " | ".join(
-          f"{v:.2f}" for v in values) + " |")
-  lines.append("")
+            formatting.table(
+                ["data set", "encoder", "Contrastive", "Logistic",
+                 "Joint loss"],
+                [[name, ENCODERS[encoder]] + [f"{v:.2f}" for v in values]
+                 for name, table in PAPER.items()
+                 for encoder, values in table.items()],
+                "|---|---|---:|---:|---:|")]
   return "\n".join(lines)
 
 

@@ -40,6 +40,7 @@ from sentzoo.export import saved_model_writer
 from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
+from sentzoo.reports import run_records
 from sentzoo.reports import senteval_tables
 from sentzoo.reports import sts_tables
 
@@ -233,10 +234,8 @@ SIGNIFICANCE_TITLE = "Significance (per set)"
 
 def _run_record_scores(folders: Sequence[str]) -> dict:
   """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
-  seeds = []
-  for folder in folders:
-    with open(os.path.join(folder, "pearson.json"), encoding="utf-8") as f:
-      seeds.append(json.load(f))
+  seeds = [run_records.read_json(os.path.join(folder, "pearson.json"))
+           for folder in folders]
   sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
                / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
   return {"stsb_dev": significance_lib.mean_std([r["dev"] for r in seeds]),
@@ -481,8 +480,7 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       continue
     entry = cached_evaluation(path, data_dir,
                               [] if fv.update_sections else fv.tasks, config,
-                              fv.cache_dir,
-                              batch_size=fv.batch_size)
+                              fv.cache_dir, batch_size=fv.batch_size)
     entry["name"] = name or _default_name(entry.get("model_card", {}), path)
     entry["path"] = path
     entries.append(entry)
@@ -498,13 +496,13 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       raise errors.UserError(f"--compare={spec!r}: expected A,B with two of "
                              f"the model names {names}")
     compare.append(tuple(parts))
-  train_commands = {}
-  for spec in fv.train_command:
-    name, _, cmd = spec.partition("=")
-    if name not in names or not cmd:
-      raise errors.UserError(f"--train_command={spec!r}: expected NAME=CMD "
-                             f"with NAME one of {names}")
-    train_commands[name] = cmd
+  train_commands = dict(formatting.name_value(
+      spec, "--train_command", f"NAME=CMD with NAME one of {names}")
+                        for spec in fv.train_command)
+  unknown = sorted(set(train_commands) - set(names))
+  if unknown:
+    raise errors.UserError(f"--train_command: {unknown} are not model names "
+                           f"({names})")
   if fv.update_sections:
     return {"page": update_sections(fv.output, entries, compare, missing),
             "entries": entries}
@@ -514,8 +512,7 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
                     train_commands)
   if fv.output:
     os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
-    with open(fv.output, "w", encoding="utf-8") as f:
-      f.write(page)
+    formatting.write_page(fv.output, page)
     print(f"wrote {fv.output}", file=out)
   return {"page": page, "entries": entries}
 

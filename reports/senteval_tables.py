@@ -5,7 +5,7 @@ prints the accuracy table in the layout of the Sent2Vec paper's Table 1,
 under the paper's rows, and the seconds each task took.
 
   python -m reports.senteval_tables --model=EXPORT [--model=EXPORT ...] \
-      [--names=a,b] --data_dir=../shared/data [--tasks=MR,CR,SUBJ,MPQA,TREC,MSRP]
+      [--names=a,b] --data_dir=../shared/data [--tasks=MR,CR,TREC]
 """
 
 import sys
