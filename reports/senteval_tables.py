@@ -135,10 +135,9 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
         f"no transfer task data under {data_dir!r} (missing: "
         f"{', '.join(missing)}): fix --data_dir or ${data_dir_lib.ENV_VAR}")
   encoders = [encoder_lib.load_encoder(m) for m in fv.model]
-  all_results = []
-  for name, encoder in zip(names, encoders):
-    all_results.append(senteval.evaluate(encoder, loaded, config,
-                                         fv.batch_size, model_name=name))
+  all_results = [senteval.evaluate(encoder, loaded, config, fv.batch_size,
+                                   model_name=name)
+                 for name, encoder in zip(names, encoders)]
   rows = paper_rows() + list(zip(names, all_results))
   markdown = ("Accuracy \u00d7 100 (MSRP: accuracy / F1); " +
               config.describe() + ".\n\n" + format_transfer_table(rows) +

@@ -292,12 +292,9 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
         f"no evaluation sets found under {data_dir!r} (missing: "
         f"{', '.join(missing)}): fix --data_dir or ${data_dir_lib.ENV_VAR}")
   encoders = [encoder_lib.load_encoder(m) for m in fv.model]
-
-  results = []
-  for name, encoder in zip(names, encoders):
-    results.append(sts.evaluate_pair_sets(encoder, pair_sets, missing,
-                                          batch_size=fv.batch_size,
-                                          model_name=name))
+  results = [sts.evaluate_pair_sets(encoder, pair_sets, missing,
+                                    batch_size=fv.batch_size, model_name=name)
+             for name, encoder in zip(names, encoders)]
   significance = {name: significance_lib.compare_per_set(r, results[0])
                   for name, r in zip(names[1:], results[1:])}
   wilcoxon = {name: significance_lib.wilcoxon_per_set(r, results[0])
