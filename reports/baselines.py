@@ -1,19 +1,11 @@
 """Peer baselines for the STS tables, read from markdown result pages.
 
-A baseline page holds one results table whose header's first cell is "set":
-
-  | set | pairs | CBOW Pearson | CBOW Spearman | skip-gram Pearson |
-  |---|---:|---:|---:|---:|
-  | STS2012.MSRpar | 750 | 24.20 | 27.36 | 28.13 |
-  | SICK.test | 4927 | 59.18 | 53.41 | 65.09 |
-  | **mean of the 19 STS 2012–2015 sets** | | 41.56 | 44.78 | 49.11 |
-  | **STS 2014 mean (6 sets)** | | 44.65 | 45.87 | 53.50 |
-
-Each "X Pearson" column is paired with "X Spearman" when there is one, giving
-a reference column named "PREFIX X". Set rows are keyed by their name;
-bold aggregate rows by the keys of `evaluation.sts` ("STS.mean",
-"STS2014.mean"). Bold rows with no values (group headings) are skipped, and
-so is a "pairs" column. Values are x 100, like the evaluation's.
+A baseline page holds one table whose header starts with "set", e.g.
+`| set | pairs | CBOW Pearson | CBOW Spearman |`: each "X Pearson" column
+(paired with "X Spearman" if there is one) becomes a reference column
+"PREFIX X"; set rows are keyed by name, bold aggregate rows by
+`evaluation.sts`'s keys ("STS.mean", "STS2014.mean"); bold rows without
+values (group headings) and a "pairs" column are skipped. Values are x 100.
 """
 
 import math
@@ -21,6 +13,7 @@ import re
 from typing import Optional, Sequence
 
 from sentzoo.common import errors
+from sentzoo.reports import formatting
 
 _SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 _METRIC = re.compile(r"^(.*\S)\s+(Pearson|Spearman)$")
@@ -88,21 +81,8 @@ def _columns(header: Sequence[str], path: str, line_number: int) -> list:
 
 
 def load_baseline_file(path: str, prefix: str = "") -> dict:
-  """Parses the results table of a baseline markdown page.
-
-  Args:
-    path: the markdown file.
-    prefix: put before every column name, e.g. "word2vec" -> "word2vec CBOW".
-
-  Returns:
-    dict column name -> {row key: (pearson, spearman or None)}, columns in
-    the table's order, rows in file order; a row without a Pearson value in
-    a column is left out of that column.
-
-  Raises:
-    errors.DataFormatError: no results table, or a malformed one (the message
-      names the file and line).
-  """
+  """{"prefix X": {row key: (pearson, spearman or None)}} of the page's
+  table, in its order; a DataFormatError (file and line) if malformed."""
   with open(path, encoding="utf-8") as f:
     lines = f.read().splitlines()
   start = next((i for i, line in enumerate(lines) if line.startswith("|") and
@@ -150,17 +130,10 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
 
 
 def load_references(specs: Sequence[str]) -> dict:
-  """Loads "PREFIX=PATH" baseline pages into one dict of reference columns.
-
-  Raises:
-    errors.UserError: a bad spec, an unreadable or malformed file, or two
-      columns with the same name.
-  """
+  """The reference columns of "PREFIX=PATH" baseline pages, in one dict."""
   out = {}
   for spec in specs:
-    prefix, sep, path = (part.strip() for part in spec.partition("="))
-    if not sep or not prefix or not path:
-      raise errors.UserError(f"--reference must be PREFIX=PATH, got {spec!r}")
+    prefix, path = formatting.name_value(spec, "--reference", "PREFIX=PATH")
     try:
       columns = load_baseline_file(path, prefix)
     except OSError as e:

@@ -1,20 +1,12 @@
-r"""The continued-training table: runs with and without --init_from, side by side.
+r"""The continued-training table: runs with and without --init_from.
 
-  python -m reports.continued_training \
-      "part01 model=runs/s2v_part01" \
-      "from scratch on parts 02-07=runs/s2v_p2to7_scratch" \
-      "continued on parts 02-07=runs/s2v_p2to7_continued" \
-      [--page=docs/continued_training.md]
+  python -m reports.continued_training "part01 model=runs/s2v_part01" \
+      "continued on parts 02-07=runs/s2v_p2to7_continued" [--page=PAGE]
 
-Each argument is LABEL=MODEL_DIR of a finished run (its finished.json,
-model_config.json and sts_results.json). Prints, per run, what it started
-from, its corpus, its steps, its vocabulary, and its scores: STS-B dev (the
-comparison; settings are chosen on it), and for information SICK test and
-the mean of the STS 2012-2015 sets. Then compares every run that has
---init_from with each run of the same corpus and steps that has not. With
---page, the table and comparison replace the page's section `## Results`
-(`reports.doc_sections`); the page never names a machine path (only the
-folders' names).
+Each LABEL=MODEL_DIR is a finished run. A row per run (start, corpus,
+steps, vocabulary, STS-B dev, which decides, and for information SICK test
+and the STS mean), then each --init_from run against each scratch run of the
+same corpus and steps. --page replaces the page's `## Results` section.
 """
 
 import argparse
@@ -26,14 +18,10 @@ from typing import Any, Dict, List
 
 from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
+from sentzoo.reports import run_records
 
 SECTION_TITLE = "Results"
 _DEV, _SICK, _STS_MEAN = "STSB.dev", "SICK.test", "STS.mean"
-
-
-def _read(path: str) -> Dict[str, Any]:
-  with open(path, encoding="utf-8") as f:
-    return json.load(f)
 
 
 def _short(path: str) -> str:
@@ -45,9 +33,9 @@ def _short(path: str) -> str:
 
 def read_run(label: str, model_dir: str) -> Dict[str, Any]:
   """What the table shows of the finished run in `model_dir`."""
-  config = _read(os.path.join(model_dir, "model_config.json"))
-  finished = _read(os.path.join(model_dir, "finished.json"))
-  results = _read(os.path.join(model_dir, "sts_results.json"))
+  config, finished, results = (
+      run_records.read_json(os.path.join(model_dir, name)) for name in
+      ("model_config.json", "finished.json", "sts_results.json"))
   training = config.get("training", {})
 
   def pearson(name):

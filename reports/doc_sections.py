@@ -1,17 +1,8 @@
-"""Generated sections of the markdown pages in docs/, spliced in place.
+"""Generated `## Title` sections of the pages in docs/, spliced in place.
 
-Some docs/run_*.sh scripts each generate one `## Title` section of a page
-(docs/sent2vec.md's "Compact exports", "Training speed" and "Training
-memory") from the runs/ files of a benchmark. `replace_section` writes such a
-section into the page: it replaces the old section of that title (from its
-heading line up to the next `## ` heading line) or, when the page has none,
-appends it at the end; everything else in the page is kept byte for byte. A
-subsection of the old section can be kept after the new text (`keep_from`:
-the speed section keeps the figures stored on another day).
-
-The heredocs of those scripts import this module, as
-`from sentzoo.reports import doc_sections`, instead of each carrying its own
-copy of the splicing and of `cpu_model`.
+Some docs/run_*.sh scripts each write one section of a page (e.g.
+docs/sent2vec.md's "Training speed") from a benchmark's files; their
+heredocs import this module instead of each carrying a copy of the splicing.
 """
 
 import os
@@ -31,9 +22,8 @@ def cpu_model(cpuinfo="/proc/cpuinfo"):
 
 
 def _find_line(doc, predicate, begin=0, end=None):
-  """Offset of the first line of `doc` that starts at or after `begin`,
-  before `end` (default: the end of `doc`), for which `predicate(line)` is
-  true (the line without its newline); -1 if none."""
+  """Offset of the first line starting in [begin, end) for which
+  `predicate(line)` holds; -1 if none."""
   end = len(doc) if end is None else end
   offset = 0
   for line in doc.split("\n"):
@@ -46,31 +36,13 @@ def _find_line(doc, predicate, begin=0, end=None):
 
 
 def replace_section(path, title, text, keep_from=None, blank_lines=2):
-  """Writes `text` as the section `## title` of the markdown file `path`.
+  """Writes `text` (starting with the line `## title`) as that section of
+  the page `path`, atomically; the rest of the page is kept byte for byte.
 
-  The old section is the part of the page from the line `## title` up to
-  the next line that starts with `## ` (or the end of the page). The page is
-  rewritten as: what precedes the old section, without its trailing
-  newlines; `blank_lines` blank lines; `text` as given; then, if anything
-  follows, one newline and what follows. So a `text` that ends with one
-  newline is followed by one blank line, one that ends with two by two.
-  Without an old section, `text` is appended at the end of the page in the
-  same way. The file is replaced atomically (written to `path + ".tmp"`,
-  then `os.replace`).
-
-  Args:
-    path: the markdown file; it must exist.
-    title: the section's title, without the `## `.
-    text: the whole new section, starting with its line `## title`.
-    keep_from: a heading line (e.g. "### Ours only, another day"): if the
-      old section has that line, the old section from that line on is kept
-      after `text`, as what follows it. None: nothing of the old section is
-      kept.
-    blank_lines: how many blank lines separate the section from what
-      precedes it (none when nothing precedes it).
-
-  Raises:
-    ValueError: `text` does not start with the line `## title`.
+  The old section runs from its heading to the next `## ` line (or the end);
+  without one, `text` is appended. `blank_lines` blank lines separate it from
+  what precedes it. keep_from: a heading line inside the old section from
+  which the old section is kept after `text` (e.g. figures of another day).
   """
   heading = "## " + title
   first_line = text.split("\n", 1)[0]

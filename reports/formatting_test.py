@@ -6,6 +6,7 @@ import tempfile
 
 from absl.testing import absltest
 
+from sentzoo.common import errors
 from sentzoo.reports import formatting
 
 
@@ -44,6 +45,21 @@ class FormattingTest(absltest.TestCase):
     self.assertTrue(section.startswith("<details><summary>"))
     self.assertIn("```\nbash a.sh\npython -m b\n```", section)
     self.assertTrue(section.rstrip().endswith("</details>"))
+
+  def test_command_note_line(self):
+    self.assertEqual(formatting.command_note_line("python -m x --y=1"),
+                     "Produced by: `python -m x --y=1`")
+    self.assertEqual(formatting.command_note_line("echo `date`"),
+                     "Produced by: `` echo `date` ``")
+
+  def test_table_and_name_value(self):
+    self.assertEqual(formatting.table(["a", "b"], [[1, "x"]]),
+                     "| a | b |\n|---|---|\n| 1 | x |\n")
+    self.assertEqual(formatting.table(["a"], [], "|:-|"), "| a |\n|:-|\n")
+    self.assertEqual(formatting.name_value(" n = a=b", "--m"), ("n", "a=b"))
+    for bad in ("path", "=p", "n="):
+      with self.assertRaisesRegex(errors.UserError, "--m='.*': expected N=P"):
+        formatting.name_value(bad, "--m", "N=P")
 
   def test_readable(self):
     long_row = "| a | " + "x" * 200 + " | " + "y" * 150 + " |"

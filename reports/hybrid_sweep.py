@@ -4,23 +4,13 @@ r"""Trains the hybrid siamese matcher's table: encoders x losses x seeds.
       --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-(runs/zoo_word_vectors.json: `bash docs/train_zoo_word_vectors.sh`, the
-zoo's word vectors chosen on STS-B dev; or --word_vectors=PATH for any.)
-
-For each seed of --seeds, task, encoder and loss it trains, in this process,
-`trainers.hybrid_siamese.run(["--flagfile=configs/hybrid_<task>_<encoder>
-.flags", "--mode=<loss>", "--seed=<k>", ...])` into <runs_dir>/<task>_
-<encoder>_<loss>/seed<k>/ (its console output goes to train.log there),
-unless that run has results.json or a record (then it is recorded if it has
-none); a run that was interrupted resumes, and seed 0 of every cell is
-trained before seed 1 of any. A run named in --retrain is trained into its
-run folder (which resumes, or finishes at once when complete: delete the
-folder to start over) and its record is rewritten. Each finished
-run is copied into its record (`reports.run_records`). Then it writes the
-page, `reports.hybrid_table`'s (whose flags it shares).
-
-Its flags are its own (`define_flags`, parsed by `run`): absl's process-wide
-flags are the trainer's, which `hybrid_siamese.run` parses anew for each run.
+Trains, in this process, each run that has neither results.json nor a
+record (`hybrid_siamese.run` with configs/hybrid_<task>_<encoder>.flags,
+--mode=<loss>, --seed=<k>; its output to train.log in its folder), seed 0 of
+every cell before seed 1 of any; --retrain=CELL[/seed<k>] trains a recorded
+run again. Each finished run is recorded (`reports.run_records`); then the
+page is written by `reports.hybrid_table`, whose flags it shares (absl's
+process-wide flags are the trainer's).
 """
 
 import contextlib
@@ -121,14 +111,11 @@ def _output_to(path):
 
 
 def train_all(fv):
-  """Trains every run of the table that has neither results.json nor a
-  record (and those named in --retrain); records every finished run.
-
-  Seeds are the outer loop: every cell gets its seed 0 run before any gets
-  seed 1, so that an interrupted build still covers the whole table.
-  """
+  """Trains the runs without results.json or a record (and --retrain's),
+  seeds outermost so that an interrupted sweep covers the whole table;
+  records every finished run."""
   retrain = run_records.parse_retrain(fv.retrain)
-  for seed in hybrid_table.seeds_of(fv):
+  for seed in run_records.parse_seeds(fv.seeds):
     for task in fv.tasks:
       for encoder in fv.encoders:
         for mode in fv.modes:
@@ -164,13 +151,8 @@ def train_all(fv):
 
 
 def run(argv: Sequence[str]) -> str:
-  """Trains the missing runs, then writes the page; argv[0] is the program.
-
-  Raises:
-    errors.UserError: a bad flag (of this command, or of a run's trainer).
-    errors.Interrupted: a run stopped early with a checkpoint saved (run the
-      command again to resume it).
-  """
+  """Trains the missing runs, then writes the page (argv[0]: the program).
+  An interrupted run (errors.Interrupted) resumes when run again."""
   return sweep(cli.parse_own_flags(define_flags, argv))
 
 

@@ -1,28 +1,19 @@
-r"""The hybrid siamese matcher's page: encoders x losses, one table.
+r"""The hybrid siamese matcher's page: encoders x losses, one table per task.
 
   python -m reports.hybrid_table --data_dir=../shared/data \
       --word_vector_choice=runs/zoo_word_vectors.json \
       --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
 
-renders the page, in the layout of Nicosia and Moschitti (CIKM 2017) Tables
-1-2, from the runs present under --runs_dir (<runs_dir>/<task>_<encoder>_
-<loss>/seed<k>/); `python -m reports.hybrid_sweep` (same flags and more)
-trains the missing runs first. A run folder does not outlive its machine, so
-a finished run's results.json and test decisions are also kept in a
-committed record (<records_dir>/<task>_<encoder>_<loss>/seed<k>/,
-`reports.run_records`), read where the run folder is absent.
-
-Contrastive-only runs are reported under the paper's fixed distance
-threshold (0.5) and under the threshold tuned on dev (`evaluation.
-decision_threshold`); under each task's table, the majority class's accuracy
-and the contrastive cells whose dev-tuned mean is below it. "joint >= each
-single loss" is decided by a paired t-test over seeds (training variance)
-and McNemar's exact test on the pooled test decisions (test-set sampling),
-combined by `evaluation.significance.claim_verdict`; the page states the
+renders docs/hybrid_siamese.md in the layout of Nicosia and Moschitti (CIKM
+2017) Tables 1-2 from <runs_dir>/<task>_<encoder>_<loss>/seed<k>/, or their
+committed records (`reports.run_records`) where a run folder is absent;
+`reports.hybrid_sweep` trains the missing runs. Contrastive runs are shown
+under the paper's fixed threshold and a dev-tuned one. "joint >= each single
+loss" is decided by a paired t-test over seeds and McNemar's test on the
+pooled test decisions (`significance.claim_verdict`); the page states the
 rule.
 """
 
-import json
 import os
 from typing import Sequence
 
@@ -84,16 +75,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                     flag_values=flag_values)
 
 
-def seeds_of(fv):
-  try:
-    seeds = [int(k) for k in fv.seeds]
-  except ValueError:
-    raise errors.UserError(f"--seeds must be integers, got {fv.seeds}")
-  if not seeds:
-    raise errors.UserError("--seeds is empty")
-  return seeds
-
-
 def cell_name(task, encoder, mode):
   return f"{task}_{encoder}_{mode}"
 
@@ -104,33 +85,27 @@ def run_dir(fv, task, encoder, mode, seed):
 
 
 def record_dir(fv, task, encoder, mode, seed):
-  """The run's record folder, or None without --records_dir."""
-  if not fv.records_dir:
-    return None
-  return run_records.record_dir(fv.records_dir,
-                                cell_name(task, encoder, mode), seed)
+  return (run_records.record_dir(fv.records_dir, cell_name(task, encoder,
+                                                            mode), seed)
+          if fv.records_dir else None)
 
 
 def source_dir(fv, task, encoder, mode, seed):
-  """Where the run's results are read: its run folder when that has
-  results.json, else its record when that has, else None."""
+  """The run folder, else its record, that has results.json; or None."""
   return run_records.first_with(
       hybrid_siamese.RESULTS_FILE, run_dir(fv, task, encoder, mode, seed),
       record_dir(fv, task, encoder, mode, seed))
 
 
 def read_results(fv, task, encoder, mode, seed):
-  """The run's results.json (from its folder or its record), or None."""
+  """The run's results.json (from `source_dir`), or None."""
   folder = source_dir(fv, task, encoder, mode, seed)
-  if folder is None:
-    return None
-  with open(os.path.join(folder, hybrid_siamese.RESULTS_FILE)) as f:
-    return json.load(f)
+  return folder and run_records.read_json(
+      os.path.join(folder, hybrid_siamese.RESULTS_FILE))
 
 
 def read_test_decisions(fv, task, encoder, mode, seed, rule=None):
-  """bool [n]: test pairs classified right at the best dev epoch, or None
-  (read where results.json is read)."""
+  """bool [n]: test pairs right at the best dev epoch (or None)."""
   folder = source_dir(fv, task, encoder, mode, seed)
   if folder is None:
     return None
@@ -159,11 +134,8 @@ def _cell(values):
 
 
 def compare(fv, task, encoder, seeds, a, b):
-  """Paired tests of column a = (mode, rule) against column b.
-
-  Returns (t-test over the seeds both have, McNemar pooled over those
-  seeds' test decisions); None for a test without data.
-  """
+  """(t-test over common seeds, McNemar on their pooled test decisions) of
+  column a = (mode, rule) against b; None for a test without data."""
   acc_a, acc_b, dec_a, dec_b = [], [], [], []
   for seed in seeds:
     ra = test_accuracy(read_results(fv, task, encoder, a[0], seed), a[1])
@@ -214,9 +186,8 @@ def _word_vectors_source(fv):
 
 
 def majority_accuracy(fv, task):
-  """(accuracy, label) of always answering the test split's more common
-  class, or None when the data directory or the file is not there, or
-  the file has no pairs."""
+  """(accuracy, label) of always answering the test split's majority class;
+  None without the file or its pairs."""
   try:
     path = pair_datasets.task_files(
         data_dir_lib.resolve_data_dir(fv.data_dir), task)["test"]
@@ -232,8 +203,8 @@ def majority_accuracy(fv, task):
 
 
 def majority_line(fv, task, seeds):
-  """The test split's majority-class accuracy, and the contrastive cells
-  whose dev-tuned threshold stays below it."""
+  """The majority class's accuracy, and the contrastive cells (dev-tuned)
+  below it."""
   majority = majority_accuracy(fv, task)
   if majority is None:
     return ("Majority class of the test set: unknown (its file is not in "
@@ -259,7 +230,7 @@ def majority_line(fv, task, seeds):
 
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
-  seeds = seeds_of(fv)
+  seeds = run_records.parse_seeds(fv.seeds)
   columns = [(m, r) for (m, r) in COLUMN_NAMES if m in fv.modes]
   lines = [
       "# Hybrid siamese + MLP sentence matcher: results",
@@ -375,13 +346,13 @@ def format_page(fv):
         "- Flagfiles: `configs/hybrid_<task>_<encoder>.flags`; the loss is "
         "`--mode`.", ""]
   lines += ["## The paper's numbers (other data sets: Quora, SNLI; GloVe)", "",
-            "| data set | encoder | Contrastive | Logistic | Joint loss |",
-            "|---|---|---:|---:|---:|"]
-  for name, table in PAPER.items():
-    for encoder, values in table.items():
-      lines.append(f"| {name} | {ENCODERS[encoder]} | " + " | ".join(
-          f"{v:.2f}" for v in values) + " |")
-  lines.append("")
+            formatting.table(
+                ["data set", "encoder", "Contrastive", "Logistic",
+                 "Joint loss"],
+                [[name, ENCODERS[encoder]] + [f"{v:.2f}" for v in values]
+                 for name, table in PAPER.items()
+                 for encoder, values in table.items()],
+                "|---|---|---:|---:|---:|")]
   return "\n".join(lines)
 
 
@@ -394,32 +365,23 @@ def check_flags(fv):
       if value not in known:
         raise errors.UserError(f"unknown {what} {value!r}; one of "
                                f"{list(known)}")
-  seeds_of(fv)
+  run_records.parse_seeds(fv.seeds)
   if fv.word_vector_choice:
     word_vector_choice.read_choice(fv.word_vector_choice)
 
 
 def write_page(fv) -> str:
-  """Writes the page of the runs present (or recorded) to --output.
-
-  Raises:
-    errors.UserError: a bad flag (`check_flags`).
-  """
+  """Writes the page of the runs present (or recorded) to --output."""
   check_flags(fv)
   page = formatting.readable(format_page(fv))
   os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
-  with open(fv.output, "w") as f:
-    f.write(page)
+  formatting.write_page(fv.output, page)
   print(page)
   return page
 
 
 def run(argv: Sequence[str]) -> str:
-  """Renders the page in-process; argv[0] is the program. Returns it.
-
-  Raises:
-    errors.UserError: a bad flag.
-  """
+  """Renders the page in-process (argv[0] is the program); returns it."""
   return write_page(cli.parse_own_flags(define_flags, argv))
 
 

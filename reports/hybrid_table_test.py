@@ -111,6 +111,34 @@ class HybridTableTest(tf.test.TestCase):
     self.assertIn("| Quora (paper, Table 1) | GRU | 86.72 | 83.00 | 86.82 |",
                   page)
 
+  def test_committed_page_is_the_renderers_output(self):
+    # docs/hybrid_siamese.md from its committed records alone. Only the
+    # word-vector item differs: it names runs/zoo_word_vectors.json, which
+    # is not committed (this run passes no --word_vector_choice).
+    data_dir = os.environ.get("SENTZOO_DATA_DIR") or os.path.join(
+        REPO_ROOT, "..", "shared", "data")
+    if not os.path.isdir(os.path.join(data_dir, "msrp")):
+      self.skipTest("no data directory: the majority lines need its tests")
+    output = os.path.join(self.get_temp_dir(), "hybrid_siamese.md")
+    cwd = os.getcwd()
+    os.chdir(REPO_ROOT)  # The page names its folders relative to the root.
+    try:
+      with mock.patch("sys.stdout"):
+        hybrid_table.run([
+            "hybrid_table", f"--data_dir={os.path.abspath(data_dir)}",
+            "--runs_dir=runs/hybrid_table", f"--output={output}",
+            "--records_dir=docs/records/hybrid_table"])
+    finally:
+      os.chdir(cwd)
+    def without_word_vectors(path):
+      with open(path, encoding="utf-8") as f:
+        head, item = f.read().split("- Word vectors:", 1)
+      return head + item[item.index("\n- "):]
+    committed = without_word_vectors(
+        os.path.join(REPO_ROOT, "docs", "hybrid_siamese.md"))
+    self.assertIn("| GRU |", committed)
+    self.assertEqual(without_word_vectors(output), committed)
+
   def test_majority_line_names_the_cells_below_it(self):
     root = os.path.join(self.get_temp_dir(), "majority")
     runs = os.path.join(root, "runs")

@@ -7,22 +7,16 @@ texts in ../shared/papers and against the figures quoted in
 ("STS2014.tweet-news", "SICK.test"); aggregates use the keys of
 evaluation/sts.py ("STS2014.mean", "STS.mean").
 
-Sources:
-  * SIAMESE_CBOW_TABLE1: Kenter, Borisov, de Rijke (ACL 2016), Table 1:
-    Pearson's r (Spearman's rho) on 20 SemEval sets (STS2013.SMT is not in
-    the shared data). Trained on the Toronto Book Corpus.
-  * CHARAGRAM_TABLE1: Wieting, Bansal, Gimpel, Livescu (EMNLP 2016),
-    supplement, Table 1: Pearson's r x 100; trained on PPDB phrase pairs.
-    Its year averages include sets absent here (2013 SMT), and its "SICK" is
-    the 2014 SICK test set.
-  * SENT2VEC_TABLE1: Pagliardini, Gupta, Jaggi (NAACL 2018), Table 1:
-    transfer accuracies (MSRP accuracy / F1), Toronto books models.
-  * HYBRID_SIAMESE_TABLES: Nicosia and Moschitti (CIKM 2017), Tables 1
-    (Quora) and 2 (binary SNLI): test accuracy x 100 of each encoder
-    trained with the contrastive, logistic and joint losses.
-  * SENT2VEC_TABLE2: same paper, Table 2: Spearman / Pearson on the six STS
-    2014 sets and on SICK 2014 (test + train, unlike the SICK test set
-    evaluated here).
+Sources (papers' tables; columns in the papers' order):
+  * SIAMESE_CBOW_TABLE1: Kenter et al. (ACL 2016) Table 1, Pearson
+    (Spearman) on 20 SemEval sets (STS2013.SMT is not in the shared data).
+  * CHARAGRAM_TABLE1: Wieting et al. (EMNLP 2016) supplement Table 1; its
+    year means and Average include 2013 SMT; its "SICK" is the test set.
+  * SENT2VEC_TABLE1/2: Pagliardini et al. (NAACL 2018) Table 1 (transfer;
+    MSRP accuracy / F1) and Table 2 (Spearman / Pearson on STS 2014, and
+    SICK on test + train, unlike the SICK test set evaluated here).
+  * HYBRID_SIAMESE_TABLES: Nicosia and Moschitti (CIKM 2017) Tables 1
+    (Quora) and 2 (binary SNLI): test accuracy per encoder and loss.
 """
 
 # What each paper trained on (for the page's "training data" column).
@@ -113,25 +107,6 @@ CHARAGRAM_TABLE1 = {
     "Twitter2015": (48.6, 39.9, 52.7, 53.6),
     "Average": (59.2, 41.9, 66.2, 68.7),
 }
-# The paper's row labels (for the test that reads the paper's text).
-CHARAGRAM_ROW_LABELS = {
-    "STS2012.MSRpar": "MSRpar", "STS2012.MSRvid": "MSRvid",
-    "STS2012.SMTeuroparl": "SMT-eur", "STS2012.surprise.OnWN": "OnWN",
-    "STS2012.surprise.SMTnews": "SMT-news",
-    "STS2012.mean": "STS 2012 Average", "STS2013.headlines": "headline",
-    "STS2013.OnWN": "OnWN", "STS2013.FNWN": "FNWN", "STS2013.SMT": "SMT",
-    "STS2013.mean": "STS 2013 Average", "STS2014.deft-forum": "deft forum",
-    "STS2014.deft-news": "deft news", "STS2014.headlines": "headline",
-    "STS2014.images": "images", "STS2014.OnWN": "OnWN",
-    "STS2014.tweet-news": "tweet news", "STS2014.mean": "STS 2014 Average",
-    "STS2015.answers-forums": "answers-forums",
-    "STS2015.answers-students": "answers-students",
-    "STS2015.belief": "belief", "STS2015.headlines": "headline",
-    "STS2015.images": "images", "STS2015.mean": "STS 2015 Average",
-    "SICK.test": "2014 SICK", "Twitter2015": "2015 Twitter",
-    "Average": "Average",
-}
-
 # Table 1 of the Sent2Vec paper: model -> accuracies (MSRP acc / F1).
 SENT2VEC_TABLE1_TASKS = ("MSRP_acc", "MSRP_f1", "MR", "CR", "SUBJ", "MPQA",
                          "TREC", "Average")

@@ -1,16 +1,13 @@
-r"""docs/REPRODUCTION.md: each paper's headline claims, our result, the verdict.
+r"""docs/REPRODUCTION.md: each paper's headline claims, ours, the verdict.
 
   python -m reports.reproduction --data_dir=../shared/data \
       --output=docs/REPRODUCTION.md
 
-Generated from the committed records, never typed: the papers' numbers
-come from reports.paper_numbers; ours from docs/records/ (Siamese CBOW
-ablation runs, CHARAGRAM and hybrid seeds with their per-pair scores or test
-decisions, the Sent2Vec uni record) and, for the SentEval transfer averages
-that no record holds, from docs/RESULTS.md's table (that page is the output
-of reports.results_page). Every claim is decided by the test its page uses;
-the verdicts are "reproduces", "does not reproduce" and "cannot be tested
-here" (the paper's data or setting is not available: the reason says which).
+Generated from the committed records (docs/records/) and the papers' numbers
+(reports.paper_numbers); the SentEval averages, which no record holds, from
+docs/RESULTS.md's transfer table. Each claim is decided by its page's test:
+"reproduces", "does not reproduce", or "cannot be tested here" (the paper's
+data or setting is not available; the reason says which).
 """
 
 import math
@@ -30,6 +27,7 @@ from sentzoo.reports import charagram_results
 from sentzoo.reports import formatting
 from sentzoo.reports import hybrid_table
 from sentzoo.reports import paper_numbers
+from sentzoo.reports import run_records
 from sentzoo.reports import siamese_cbow_ablation
 
 REPRODUCES, DOES_NOT, CANNOT = ("reproduces", "does not reproduce",
@@ -39,8 +37,8 @@ _VERDICTS = {significance.HOLDS: REPRODUCES,
              significance.NOT_DISTINGUISHABLE: DOES_NOT}
 BOOKS = ("Toronto Book Corpus not available: 3.8M Gutenberg sentences here "
          "against 74M")
-STS2014 = ("STS2014.deft-news", "STS2014.deft-forum", "STS2014.OnWN",
-           "STS2014.tweet-news", "STS2014.images", "STS2014.headlines")
+STS2014 = [k for k in paper_numbers.SENT2VEC_TABLE2_SETS
+           if k.startswith("STS2014.")]
 
 
 def _set_verdict(wins, total):
@@ -50,9 +48,6 @@ def _set_verdict(wins, total):
   if p < significance.CLAIM_ALPHA:
     return (REPRODUCES if wins > total / 2 else DOES_NOT), p
   return DOES_NOT, p
-
-
-# ------------------------------------------------------------ the claims --
 
 
 def siamese_cbow_rows(records_dir, word2vec_page):
@@ -84,7 +79,7 @@ def siamese_cbow_rows(records_dir, word2vec_page):
     rows.append(("Siamese CBOW beats word2vec averaging on most STS sets",
                  f"{paper_wins} of {len(table)} sets", formatting.MISSING,
                  CANNOT, "no word2vec baseline page", word2vec_page))
-  paper_mean = charagram_results.mean_present(
+  paper_mean = run_records.mean_present(
       [table[k][i][0] for k in ours_sets])
   rows.append((
       "Siamese CBOW's STS scores (Table 1)",
@@ -109,15 +104,12 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
   dev_set = sts_data.load_stsb_split(data_dir, "dev")
   _, per_run, present = charagram_results.load_runs(
       CHARAGRAM_RUNS, list(seeds), pair_sets, missing, records_dir, dev_set)
-  averages = {n: charagram_results.mean_present(
+  averages = {n: run_records.mean_present(
       [s["average"] for s in v.values()]) for n, v in per_run.items()}
-  dev = {n: charagram_results.mean_present([s["dev"] for s in v.values()])
+  dev = {n: run_records.mean_present([s["dev"] for s in v.values()])
          for n, v in per_run.items()}
-  groups = {}
-  for name, *_ in present:
-    model, _, sampling = name.rpartition(" ")
-    groups.setdefault(model, {})[sampling.lower()] = name
-  best, _ = charagram_results.choose_sampling(averages, dev, groups)
+  best, _ = charagram_results.choose_sampling(
+      averages, dev, charagram_results.sampling_groups(p[0] for p in present))
   gold = {p.name: p.scores for p in pair_sets}
   paper = dict(zip(paper_numbers.CHARAGRAM_COLUMNS,
                    paper_numbers.CHARAGRAM_TABLE1["Average"]))
@@ -143,7 +135,7 @@ def hybrid_rows(records_dir):
   fv = cli.parse_own_flags(hybrid_table.define_flags, [
       "hybrid_table", f"--records_dir={records_dir}",
       "--runs_dir=/nonexistent"])
-  seeds = hybrid_table.seeds_of(fv)
+  seeds = run_records.parse_seeds(fv.seeds)
   papers = {"msrp": ("Quora (paper, Table 1)", "MSRP instead of Quora "
                      "Question Pairs (not available)"),
             "sick": ("SNLI binary (paper, Table 2)", "SICK-E binary instead "
@@ -191,11 +183,11 @@ def sent2vec_rows(records_dir, results_page):
   rows = []
   record = os.path.join(records_dir, "sent2vec_books_uni", "pearson.json")
   paper = paper_numbers.SENT2VEC_TABLE2["Sent2Vec uni."]
-  paper_mean = charagram_results.mean_present(
+  paper_mean = run_records.mean_present(
       [paper[k][1] for k in STS2014])
   if os.path.isfile(record):
-    sets = charagram_results.run_records.read_json(record)["sets"]
-    ours = charagram_results.mean_present([sets.get(k) for k in STS2014])
+    sets = run_records.read_json(record)["sets"]
+    ours = run_records.mean_present([sets.get(k) for k in STS2014])
     rows.append(("Sent2Vec uni. on the six STS 2014 sets (Table 2, Pearson)",
                  f"{paper_mean:.1f}", f"{ours:.1f} (1 run)", CANNOT, BOOKS,
                  "record docs/records/charagram/sent2vec_books_uni"))
@@ -224,8 +216,6 @@ def sent2vec_rows(records_dir, results_page):
       "docs/RESULTS.md's transfer table; " + BOOKS))
   return rows
 
-
-# ---------------------------------------------------------------- page --
 
 def format_page(sections, command):
   """sections: [(paper, page link, rows)] -> the markdown page; a row is

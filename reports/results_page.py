@@ -1,38 +1,17 @@
-r"""Evaluates a list of exports and writes the zoo's results page.
+r"""The zoo's results page, docs/RESULTS.md: every export beside its paper.
 
-One command: every export is evaluated on the STS 2012-2015 sets, SICK
-relatedness (test), STS Benchmark dev (evaluation/sts.py) and the SentEval
-transfer tasks (evaluation/senteval.py), and a markdown page is written with
-the papers' reported numbers (reports/paper_numbers.py) side by side, the
-training data each export actually used (its assets.extra/model_card.json),
-the time each evaluation took, and the command that produced each row. The
-page is generated; never edit it by hand.
-
-Each export's evaluation is cached as JSON in --cache_dir under a key made of
-the export's SavedModel fingerprint, the evaluation settings and the data
-files' sizes, so regenerating the page after adding one export evaluates only
-that export (--nouse_cache re-evaluates everything).
-
-Usage:
-
-  python -m reports.results_page \
-      --model="Siamese CBOW=runs/siamese_cbow_paper/export" \
-      --model="Sent2Vec uni=runs/sent2vec_uni/export" \
+  python -m reports.results_page --model="NAME=EXPORT" [--model=...] \
       --data_dir=../shared/data --output=docs/RESULTS.md \
-      [--cache_dir=runs/results_cache] [--compare="Siamese CBOW,Sent2Vec uni"] \
-      [--train_command="Siamese CBOW=python -m trainers.siamese_cbow ..."] \
-      [--command_note="bash docs/make_results_page.sh"]
+      [--compare="A,B"] [--train_command="NAME=COMMAND"]
 
---model is NAME=PATH (or just PATH; the name then comes from the model card
-and the folder). --compare=A,B adds per-set Williams tests of B against A on
-the STS sets (evaluation/significance.py). docs/make_results_page.sh then
-writes every entry of the catalogue (sentzoo/catalogue.py) with its recorded
-scores at the top (`fill_catalogue_section`).
-
---update_sections, for a machine that lacks some of the exports: only the
-exports present are evaluated (STS only), the page's significance section is
-written again, and the rest of the page keeps its numbers without any mark,
-under a line that says which runs are missing.
+Each export is scored on STS 2012-2015, SICK, STS-B dev and the SentEval
+transfer tasks, beside the papers' numbers (reports.paper_numbers), the data
+it was trained on (its model card) and the commands behind each row. An
+export's evaluation is cached in --cache_dir under its SavedModel
+fingerprint, the settings and the data files' sizes, so adding an export
+evaluates that one only. --compare=A,B adds per-set Williams tests.
+--update_sections (a machine without some exports): only the significance
+section is written again; the rest keeps its numbers, without marks.
 """
 
 import datetime
@@ -61,6 +40,7 @@ from sentzoo.export import saved_model_writer
 from sentzoo.reports import doc_sections
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
+from sentzoo.reports import run_records
 from sentzoo.reports import senteval_tables
 from sentzoo.reports import sts_tables
 
@@ -86,10 +66,7 @@ STS_REFERENCES = (
 def parse_model_spec(spec: str) -> tuple:
   """'NAME=PATH' -> (NAME, PATH); 'PATH' -> (None, PATH)."""
   if "=" in spec:
-    name, path = spec.split("=", 1)
-    if not name.strip() or not path.strip():
-      raise errors.UserError(f"--model {spec!r}: expected NAME=PATH or PATH")
-    return name.strip(), path.strip()
+    return formatting.name_value(spec, "--model", "NAME=PATH or PATH")
   return None, spec.strip()
 
 
@@ -152,13 +129,8 @@ def _load_average() -> Optional[list]:
 def evaluate_export(export_dir: str, data_dir: str, tasks: Sequence[str],
                     config: senteval.TransferConfig, batch_size: int = 1024
                     ) -> dict:
-  """Evaluates one export on STS/SICK/STSB and the transfer tasks.
-
-  Returns:
-    A JSON-able dict: "sts" (sts.results_to_json with per-pair predictions),
-    "sts_seconds", "transfer" ({task: TaskResult json}), "transfer_missing",
-    "load_average" ([1, 5, 15 min] before and after), "evaluated_at".
-  """
+  """One export's STS (with per-pair scores) and transfer results, timed,
+  with the load average before and after, as JSON."""
   load_before = _load_average()
   encoder = encoder_lib.load_encoder(export_dir)
   pair_sets, missing = sts_data.load_eval_sets(data_dir, STS_GROUPS)
@@ -181,13 +153,13 @@ def evaluate_export(export_dir: str, data_dir: str, tasks: Sequence[str],
 
 def cached_evaluation(export_path: str, data_dir: str, tasks: Sequence[str],
                       config: senteval.TransferConfig, cache_dir: str,
-                      use_cache: bool = True, batch_size: int = 1024) -> dict:
-  """`evaluate_export` through the JSON cache; adds "export_dir", "key",
-  "model_card" and "cached" (whether it came from the cache)."""
+                      batch_size: int = 1024) -> dict:
+  """`evaluate_export` through the cache, with "export_dir", "key",
+  "model_card" and "cached"."""
   export_dir = encoder_lib.resolve_export_dir(export_path)
   key = cache_key(export_dir, data_dir, tasks, config)
   path = os.path.join(cache_dir, f"{key[:24]}.json") if cache_dir else ""
-  if use_cache and path and os.path.isfile(path):
+  if path and os.path.isfile(path):
     with open(path, encoding="utf-8") as f:
       entry = json.load(f)
     if entry.get("key") == key:
@@ -205,9 +177,6 @@ def cached_evaluation(export_path: str, data_dir: str, tasks: Sequence[str],
   return entry
 
 
-# ------------------------------------------------------------------ page --
-
-
 def _format_value(value) -> str:
   if isinstance(value, (list, tuple)):
     return ", ".join(str(v) for v in value)
@@ -216,9 +185,7 @@ def _format_value(value) -> str:
   return str(value)
 
 
-# What the "training data" column shows of a card's "training" record: the
-# data, and how much of it was seen (the other settings are in the runs'
-# flagfiles, linked from each model's page).
+# The card's "training" keys the "training data" column shows.
 TRAINING_DATA_KEYS = ("corpus", "corpus_files", "train_files",
                       "lexicon_files", "task_paraphrases", "num_pairs",
                       "num_epochs", "total_steps")
@@ -241,7 +208,7 @@ def _cell(text: str) -> str:
 
 def row_commands(path: str, tasks: Sequence[str],
                  config: senteval.TransferConfig) -> tuple:
-  """Stand-alone commands that reproduce an export's STS and transfer rows."""
+  """The commands that reproduce an export's STS and transfer rows."""
   sts_cmd = (f"python -m reports.sts_tables --model={path} "
              f"--data_dir=../shared/data --sets={','.join(STS_GROUPS)}")
   transfer_cmd = (
@@ -253,8 +220,8 @@ def row_commands(path: str, tasks: Sequence[str],
   return sts_cmd, transfer_cmd
 
 
-# Runs recorded in docs/records/ with a catalogue entry's flagfile and data,
-# trained before the store existed: entry -> its seeds' record folders.
+# Catalogue entries whose runs (trained before the catalogue's own records)
+# are in docs/records/: entry -> its seeds' record folders.
 RUN_RECORDS = {
     "sent2vec-books-uni": "docs/records/charagram/sent2vec_books_uni",
     "charagram-phrase-ppdb": "docs/records/charagram/charagram_phrase_max/seed*",
@@ -267,10 +234,8 @@ SIGNIFICANCE_TITLE = "Significance (per set)"
 
 def _run_record_scores(folders: Sequence[str]) -> dict:
   """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
-  seeds = []
-  for folder in folders:
-    with open(os.path.join(folder, "pearson.json"), encoding="utf-8") as f:
-      seeds.append(json.load(f))
+  seeds = [run_records.read_json(os.path.join(folder, "pearson.json"))
+           for folder in folders]
   sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
                / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
   return {"stsb_dev": significance_lib.mean_std([r["dev"] for r in seeds]),
@@ -282,15 +247,9 @@ def _run_record_scores(folders: Sequence[str]) -> dict:
 def catalogue_section(entries: Sequence[Any],
                       installed: Mapping[str, Mapping[str, Any]],
                       root: str = ".") -> str:
-  """One row per catalogue entry: its recorded scores, or how to train it.
-
-  Args:
-    entries: the catalogue's entries (sentzoo.catalogue.ENTRIES: each with
-      `name` and `purpose`), passed in by docs/make_results_page.sh since
-      reports/ sits below the sentzoo package.
-    installed: name -> install record (sentzoo.catalogue_table.read_records).
-    root: the repository root, for RUN_RECORDS.
-  """
+  """One row per catalogue entry (sentzoo.catalogue.ENTRIES, passed in:
+  reports/ sits below the package): its recorded scores, or how to train
+  it. installed: name -> install record (catalogue_table.read_records)."""
   lines = [f"## {CATALOGUE_TITLE}", "",
            "Pearson's r \u00d7 100. Scores from the entry's install record "
            "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
@@ -326,8 +285,7 @@ def catalogue_section(entries: Sequence[Any],
 def fill_catalogue_section(path: str, entries: Sequence[Any],
                            installed: Mapping[str, Mapping[str, Any]],
                            root: str = ".") -> None:
-  """Writes `catalogue_section` into the page at `path`, above its
-  "Models evaluated" section."""
+  """Writes `catalogue_section` above the page's "Models evaluated"."""
   with open(path, encoding="utf-8") as f:
     page = f.read()
   if f"\n## {CATALOGUE_TITLE}\n" not in page:
@@ -342,13 +300,8 @@ def fill_catalogue_section(path: str, entries: Sequence[Any],
 def significance_section(results: Mapping[str, Any],
                          compare: Sequence[tuple],
                          missing: Mapping[str, str]) -> str:
-  """Williams' test of B against A for each (A, B) in `compare`.
-
-  Args:
-    results: name -> sts.EvalResults with per-pair predictions.
-    compare: (A, B) name pairs.
-    missing: name -> the export path of a model that is not here.
-  """
+  """Williams' test of B against A for each (A, B) of `compare`; results:
+  name -> sts.EvalResults, missing: name -> path of an absent export."""
   lines = [f"## {SIGNIFICANCE_TITLE}", "",
            "Which model agrees better with the human scores: Williams' test "
            "of two dependent correlations with the gold scores, "
@@ -375,17 +328,7 @@ def build_page(entries: Sequence[dict], command: str,
                config: senteval.TransferConfig, tasks: Sequence[str],
                compare: Sequence[tuple] = (),
                train_commands: Optional[Mapping[str, str]] = None) -> str:
-  """The markdown page for evaluated exports.
-
-  Args:
-    entries: per export, what `cached_evaluation` returns plus "name" and
-      "path" (the export path as given on the command line).
-    command: the command that regenerates the page (shown in its header).
-    config: the transfer settings used.
-    tasks: the transfer tasks asked for.
-    compare: (name A, name B) pairs for Wilcoxon tables.
-    train_commands: name -> the command that trained the export.
-  """
+  """The page of `cached_evaluation`s (each with "name" and "path")."""
   train_commands = dict(train_commands or {})
   names = [e["name"] for e in entries]
   lines = [
@@ -474,9 +417,6 @@ def build_page(entries: Sequence[dict], command: str,
   return "\n".join(lines).rstrip("\n") + "\n"
 
 
-# ------------------------------------------------------------------- CLI --
-
-
 def define_flags(flag_values: flags.FlagValues) -> None:
   """Defines this command's flags on `flag_values`."""
   flags.DEFINE_multi_string(
@@ -490,9 +430,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_string("cache_dir", "runs/results_cache", "Per-export "
                       "evaluation JSON cache ('' to disable).",
                       flag_values=flag_values)
-  flags.DEFINE_boolean("use_cache", True, "Reuse cached evaluations "
-                       "(--nouse_cache re-evaluates and rewrites the cache).",
-                       flag_values=flag_values)
   senteval_tables.define_transfer_flags(flag_values)
   # Listed by --help as this command's own.
   flags.adopt_module_key_flags(senteval_tables, flag_values)
@@ -543,8 +480,7 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       continue
     entry = cached_evaluation(path, data_dir,
                               [] if fv.update_sections else fv.tasks, config,
-                              fv.cache_dir, use_cache=fv.use_cache,
-                              batch_size=fv.batch_size)
+                              fv.cache_dir, batch_size=fv.batch_size)
     entry["name"] = name or _default_name(entry.get("model_card", {}), path)
     entry["path"] = path
     entries.append(entry)
@@ -560,13 +496,13 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       raise errors.UserError(f"--compare={spec!r}: expected A,B with two of "
                              f"the model names {names}")
     compare.append(tuple(parts))
-  train_commands = {}
-  for spec in fv.train_command:
-    name, _, cmd = spec.partition("=")
-    if name not in names or not cmd:
-      raise errors.UserError(f"--train_command={spec!r}: expected NAME=CMD "
-                             f"with NAME one of {names}")
-    train_commands[name] = cmd
+  train_commands = dict(formatting.name_value(
+      spec, "--train_command", f"NAME=CMD with NAME one of {names}")
+                        for spec in fv.train_command)
+  unknown = sorted(set(train_commands) - set(names))
+  if unknown:
+    raise errors.UserError(f"--train_command: {unknown} are not model names "
+                           f"({names})")
   if fv.update_sections:
     return {"page": update_sections(fv.output, entries, compare, missing),
             "entries": entries}
@@ -576,8 +512,7 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
                     train_commands)
   if fv.output:
     os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
-    with open(fv.output, "w", encoding="utf-8") as f:
-      f.write(page)
+    formatting.write_page(fv.output, page)
     print(f"wrote {fv.output}", file=out)
   return {"page": page, "entries": entries}
 
@@ -585,12 +520,8 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
 def update_sections(path: str, entries: Sequence[dict],
                     compare: Sequence[tuple], missing: Mapping[str, str]
                     ) -> str:
-  """Writes the significance section of the page at `path` again, and takes
-  every older mark out of the rest (`--update_sections`).
-
-  Returns:
-    The page as written.
-  """
+  """--update_sections: writes the page's significance section again and
+  takes every older mark out of the rest; returns the page."""
   if not os.path.isfile(path):
     raise errors.UserError(f"--update_sections: no page at {path}: run "
                            "without it where every export is present")
@@ -624,9 +555,8 @@ def update_sections(path: str, entries: Sequence[dict],
 
 
 def run(argv: Sequence[str], out=None) -> dict:
-  """Runs the command in-process with its own flags; argv[0] is the program."""
-  fv = cli.parse_own_flags(define_flags, argv)
-  return generate(fv, argv, out=out)
+  """Runs the command in-process (argv[0] is the program)."""
+  return generate(cli.parse_own_flags(define_flags, argv), argv, out=out)
 
 
 if __name__ == "__main__":

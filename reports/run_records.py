@@ -1,17 +1,12 @@
-"""Records of finished runs: the small result files a results page needs.
+"""Records of finished runs: the few result files a results page reads.
 
-A run folder (runs/<table>/<run>/seed<k>/) holds checkpoints and exports and
-does not outlive the machine it was trained on; a results page must still be
-buildable over several sittings on different machines. So when a run
-finishes, the few files its page reads are copied into
-docs/records/<table>/<run>/seed<k>/ (committed), and the page commands read a
-run from its folder when it is there and from its record otherwise. A run
-with a record is not trained again unless asked for by name.
-
-Per-pair scores are stored compactly: rounded to DIGITS decimals, as scaled
-integers in a compressed .npz (`save_decimals`); a page built from a run
-folder rounds the same way (`round_decimals`), so that it is the page its
-record gives.
+A run folder (runs/<table>/<run>/seed<k>/) does not outlive its machine, but
+a page must be buildable over sittings on several machines: so a finished
+run's page inputs are copied to docs/records/<table>/<run>/seed<k>/
+(committed), and the pages read a run from its folder, else its record.
+Per-pair scores are kept to DIGITS decimals (`save_decimals`); a page built
+from a run folder rounds the same way (`round_decimals`), so both give the
+same page.
 """
 
 import json
@@ -22,6 +17,7 @@ import numpy as np
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.evaluation import significance
 
 DIGITS = 4
 
@@ -54,6 +50,21 @@ def copy_files(source, destination, names):
   return copied
 
 
+def read_text(path):
+  """The file's text, stripped; None if there is no such file."""
+  if not os.path.isfile(path):
+    return None
+  with open(path, encoding="utf-8") as f:
+    return f.read().strip()
+
+
+def read_jsonl(path):
+  """The records of a JSON-lines log; [] if there is no such file."""
+  text = read_text(path)
+  return [json.loads(line) for line in (text or "").split("\n")
+          if line.strip()]
+
+
 def write_json(path, value):
   os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
   model_dir_lib.write_text_atomically(
@@ -65,9 +76,13 @@ def read_json(path):
     return json.load(f)
 
 
+def mean_present(values):
+  """The mean of the values that are neither None nor nan; nan if none."""
+  return significance.mean_std(values)[0]
+
+
 def round_decimals(values, digits=DIGITS):
-  """float64 values rounded to `digits` decimals, exactly as a record
-  written by `save_decimals` reads back."""
+  """float64 values rounded as a `save_decimals` record reads back."""
   scale = 10.0 ** digits
   return np.rint(np.asarray(values, np.float64) * scale) / scale
 
@@ -80,8 +95,7 @@ def _save_npz(path, arrays):
 
 
 def save_decimals(path, arrays, digits=DIGITS):
-  """{name: float array} -> compressed .npz of integers (value x 10^digits;
-  int16 where that fits, else int32)."""
+  """{name: float array} -> .npz of value x 10^digits as int16 (or int32)."""
   scale = 10.0 ** digits
   out = {}
   for name, values in arrays.items():
@@ -112,9 +126,19 @@ def size_bytes(folder):
              if os.path.isfile(os.path.join(folder, n)))
 
 
+def parse_seeds(values):
+  """--seeds values -> [int]; a UserError unless one or more integers."""
+  try:
+    seeds = [int(k) for k in values]
+  except ValueError:
+    raise errors.UserError(f"--seeds must be integers, got {values}") from None
+  if not seeds:
+    raise errors.UserError("--seeds is empty")
+  return seeds
+
+
 def parse_retrain(specs):
-  """--retrain values -> set of (run, seed or None): 'RUN' is every seed of
-  RUN, 'RUN/seed<k>' one of them."""
+  """--retrain values -> {(run, seed or None)}: 'RUN' or 'RUN/seed<k>'."""
   wanted = set()
   for spec in specs:
     run, sep, seed = spec.strip().partition("/seed")

@@ -44,6 +44,26 @@ class RunRecordsTest(tf.test.TestCase):
     self.assertEqual(run_records.size_bytes(record), sum(
         os.path.getsize(os.path.join(record, n)) for n in os.listdir(record)))
 
+  def test_text_jsonl_and_mean(self):
+    folder = self.get_temp_dir()
+    path = os.path.join(folder, "log.jsonl")
+    self.assertIsNone(run_records.read_text(path))
+    self.assertEqual(run_records.read_jsonl(path), [])
+    with open(path, "w") as f:
+      f.write('{"step": 1}\n\n{"step": 2, "loss": 0.5}\n')
+    self.assertEqual(run_records.read_jsonl(path),
+                     [{"step": 1}, {"step": 2, "loss": 0.5}])
+    self.assertEqual(run_records.read_text(path).count("\n"), 2)
+    self.assertEqual(run_records.mean_present([1.0, None, float("nan"), 3]),
+                     2.0)
+    self.assertTrue(np.isnan(run_records.mean_present([None])))
+
+  def test_seeds(self):
+    self.assertEqual(run_records.parse_seeds(["0", "2"]), [0, 2])
+    for bad, message in ((["x"], "must be integers"), ([], "is empty")):
+      with self.assertRaisesRegex(run_records.errors.UserError, message):
+        run_records.parse_seeds(bad)
+
   def test_retrain_specs(self):
     wanted = run_records.parse_retrain(["msrp_gru_joint", "sick_cnn_logistic"
                                         "/seed2"])

@@ -1,17 +1,14 @@
-r"""The Siamese CBOW ablation table of docs/siamese_cbow.md, from trained runs.
+r"""The Siamese CBOW ablation table of docs/siamese_cbow.md.
 
-Reads each run folder written by `docs/run_siamese_cbow_ablation.sh`, or its
-committed record in docs/records/siamese_cbow_ablation/ (flags.txt,
-sts_results.json, eval_log.jsonl, train_log.jsonl, wall_seconds)
-and prints a Markdown table: the flags that differ from the first run given
-with flags, STS test scores, STS-B dev, the held-out neighbour ranking, the
-number of STS sets where the run beats the better word2vec column, and time.
-The run with the highest final STS-B dev Pearson is named as the selection:
-settings are chosen on dev, never on the STS test sets.
+Reads each run of `docs/run_siamese_cbow_ablation.sh` from its committed
+record (docs/records/siamese_cbow_ablation/<run>/) and prints a row per run:
+its flags against the base run's, STS test scores, STS-B dev, the held-out
+neighbour ranking, the STS sets beaten against word2vec, and minutes. The
+run with the highest STS-B dev Pearson is the selection: settings are chosen
+on dev, never on the STS test sets.
 
   python -m reports.siamese_cbow_ablation \
-      --runs_dir=docs/records/siamese_cbow_ablation \
-      --runs=untrained,paper,lr1e-3 \
+      --runs_dir=docs/records/siamese_cbow_ablation --runs=untrained,paper \
       --reference=word2vec=../shared/baselines/word2vec_books_sts.md
 """
 
@@ -27,6 +24,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.reports import baselines
 from sentzoo.reports import formatting
+from sentzoo.reports import run_records
 
 # Flags that say where a run is, not what it is.
 _NOT_SETTINGS = ("data_dir", "model_dir", "export_dir", "flagfile")
@@ -62,57 +60,39 @@ def read_flags(path):
   return values
 
 
-def _last(path, key):
-  if not os.path.exists(path):
-    return None
-  with open(path, encoding="utf-8") as f:
-    records = [json.loads(line) for line in f if line.strip()]
-  records = [r for r in records if key in r]
-  return records[-1][key] if records else None
+def _last(records, key):
+  values = [r[key] for r in records if key in r]
+  return values[-1] if values else None
 
 
 def load_run(runs_dir, name):
-  """Reads one run folder; None if the run has not finished (no
-  sts_results.json yet)."""
+  """One run folder (or record); None before it has sts_results.json."""
   folder = os.path.join(runs_dir, name)
   results_path = os.path.join(folder, model_dir_lib.STS_RESULTS_FILE)
   if not os.path.exists(results_path):
     return None
-  with open(results_path, encoding="utf-8") as f:
-    results = json.load(f)
-  sts = {k: v["pearson"] for k, v in results["sets"].items()}
-  sts.update({k: v["pearson"] for k, v in results["aggregates"].items()})
-  wall = os.path.join(folder, "wall_seconds")
-  minutes = None
-  if os.path.exists(wall):
-    with open(wall, encoding="utf-8") as f:
-      minutes = int(f.read().strip() or 0) / 60
-  ablation_flags = None
-  path = os.path.join(folder, "ablation_flags.txt")
-  if os.path.exists(path):
-    with open(path, encoding="utf-8") as f:
-      ablation_flags = f.read().strip()
+  results = run_records.read_json(results_path)
+  wall = run_records.read_text(os.path.join(folder, "wall_seconds"))
+  evals = run_records.read_jsonl(
+      os.path.join(folder, model_dir_lib.EVAL_LOG_FILE))
   return Run(
       name=name,
       flags=read_flags(os.path.join(folder, model_dir_lib.FLAGS_FILE)),
-      ablation_flags=ablation_flags,
-      sts=sts,
-      dev_pearson=_last(os.path.join(folder, model_dir_lib.EVAL_LOG_FILE),
-                        "stsb_dev_pearson"),
-      neighbour_ranking=_last(os.path.join(folder, model_dir_lib.EVAL_LOG_FILE),
-                              "neighbour_ranking"),
-      steps=_last(os.path.join(folder, model_dir_lib.TRAIN_LOG_FILE), "step"),
-      minutes=minutes)
+      ablation_flags=run_records.read_text(
+          os.path.join(folder, "ablation_flags.txt")),
+      sts={k: v["pearson"] for part in ("sets", "aggregates")
+           for k, v in results[part].items()},
+      dev_pearson=_last(evals, "stsb_dev_pearson"),
+      neighbour_ranking=_last(evals, "neighbour_ranking"),
+      steps=_last(run_records.read_jsonl(
+          os.path.join(folder, model_dir_lib.TRAIN_LOG_FILE)), "step"),
+      minutes=None if wall is None else int(wall or 0) / 60)
 
 
 def setting(run, base):
-  """The flags the runner added for `run` (its ablation_flags.txt), else
-  those of its flags.txt that differ from `base`'s, as "--name=value".
-
-  In the diff, a flag only one of the two runs has (one added to the trainer
-  between them) is left out: it says which code version ran, not what was
-  trained.
-  """
+  """The runner's flags for `run` (ablation_flags.txt), else its flags.txt
+  values that differ from `base`'s (a flag only one has says which code
+  ran, not what was trained: left out)."""
   if run.ablation_flags is not None:
     return run.ablation_flags or "(paper flagfile)"
   names = sorted(set(run.flags) & set(base.flags))
@@ -137,43 +117,36 @@ def selection(runs):
 
 
 def format_table(runs, base, references, unfinished=()):
-  """The Markdown ablation table (one row per run, then one per unfinished
-  run name)."""
-  lines = [
-      "| run | flags besides the paper flagfile | 19-set mean | STS 2014 "
-      "mean | SICK test | STS-B dev | neighbour ranking | sets > best "
-      "word2vec | steps | minutes |",
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-  best = selection(runs)
+  """The ablation table: a row per run, then one per unfinished run."""
+  best, rows = selection(runs), []
   for run in runs:
     wins, compared = sets_beaten(run, references) if references else (0, 0)
-    name = f"**{run.name}**" if run is best else run.name
-    lines.append(
-        f"| {name} | {setting(run, base)} | {formatting.number(run.sts.get(STS_MEAN))} "
-        f"| {formatting.number(run.sts.get(STS2014_MEAN))} | "
-        f"{formatting.number(run.sts.get(SICK))} | {formatting.number(run.dev_pearson)} | "
-        f"{formatting.number(run.neighbour_ranking, 4)} | "
-        f"{f'{wins}/{compared}' if compared else '–'} | "
-        f"{run.steps if run.steps is not None else '–'} | "
-        f"{formatting.number(run.minutes, 1)} |")
-  for name in unfinished:
-    lines.append(f"| {name} | no finished run recorded yet: "
-                 f"`bash docs/run_siamese_cbow_ablation.sh {name}` "
-                 "| | | | | | | | |")
-  return "\n".join(lines)
+    rows.append([f"**{run.name}**" if run is best else run.name,
+                 setting(run, base)] + [formatting.number(run.sts.get(k))
+                                        for k in (STS_MEAN, STS2014_MEAN, SICK)]
+                + [formatting.number(run.dev_pearson),
+                   formatting.number(run.neighbour_ranking, 4),
+                   f"{wins}/{compared}" if compared else formatting.MISSING,
+                   formatting.MISSING if run.steps is None else run.steps,
+                   formatting.number(run.minutes, 1)])
+  text = formatting.table(
+      ["run", "flags besides the paper flagfile", "19-set mean",
+       "STS 2014 mean", "SICK test", "STS-B dev", "neighbour ranking",
+       "sets > best word2vec", "steps", "minutes"], rows,
+      "|---|---|" + "---:|" * 8) + "".join(
+          f"| {name} | no finished run recorded yet: `bash "
+          f"docs/run_siamese_cbow_ablation.sh {name}` | | | | | | | | |\n"
+          for name in unfinished)
+  return text[:-1]
 
 
 def dev_curves(runs_dir, names):
   """{run: [(step, STS-B dev Pearson)]} from each run's eval_log.jsonl."""
-  curves = {}
-  for name in names:
-    path = os.path.join(runs_dir, name, model_dir_lib.EVAL_LOG_FILE)
-    if os.path.exists(path):
-      with open(path, encoding="utf-8") as f:
-        points = [json.loads(line) for line in f if line.strip()]
-      curves[name] = [(p["step"], p["stsb_dev_pearson"]) for p in points
-                      if "stsb_dev_pearson" in p]
-  return curves
+  paths = {n: os.path.join(runs_dir, n, model_dir_lib.EVAL_LOG_FILE)
+           for n in names}
+  return {n: [(p["step"], p["stsb_dev_pearson"])
+              for p in run_records.read_jsonl(path) if "stsb_dev_pearson" in p]
+          for n, path in paths.items() if os.path.exists(path)}
 
 
 def plot_dev_curves(curves, untrained, path):

@@ -1,35 +1,19 @@
-r"""STS results tables: the `python -m reports.sts_tables` command.
+r"""STS results tables: `python -m reports.sts_tables`.
 
-Evaluates exported encoders on the STS-style sets with `evaluation.sts`
-(cosine scores; Pearson's r and Spearman's rho x 100 per set, year means and
-the all-STS mean) and prints its results table (`evaluation.sts.format_table`)
-with:
+Scores exports on the STS-style sets (`evaluation.sts`) and prints the
+results table with: each further model against the first on every set
+(Pearson difference, paired-bootstrap interval, Holm-corrected Williams'
+test; the marks in the results table come from it), the Siamese CBOW paper's
+Wilcoxon test when asked for (labelled: it says whether scores differ, not
+which model agrees better with the gold), and reference columns read from
+baseline pages (`reports.baselines`) compared with the first model.
 
-  * each further model against the first on every set: the difference in
-    Pearson's r with its paired-bootstrap 95% interval and Williams' test
-    of dependent correlations, Holm-corrected over the sets
-    (`format_significance_table`); bold cells in the results table are
-    significantly better than the first model, WORSE-marked ones worse;
-  * with --wilcoxon, also the Siamese CBOW paper's test (Wilcoxon
-    signed-rank on the cosines, p < 0.0001), labelled as such: it says
-    whether two models' scores differ, not which agrees better with the
-    gold;
-  * reference columns read from baseline pages (`reports.baselines`,
-    --reference=PREFIX=PATH) and a block comparing the first model with them
-    (`compare_to_references`, `format_comparison`);
-  * optionally, a "Produced by: `COMMAND`" first line (`command_note_line`).
-
-Usage:
-
-  python -m reports.sts_tables --model=exports/siamese_cbow \
-      [--model=exports/word2vec_cbow ...] [--names=siamese,w2v] \
-      --data_dir=../shared/data [--sets=sts,sick,stsb] \
-      [--output_json=results.json] [--output_markdown=results.md] \
-      [--reference=word2vec=../shared/baselines/word2vec_books_sts.md ...] \
-      [--command_note="python -m reports.sts_tables ..."]
+  python -m reports.sts_tables --model=EXPORT [--model=EXPORT ...] \
+      [--names=a,b] --data_dir=../shared/data [--sets=sts,sick,stsb] \
+      [--reference=word2vec=../shared/baselines/word2vec_books_sts.md] \
+      [--output_markdown=PAGE --command_note=COMMAND] [--wilcoxon]
 """
 
-import json
 import math
 import os
 import re
@@ -54,8 +38,7 @@ from sentzoo.reports import formatting
 
 def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
                 cell: Callable[[Any], str]) -> str:
-  """`title`, then a table: a row per set, a column per comparison label,
-  `cell(test)` in each cell where the comparison has that set."""
+  """`title`, then a row per set and a column per comparison label."""
   labels = list(significance)
   rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
   lines = [title, "", "| set | " + " | ".join(labels) + " |",
@@ -70,13 +53,8 @@ def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
 def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
                               alpha: float = significance_lib.TABLE_ALPHA
                               ) -> str:
-  """Formats correlation comparisons as markdown: rows sets, columns pairs.
-
-  Args:
-    significance: comparison label (e.g. "b vs a") -> {set name:
-      CorrelationComparison}.
-    alpha: Holm-corrected p-values below it are marked better/worse.
-  """
+  """{label ("b vs a"): {set: CorrelationComparison}} as markdown; a
+  Holm-corrected p below `alpha` is marked better or worse."""
   def cell(c):
     if math.isnan(c.difference):
       return formatting.MISSING
@@ -109,21 +87,12 @@ def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]],
 
 
 def without_marks(page: str, note: str, headers=("| set |",)) -> str:
-  """A page written by an older generator, with none of its marks left.
-
-  Those pages marked scores with the Wilcoxon test (a dagger) and bolded the
-  best of a row; neither says "better" (issue 35). Here every table cell
-  but a row's label loses its bold, daggers and WORSE marks, the caption
-  sentence that explained the daggers and the unlabelled Wilcoxon p-value
-  tables go, and `note` (one line: why nothing is marked, and the command
-  that adds the marks) stands above the first table that had a mark. Only
-  tables whose header row starts with one of `headers` are touched.
-
-  Args:
-    page: the page's markdown.
-    note: the line to add.
-    headers: how the header row of a table with marks starts.
-  """
+  """The page with no mark left, and `note` above the first table that had
+  one: a page keeps its numbers where the per-pair scores a mark needs are
+  not on the machine (older pages also marked by Wilcoxon and bolded a
+  row's best, neither of which says "better": issue 35). Only tables whose
+  header starts with one of `headers` lose bold, dagger and WORSE marks;
+  the dagger caption and unlabelled Wilcoxon tables go."""
   marks = ("**", significance_lib.DAGGER, significance_lib.WORSE)
   out, noted, skipping, in_set_table = [], False, "", False
   for line in page.split("\n"):
@@ -162,25 +131,10 @@ COMPARED_AGGREGATES = (sts.STS_MEAN_KEY, sts.year_mean_key(2014))
 
 def compare_to_references(results: sts.EvalResults,
                           references: Mapping[str, Mapping[str, Any]]) -> dict:
-  """Compares one model with reference columns, on Pearson's r x 100.
-
-  Args:
-    results: the model's results.
-    references: name -> {row key: value}, as for
-      `evaluation.sts.format_table`.
-
-  Returns:
-    dict with
-      "model": the model's name;
-      "aggregates": for each of COMPARED_AGGREGATES that the model has and a
-        reference gives: {"key", "label", "model": [pearson, spearman],
-        "references": {name: [pearson, spearman]}} (a model's nan and a
-        reference's absent Spearman are None);
-      "sets": the set names that the model has and some reference column
-        gives a Pearson for, in evaluation order;
-      "wins": those where the model's Pearson beats the best reference's;
-      "losses": the others, each {"set", "model" (Pearson or None if nan),
-        "reference" (the best column's name), "reference_pearson"}.
+  """One model against reference columns ({name: {row key: value}}), on
+  Pearson x 100: {"model", "aggregates" (COMPARED_AGGREGATES both have),
+  "sets" (those some reference gives), "wins" (the model beats the best
+  reference), "losses" ({"set", "model", "reference", "reference_pearson"})}.
   """
   columns = {}  # name -> {row key: [pearson, spearman or None]}
   for name, column in references.items():
@@ -256,18 +210,12 @@ def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
   return "\n".join(lines) + "\n"
 
 
-def command_note_line(command: str) -> str:
-  """The "Produced by: `command`" line of a results page."""
-  return f"Produced by: {formatting.code(command)}"
-
-
 # ------------------------------------------------------------------- CLI --
 
 
 def define_export_flags(flag_values: flags.FlagValues, what: str) -> None:
-  """The flags of a command that evaluates exports (this one and
-  reports.senteval_tables): --model, --names (of each `what`: "column" or
-  "row"), --data_dir, --output_json and --output_markdown."""
+  """--model, --names (of each `what`), --data_dir, --output_markdown:
+  shared with reports.senteval_tables."""
   flags.DEFINE_multi_string(
       "model", [], "Export path of a model (base dir with integer versions, "
       "or a version dir); repeat for several models.",
@@ -277,19 +225,13 @@ def define_export_flags(flag_values: flags.FlagValues, what: str) -> None:
                     flag_values=flag_values)
   flags.DEFINE_string("data_dir", "", "Data directory (default: "
                       f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
-  flags.DEFINE_string("output_json", "", "Write the results to this JSON "
-                      "file.", flag_values=flag_values)
   flags.DEFINE_string("output_markdown", "", "Write the tables to this "
                       "markdown file.", flag_values=flag_values)
 
 
 def model_names(fv: flags.FlagValues) -> list:
-  """The --names of the --model exports (default: the export folder names,
-  a version folder with its parent's), made unique by their position.
-
-  Raises:
-    errors.UserError: no --model, or not one name per --model.
-  """
+  """The --names of the --model exports (default: the export folders' names,
+  a version folder with its parent's), made unique by their position."""
   if not fv.model:
     raise errors.UserError("no model given: pass --model=EXPORT_PATH "
                            "(repeat for several models)")
@@ -317,12 +259,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                     "Benchmark dev).", flag_values=flag_values)
   flags.DEFINE_integer("batch_size", 1024, "Sentences per encoder call.",
                        flag_values=flag_values)
-  flags.DEFINE_enum("table_style", "brackets", ["brackets", "columns"],
-                    "brackets: 'r (rho)' per cell; columns: two columns.",
-                    flag_values=flag_values)
-  flags.DEFINE_float("alpha", significance_lib.TABLE_ALPHA, "Threshold "
-                     "of the Holm-corrected Williams test behind the marks.",
-                     flag_values=flag_values)
   flags.DEFINE_boolean("wilcoxon", False, "Also print the Siamese CBOW "
                        "paper's Wilcoxon signed-rank p-values, labelled as "
                        "the paper's test.", flag_values=flag_values)
@@ -337,19 +273,9 @@ def define_flags(flag_values: flags.FlagValues) -> None:
 
 
 def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
-  """Runs the command for parsed flags; prints the tables to `out`.
-
-  Returns:
-    dict with "results" (list of sts.EvalResults), "names", "significance"
-    (column name -> {set: CorrelationComparison against the first model}), "references" (column name
-    -> {row key: (pearson, spearman)}), "comparison" (what
-    `compare_to_references` returns for the first model, None without
-    references) and "markdown" (the printed text; the file written to
-    --output_markdown adds the --command_note line above it).
-
-  Raises:
-    errors.UserError: bad flags, data directory or model path.
-  """
+  """Runs the command for parsed flags and prints the tables to `out`;
+  returns {"results", "names", "significance", "references", "comparison",
+  "markdown"}."""
   out = out or sys.stdout
   names = model_names(fv)
   if fv.batch_size < 1:
@@ -366,20 +292,16 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
         f"no evaluation sets found under {data_dir!r} (missing: "
         f"{', '.join(missing)}): fix --data_dir or ${data_dir_lib.ENV_VAR}")
   encoders = [encoder_lib.load_encoder(m) for m in fv.model]
-
-  results = []
-  for name, encoder in zip(names, encoders):
-    results.append(sts.evaluate_pair_sets(encoder, pair_sets, missing,
-                                          batch_size=fv.batch_size,
-                                          model_name=name))
+  results = [sts.evaluate_pair_sets(encoder, pair_sets, missing,
+                                    batch_size=fv.batch_size, model_name=name)
+             for name, encoder in zip(names, encoders)]
   significance = {name: significance_lib.compare_per_set(r, results[0])
                   for name, r in zip(names[1:], results[1:])}
   wilcoxon = {name: significance_lib.wilcoxon_per_set(r, results[0])
               for name, r in zip(names[1:], results[1:])} if fv.wilcoxon else {}
 
   markdown = sts.format_table(results, names, references=references,
-                              style=fv.table_style, significance=significance,
-                              alpha=fv.alpha)
+                              significance=significance)
   comparison = None
   if references:
     markdown += (f"\nNo mark against {', '.join(references)}: stored scores, "
@@ -390,58 +312,24 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
     markdown += f"\nMissing sets (not in the data): {', '.join(missing)}\n"
   if significance:
     labelled = {f"{n} vs {names[0]}": s for n, s in significance.items()}
-    markdown += "\n" + format_significance_table(labelled, alpha=fv.alpha)
+    markdown += "\n" + format_significance_table(labelled)
   if wilcoxon:
     markdown += "\n" + format_wilcoxon_table(
         {f"{n} vs {names[0]}": w for n, w in wilcoxon.items()})
   print(markdown, file=out)
 
   if fv.output_markdown:
-    with open(fv.output_markdown, "w", encoding="utf-8") as f:
-      if fv.command_note:
-        f.write(command_note_line(fv.command_note) + "\n\n")
-      f.write(markdown)
-  if fv.output_json:
-    payload = {
-        "data_dir": data_dir,
-        "alpha": fv.alpha,
-        "models": [dict(sts.results_to_json(r), path=m)
-                   for r, m in zip(results, fv.model)],
-        "significance": {
-            f"{n} vs {names[0]}": {
-                set_name: {"difference": formatting.number_or_none(c.difference),
-                           "ci95": [formatting.number_or_none(x) for x in c.ci95],
-                           "williams_t": formatting.number_or_none(c.t),
-                           "pvalue": formatting.number_or_none(c.pvalue),
-                           "holm_pvalue": formatting.number_or_none(c.adjusted_pvalue),
-                           "num_pairs": c.num_pairs,
-                           "direction": c.direction(fv.alpha)}
-                for set_name, c in s.items()}
-            for n, s in significance.items()},
-    }
-    if references:
-      payload["references"] = {
-          name: {key: list(sts.reference_value(v)[:2])
-                 for key, v in c.items()}
-          for name, c in references.items()}
-      payload["reference_comparison"] = comparison
-    with open(fv.output_json, "w", encoding="utf-8") as f:
-      json.dump(payload, f, ensure_ascii=False)
+    formatting.write_page(fv.output_markdown, (
+        formatting.command_note_line(fv.command_note) + "\n\n"
+        if fv.command_note else "") + markdown)
   return {"results": results, "names": names, "significance": significance,
           "references": references, "comparison": comparison,
           "markdown": markdown}
 
 
 def run(argv: Sequence[str], out=None) -> dict:
-  """Runs the command in-process with its own flags; argv[0] is the program.
-
-  Returns what `evaluate_flags` returns.
-
-  Raises:
-    errors.UserError: bad flags, data directory or model path.
-  """
-  fv = cli.parse_own_flags(define_flags, argv)
-  return evaluate_flags(fv, out=out)
+  """Runs the command in-process (argv[0] is the program)."""
+  return evaluate_flags(cli.parse_own_flags(define_flags, argv), out=out)
 
 
 if __name__ == "__main__":

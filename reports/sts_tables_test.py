@@ -114,13 +114,6 @@ class ReferencesTest(absltest.TestCase):
     self.assertEqual((none["aggregates"], none["sets"]), ([], []))
     self.assertIn("No set in common", sts_tables.format_comparison(none))
 
-  def test_command_note_line(self):
-    self.assertEqual(
-        sts_tables.command_note_line("python -m reports.sts_tables --x=1"),
-        "Produced by: `python -m reports.sts_tables --x=1`")
-    self.assertEqual(sts_tables.command_note_line("echo `date`"),
-                     "Produced by: `` echo `date` ``")
-
 
 
 class CliTest(absltest.TestCase):
@@ -145,13 +138,11 @@ class CliTest(absltest.TestCase):
     super().tearDownClass()
 
   def test_end_to_end(self):
-    json_path = os.path.join(test_util.make_tempdir(self), "out.json")
     md_path = os.path.join(test_util.make_tempdir(self), "out.md")
     out = io.StringIO()
     output = sts_tables.run(["sts", f"--model={self.model_a}",
                              f"--model={self.model_b}", "--names=first,second",
                              f"--data_dir={self.data_dir}", "--sets=sts,sick",
-                             f"--output_json={json_path}",
                              f"--output_markdown={md_path}", "--batch_size=3"],
                             out=out)
     printed = out.getvalue()
@@ -179,24 +170,21 @@ class CliTest(absltest.TestCase):
                                                  ["sts", "sick"])
     direct = sts.evaluate_pair_sets(
         encoder_lib.FunctionEncoder(self.module_a.encode), pair_sets, missing)
-    with open(json_path, encoding="utf-8") as f:
-      data = json.load(f)
-    self.assertEqual([m["model"] for m in data["models"]],
-                     ["first", "second"])
-    self.assertEqual(data["models"][0]["path"], self.model_a)
+    first, second = output["results"]
+    self.assertEqual((first.model_name, second.model_name),
+                     ("first", "second"))
     for name, r in direct.sets.items():
-      self.assertAlmostEqual(data["models"][0]["sets"][name]["pearson"],
-                             r.pearson, places=4)
-      np.testing.assert_allclose(data["models"][0]["sets"][name]["predicted"],
-                                 r.predicted, atol=1e-5)
-    tests = data["significance"]["second vs first"]
+      self.assertAlmostEqual(first.sets[name].pearson, r.pearson, places=4)
+      np.testing.assert_allclose(first.sets[name].predicted, r.predicted,
+                                 atol=1e-5)
+    tests = output["significance"]["second"]
     self.assertEqual(set(tests), set(direct.sets))
-    self.assertEqual(tests["SICK.test"]["num_pairs"], 4)
-    self.assertEqual(tests["SICK.test"]["direction"], 0)
+    self.assertEqual(tests["SICK.test"].num_pairs, 4)
+    self.assertEqual(tests["SICK.test"].direction(), 0)
     self.assertAlmostEqual(
-        tests["SICK.test"]["difference"],
-        data["models"][1]["sets"]["SICK.test"]["pearson"]
-        - data["models"][0]["sets"]["SICK.test"]["pearson"], places=4)
+        tests["SICK.test"].difference,
+        second.sets["SICK.test"].pearson - first.sets["SICK.test"].pearson,
+        places=4)
     self.assertLen(output["results"], 2)
 
   def test_references_and_command_note(self):
@@ -210,7 +198,6 @@ class CliTest(absltest.TestCase):
         "| **mean of the 19 STS 2012\u20132015 sets** | | 41.56 | 44.78 | "
         "49.11 |\n"))
     md_path = os.path.join(tmp, "out.md")
-    json_path = os.path.join(tmp, "out.json")
     note = "python -m reports.sts_tables --reference=w2v=w2v.md"
     out = io.StringIO()
     output = sts_tables.run(["sts", f"--model={self.model_a}",
@@ -218,8 +205,7 @@ class CliTest(absltest.TestCase):
                              f"--data_dir={self.data_dir}", "--sets=sts,sick",
                              f"--reference=w2v={page}",
                              f"--command_note={note}",
-                             f"--output_markdown={md_path}",
-                             f"--output_json={json_path}"], out=out)
+                             f"--output_markdown={md_path}"], out=out)
     printed = out.getvalue()
     self.assertIn("| set | pairs | w2v CBOW | w2v sg | first | second |",
                   printed)
@@ -241,11 +227,8 @@ class CliTest(absltest.TestCase):
     with open(md_path, encoding="utf-8") as f:
       self.assertEqual(f.read(), f"Produced by: `{note}`\n\n" +
                        output["markdown"])
-    with open(json_path, encoding="utf-8") as f:
-      data = json.load(f)
-    self.assertEqual(data["reference_comparison"]["wins"], ["STS2014.images"])
-    self.assertEqual(data["references"]["w2v sg"]["SICK.test"],
-                     [65.09, None])
+    self.assertEqual(output["references"]["w2v sg"]["SICK.test"],
+                     (65.09, None))
 
     with self.assertRaisesRegex(errors.UserError, "PREFIX=PATH"):
       sts_tables.run(["sts", f"--model={self.model_a}", f"--reference={page}",

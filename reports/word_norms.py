@@ -1,18 +1,13 @@
-r"""Word-vector norm against corpus frequency (Kenter et al. 2016, section 5).
+r"""Word-vector norm against corpus frequency (Kenter et al. 2016, sec. 5).
 
-The paper observes that after training, frequent words have smaller norms
-than content words, so an average is dominated by the informative words.
-This reads a model directory's vocabulary (with counts) and the word table of
-an export, prints the median norm per frequency band, and plots, for all
-models on one pair of axes, each word's norm relative to its model's median
-norm against its log frequency (median and quartiles per frequency bin):
+After training, the paper finds frequent words shorter than content words.
+This prints each model's median norm per frequency band and plots, on one
+pair of axes, norm / the model's median against log frequency (median and
+quartiles per bin). The record (--output_record) keeps the binned curves, so
+the plot can be drawn again without the runs (--from_record):
 
-  python -m reports.word_norms --model_dir=runs/scbow/best \
-      --export=runs/scbow/best/export/1 --output_png=docs/word_norms.png \
-      --output_record=docs/records/word_norms.json
-
-The record holds what the plot draws (the binned curves), so the plot can
-be drawn again without the runs: --from_record=PATH --output_png=PATH.
+  python -m reports.word_norms --model_dir=RUN --export=RUN/export/1 \
+      --output_png=PNG --output_record=JSON
 """
 
 import json
@@ -55,12 +50,7 @@ def extremes(words, norms, counts, size=10, min_count=1000):
 
 
 def band_medians(norms, counts, bands=BANDS):
-  """Median norm per frequency-rank band: list of (label, words, median).
-
-  Args:
-    norms: float [words] norm of each word's vector (vocabulary order).
-    counts: int [words] corpus count of each word.
-  """
+  """[(label, words, median norm)] per frequency-rank band."""
   order = np.argsort(-counts, kind="stable")
   rows, start = [], 0
   for end in bands:
@@ -82,12 +72,8 @@ def spearman_norm_frequency(norms, counts):
 
 
 def binned_curve(norms, counts, bins=12):
-  """Relative norm (norm / the model's median norm) per log10-count bin.
-
-  Returns:
-    [{"log10_count", "words", "q25", "median", "q75"}] for the non-empty
-    bins of `bins` equal-width bins of log10(count).
-  """
+  """[{"log10_count", "words", "q25", "median", "q75"}] of norm / median
+  norm in each non-empty one of `bins` equal log10(count) bins."""
   relative = norms / np.median(norms)
   logs = np.log10(counts)
   edges = np.linspace(logs.min(), logs.max() + 1e-9, bins + 1)
@@ -148,8 +134,6 @@ def define_flags(flag_values):
                     flag_values=flag_values)
   flags.DEFINE_string("output_png", None, "Write the scatter plot here.",
                       flag_values=flag_values)
-  flags.DEFINE_string("output_json", None, "Write the band medians here.",
-                      flag_values=flag_values)
   flags.DEFINE_string("output_record", None, "Write what the plot draws "
                       "here (JSON), to draw it again with --from_record.",
                       flag_values=flag_values)
@@ -160,7 +144,7 @@ def define_flags(flag_values):
 
 def run(argv):
   """Runs the command in-process (argv[0] is the program)."""
-  report(cli.parse_own_flags(define_flags, argv))
+  return report(cli.parse_own_flags(define_flags, argv))
 
 
 def report(flag_values):
@@ -179,7 +163,7 @@ def report(flag_values):
                                 for d in model_dirs]
   if len(names) != len(model_dirs):
     raise errors.UserError("--names needs one label per --model_dir")
-  record, result = {}, {}
+  record = {}
   for name, model_dir, export in zip(names, model_dirs, exports):
     words, counts = read_vocabulary(
         os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -197,10 +181,6 @@ def report(flag_values):
     rho = spearman_norm_frequency(norms, counts)
     rows = band_medians(norms, counts)
     shortest, longest = extremes(words, norms, counts)
-    result[name] = {"spearman_norm_count": rho,
-                    "bands": [{"band": b, "words": n, "median_norm": m}
-                              for b, n, m in rows],
-                    "shortest": shortest, "longest": longest}
     print(f"{name}: Spearman(norm, count) = {rho:+.3f}")
     for band, n, median in rows:
       print(f"  {band:>22}  {n:>7,} words  median norm {median:.4f}")
@@ -215,9 +195,7 @@ def report(flag_values):
     plot(record, flag_values.output_png)
     print(f"wrote {flag_values.output_png}")
   print(caption(record))
-  if flag_values.output_json:
-    with open(flag_values.output_json, "w") as f:
-      json.dump(result, f, indent=2)
+  return record
 
 
 if __name__ == "__main__":

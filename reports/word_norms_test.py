@@ -1,8 +1,10 @@
 """Tests for reports.word_norms."""
 
+import io
 import json
 import os
 import tempfile
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -37,7 +39,7 @@ class WordNormsTest(tf.test.TestCase):
     self.assertAllClose(word_norms.spearman_norm_frequency(norms, counts),
                         -1.0)
 
-  def test_report_writes_json_and_png(self):
+  def test_report_writes_record_and_png(self):
     rng = np.random.default_rng(0)
     counts = rng.integers(5, 10000, size=200)
     # Frequent words shorter: norm falls with log count.
@@ -47,15 +49,13 @@ class WordNormsTest(tf.test.TestCase):
     table[0] = 0
     folder, export = self._model(counts, table)
     out = tempfile.mkdtemp(dir=self.get_temp_dir())
-    word_norms.run(["word_norms", f"--model_dir={folder}",
-                    f"--export={export}", "--names=toy",
-                    f"--output_png={out}/norms.png",
-                    f"--output_json={out}/norms.json",
-                    f"--output_record={out}/record.json"])
-    with open(f"{out}/norms.json") as f:
-      result = json.load(f)["toy"]
+    with mock.patch("sys.stdout", new_callable=io.StringIO) as printed:
+      result = word_norms.run(["word_norms", f"--model_dir={folder}",
+                               f"--export={export}", "--names=toy",
+                               f"--output_png={out}/norms.png",
+                               f"--output_record={out}/record.json"])["toy"]
     self.assertAllClose(result["spearman_norm_count"], -1.0)
-    self.assertEqual(result["bands"][0]["words"], 100)
+    self.assertIn("ranks 1-100      100 words", printed.getvalue())
     with open(f"{out}/norms.png", "rb") as f:
       self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
     with open(f"{out}/record.json") as f:

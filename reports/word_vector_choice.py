@@ -1,23 +1,15 @@
 r"""Which of the zoo's trained word vectors the other models start from.
 
-The hybrid siamese matcher (in place of GloVe) and PARAGRAM-PHRASE (in place
-of PARAGRAM-SL999) start from pretrained word vectors. The zoo trains two
-kinds whose sentence embedding is the plain average of its word vectors:
-Siamese CBOW and Sent2Vec with unigrams only (its source vectors). This
-command picks, among such trained model directories, the one whose averaged
-vectors score the highest STS-B dev Pearson (the dev split: never a test
-set), read from each run's final evaluation (sts_results.json) or, for a run
-whose final evaluation predates STS-B dev there, from its newest export's
-model card (measured on the exported graph at export time; `--reexport`
-writes one), and writes the choice as JSON for the table scripts:
+The hybrid matcher (instead of GloVe) and PARAGRAM-PHRASE (instead of
+PARAGRAM-SL999) start from the zoo's own averaged word vectors: Siamese CBOW
+or unigram Sent2Vec. This picks, among such finished runs, the one with the
+highest STS-B dev Pearson (never a test set), from its sts_results.json or
+else its newest export's model card, and writes the choice as JSON:
 
   python -m reports.word_vector_choice \
-      --candidate="Siamese CBOW (configs/siamese_cbow_best.flags)=runs/siamese_cbow_best" \
-      --candidate="Sent2Vec uni (configs/sent2vec_books_uni.flags)=runs/sent2vec_books_uni" \
+      --candidate="Siamese CBOW=runs/siamese_cbow_best" \
+      --candidate="Sent2Vec uni=runs/sent2vec_books_uni" \
       --output_json=runs/zoo_word_vectors.json
-
-A Sent2Vec run with bigrams is refused: its dev score is not that of its
-word vectors alone.
 """
 
 import dataclasses
@@ -31,6 +23,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.export import saved_model_writer
+from sentzoo.reports import formatting
 
 STSB_DEV = "STSB.dev"
 # Model types whose sentence embedding is the average of their word vectors
@@ -48,12 +41,8 @@ class Candidate:
 
 
 def read_candidate(name, model_dir):
-  """Reads a finished run's type and STS-B dev Pearson (x 100).
-
-  Raises:
-    errors.UserError: not a finished run of an averaging model, a Sent2Vec
-      run with n-grams, or no STS-B dev result.
-  """
+  """A finished averaging run's type and STS-B dev Pearson (x 100); a
+  UserError for anything else (n-grams, no dev result, other models)."""
   config = model_dir_lib.read_model_config(model_dir)
   model_type = config.get("model_type")
   if model_type not in AVERAGING_MODEL_TYPES:
@@ -128,10 +117,8 @@ def report(flag_values):
     raise errors.UserError("--candidate names no model directory")
   candidates = []
   for entry in flag_values.candidate:
-    name, sep, model_dir = entry.partition("=")
-    if not sep or not name or not model_dir:
-      raise errors.UserError(f"--candidate={entry!r} is not NAME=MODEL_DIR")
-    candidates.append(read_candidate(name, model_dir))
+    candidates.append(read_candidate(*formatting.name_value(
+        entry, "--candidate", "NAME=MODEL_DIR")))
   selected = choose(candidates)
   for c in candidates:
     mark = " (selected)" if c is selected else ""
