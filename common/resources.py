@@ -12,9 +12,8 @@ import resource
 from typing import Optional
 
 _STATUS = "/proc/self/status"
-# mallopt's parameter numbers (glibc's malloc.h).
+# mallopt's parameter number for the arena limit (glibc's malloc.h).
 _M_ARENA_MAX = -8
-_M_MMAP_THRESHOLD = -3
 
 
 def status_mb(field: str, status_path: str = _STATUS) -> Optional[float]:
@@ -54,40 +53,27 @@ def reset_peak_rss() -> bool:
     return False
 
 
-def limit_malloc_retention(arenas: Optional[int] = None,
-                           mmap_threshold: int = 128 << 10) -> bool:
-  """Limits how much freed memory glibc malloc keeps in this process.
+def limit_malloc_arenas(arenas: Optional[int] = None) -> bool:
+  """Caps glibc malloc's arenas of this process at `arenas` (default: one
+  per CPU, at least 2), for threads that start after the call.
 
-  Two settings, each left alone where the user set its environment variable
-  (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_):
-  - At most `arenas` arenas (default: one per CPU, at least 2), for threads
-    that start after the call. glibc's default is 8 per CPU, and each keeps
-    the memory freed in it: TensorFlow's pipeline and compute threads then
-    hold freed blocks in many arenas. Siamese CBOW trainer, best flagfile,
-    3,000 steps with 3 evaluations: peak RSS 1,228 to 1,349 MB (3 runs) with
-    glibc's default, 1,198 to 1,278 MB (5 runs) with 2 arenas.
-  - Blocks of `mmap_threshold` bytes or more are mapped on their own and
-    unmapped when freed. glibc's default threshold starts there too but
-    rises to the size of each mapped block freed, up to 32 MB; after that,
-    tensors of up to 32 MB come from the arenas, whose freed pages stay
-    resident. Setting it keeps it fixed. Siamese CBOW trainer, best
-    flagfile, one epoch: peak RSS 1,029 and 1,034 MB without, 1,004 with.
-  sentzoo's commands call it before TensorFlow starts its threads
+  glibc's default is 8 arenas per CPU, and each keeps the memory freed in
+  it: TensorFlow's pipeline and compute threads then hold freed blocks in
+  many arenas. Measured on the Siamese CBOW trainer (best flagfile, 3,000
+  steps with 3 evaluations, 2 CPUs, one run at a time): peak RSS 1,228 to
+  1,349 MB (3 runs) with glibc's default, 1,198 to 1,278 MB (5 runs) with 2
+  arenas; the train step's groups/s within its run-to-run spread. sentzoo's
+  commands call it before TensorFlow starts its threads
   (sentzoo/__init__.py, sentzoo/cli.py).
 
   Returns:
-    Whether either setting was made (False where there is no glibc).
+    False, with nothing changed, where MALLOC_ARENA_MAX is set (the user's
+    choice wins) or there is no glibc.
   """
   mallopt = _glibc("mallopt")
-  if mallopt is None:
+  if "MALLOC_ARENA_MAX" in os.environ or mallopt is None:
     return False
-  changed = False
-  if "MALLOC_ARENA_MAX" not in os.environ:
-    changed |= bool(mallopt(_M_ARENA_MAX,
-                            arenas or max(2, os.cpu_count() or 1)))
-  if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
-    changed |= bool(mallopt(_M_MMAP_THRESHOLD, mmap_threshold))
-  return changed
+  return bool(mallopt(_M_ARENA_MAX, arenas or max(2, os.cpu_count() or 1)))
 
 
 def release_free_memory() -> bool:

@@ -77,21 +77,6 @@ def _flatten_mix(blocks):
   return tf.reshape(blocks, [-1])
 
 
-def _ids_by_block(text_to_ids, num_blocks):
-  """`text_to_ids` for the lines of `_flatten_mix` of `num_blocks` blocks,
-  run on one block at a time: the same ids as one call on the whole mix,
-  with the tokeniser's intermediate tensors of one block alive at once (in
-  the best flagfile's input pipeline, its peak RSS rose by 90-95 MB
-  instead of 109-117 MB over 4,000 batches)."""
-  def ids(lines):
-    per_block = tf.map_fn(
-        text_to_ids, tf.reshape(lines, [num_blocks, -1]),
-        fn_output_signature=tf.RaggedTensorSpec([None, None], tf.int32),
-        parallel_iterations=1)
-    return per_block.merge_dims(0, 1)
-  return ids
-
-
 def _valid_centers(ids, min_sentence_ids=1):
   """Indices i whose sentence and both neighbours have at least
   `min_sentence_ids` ids: ([groups], bool [lines] valid sentences)."""
@@ -338,8 +323,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     seed_groups, seed_buckets = tf.unstack(
         tf.random.experimental.stateless_split(block_seed, 2))
     ids, members = _group_members(
-        _flatten_mix(block), _ids_by_block(text_to_ids, tf.shape(block)[0]),
-        num_negatives, max_length,
+        _flatten_mix(block), text_to_ids, num_negatives, max_length,
         seed_groups, negatives=negatives, min_sentence_ids=min_sentence_ids,
         nearby_window=nearby_window, keep_probability=keep_probability,
         shuffle=batch_layout == "by_length")
@@ -367,8 +351,7 @@ def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
       blocks_per_mix, padding_values="")
 
   def count(block):
-    ids = _ids_by_block(text_to_ids, tf.shape(block)[0])(
-        _flatten_mix(block))[:, :max_length]
+    ids = text_to_ids(_flatten_mix(block))[:, :max_length]
     groups = tf.shape(_valid_centers(ids, min_sentence_ids)[0],
                       out_type=tf.int64)[0]
     return groups // batch_size

@@ -321,16 +321,6 @@ class SiameseCbowDataTest(tf.test.TestCase):
         max_length=MAX_LENGTH, max_groups=4, block_lines=3)
     self.assertAllEqual(groups, expected[:4])
 
-  def test_ids_by_block_equal_one_call_on_the_whole_mix(self):
-    text = self.corpus.lines[0]
-    blocks = tf.constant([text[:3], [text[3], "", text[4] + " unknown"]])
-    lines = siamese_cbow_data._flatten_mix(blocks)
-    by_block = siamese_cbow_data._ids_by_block(self.to_ids, 2)(lines)
-    whole = self.to_ids(lines)
-    self.assertAllEqual(by_block.row_splits, whole.row_splits)
-    self.assertAllEqual(by_block.flat_values, whole.flat_values)
-    self.assertGreater(int(tf.size(whole.flat_values)), 0)
-
   def test_make_groups_truncates_to_max_length(self):
     groups = siamese_cbow_data.make_groups(
         tf.constant(["l1 l1 l1", "l2 l2 l2 l2", "l3"]), self.to_ids,

@@ -79,7 +79,7 @@ def _runs_a_sentzoo_module():
 # commands: `import sentzoo` in a user's program changes nothing.
 if _runs_a_sentzoo_module():
   from sentzoo.common import resources as _resources  # pylint: disable=g-import-not-at-top
-  _resources.limit_malloc_retention()
+  _resources.limit_malloc_arenas()
   from sentzoo.common import interrupts as _interrupts  # pylint: disable=g-import-not-at-top
   _interrupts.install_for_command()
   from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top

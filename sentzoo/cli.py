@@ -30,10 +30,10 @@ from sentzoo.common import console
 from sentzoo.common import resources
 
 # The console script (`sentzoo`, not `python -m`) is sentzoo's own program
-# too: TensorFlow's start-up lines are hidden, and malloc's retention limited, as
+# too: TensorFlow's start-up lines are hidden, and malloc's arenas capped, as
 # for `python -m sentzoo.cli`.
 console.quiet_before_tensorflow()
-resources.limit_malloc_retention()
+resources.limit_malloc_arenas()
 
 from absl import flags  # pylint: disable=g-import-not-at-top,g-bad-import-order
 
