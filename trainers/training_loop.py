@@ -423,10 +423,6 @@ def run(model_dir: str,
                         rate * config.units_per_step)
     train_log.write(json.dumps({"step": step, **values}) + "\n")
     train_log.flush()
-    # What the steps since the last log freed and did not reuse (a new
-    # shape's XLA compilation, the input pipeline's blocks) goes back to the
-    # system: otherwise it stays resident until the next evaluation.
-    resources.release_free_memory()
     eta = (config.total_steps - step) / max(rate, 1e-9)
     log(f"step {step}/{config.total_steps} "
         f"({100.0 * step / config.total_steps:.1f}%) "
