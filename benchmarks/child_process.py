@@ -1,10 +1,11 @@
-"""Runs one side of a benchmark in a fresh process and measures it.
+"""What the benchmarks share: one side in a fresh process, the sides
+alternating, their medians and ranges, and the generated page.
 
-The benchmarks time every side in its own process, alternating, so that
-one side's caches and memory do not help the next. The peak resident memory
-is the child's own ru_maxrss from `os.wait4`: RUSAGE_CHILDREN would be the
-largest of all children so far, and `Popen.communicate`/`poll` reap the
-child and lose its rusage.
+Every side runs in its own process, alternating, so that one side's caches
+and memory do not help the next. The peak resident memory is the child's own
+ru_maxrss from `os.wait4`: RUSAGE_CHILDREN would be the largest of all
+children so far, and `Popen.communicate`/`poll` reap the child and lose its
+rusage.
 """
 
 import dataclasses
@@ -12,6 +13,7 @@ import json
 import os
 import shlex
 import signal
+import statistics
 import subprocess
 import time
 from typing import Any, Callable, Optional, Sequence
@@ -115,3 +117,59 @@ def run_json(command: Sequence[str], **kwargs) -> tuple:
     raise errors.UserError(f"no JSON result from {shlex.join(command)}:\n"
                            + finished.output[-3000:].decode("utf-8", "replace"))
   return result, finished
+
+
+def alternate(repeats: int, sides: dict) -> dict:
+  """Runs `sides` (name -> function of the repeat index, one measurement in
+  a fresh process) in order, `repeats` times: {name: [its results]}."""
+  results: dict = {name: [] for name in sides}
+  for repeat in range(repeats):
+    for name, side in sides.items():
+      results[name].append(side(repeat))
+  return results
+
+
+def summary(values: Sequence[Optional[float]]) -> Optional[dict]:
+  """{"median", "min", "max"} of measurements; None if any is None."""
+  if not values or None in values:
+    return None
+  return {"median": statistics.median(values), "min": min(values),
+          "max": max(values)}
+
+
+def median_range(values: Any, spec: str = ",.0f", unit: str = "",
+                 dash: str = "\u2013") -> str:
+  """'median<unit> (min<dash>max)' of measurements or of their `summary`;
+  one measurement alone; "" for None."""
+  stats = values if isinstance(values, dict) or values is None else summary(
+      values)
+  if stats is None:
+    return ""
+  text = f"{stats['median']:{spec}}{unit}"
+  if isinstance(values, dict) or len(values) > 1:
+    text += f" ({stats['min']:{spec}}{dash}{stats['max']:{spec}})"
+  return text
+
+
+def ratios(numerators: Sequence[float], denominators: Sequence[float]):
+  """Per repeat, numerator / denominator (None where either is missing)."""
+  return [None if a is None or not b else a / b
+          for a, b in zip(numerators, denominators)]
+
+
+def write_page(path: str, title: str, module: str, argv: Sequence[str],
+               lines: Sequence[str]) -> None:
+  """The generated page of `module` (`reports.formatting`): the command,
+  the intro paragraphs already on the page (what was learnt, written by
+  hand; a pointer to the module's definitions on a new page), `lines`."""
+  from sentzoo.reports import formatting  # pylint: disable=g-import-not-at-top
+  intro = [f"See `{module.replace('.', '/')}.py` for the definitions."]
+  if os.path.exists(path):
+    with open(path, encoding="utf-8") as f:
+      old = f.read()
+    start, end = old.find("```\n\n"), old.find("\n## Measured\n")
+    if 0 <= start < end:
+      intro = old[start + 5:end].strip("\n").split("\n\n")
+  formatting.write_generated_page(
+      path, title, module, shlex.join(["python", "-m", module, *argv]), intro,
+      lines)
