@@ -2,34 +2,19 @@ r"""Collapse probe of the CHARAGRAM family's margin loss (charCNN, charLSTM).
 
   python -m benchmarks.charagram_collapse \
       --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data \
-      [--model=char_cnn|char_lstm] [--sampling=max|mix] [--learning_rate=1e-3] \
-      [--steps=300] [--seed=0] [--report_every=50]
+      [--sampling=max|mix] [--learning_rate=1e-3] [--steps=300]
 
-Takes the CHARAGRAM trainer's own flags (--flagfile included) and builds its
-training plan (`trainers.charagram.CharagramTrainer.build_plan`: the same
-pairs, featurisation, model, margin loss, Adam and L2), so it trains what
-`python -m trainers.charagram` with the same flags trains, for --steps steps.
-The first batch of the training stream is held out as a fixed probe batch;
-at step 0 and every --report_every steps the model embeds it and the command
-prints one row of a Markdown table:
-
-- train loss: mean margin loss of the training steps since the last row;
-- probe loss: the margin loss on the probe batch under --sampling;
-- positive: mean cosine of each phrase with its paraphrase;
-- hardest negative: mean cosine of each phrase with its most similar
-  in-batch non-paraphrase (the MAX negative, whatever --sampling is);
-- neg > pos: share of phrases whose hardest negative is closer than the
-  paraphrase;
-- off-diagonal: mean cosine between two different texts of the batch;
-- norm: mean L2 norm of the outputs;
-- ties: share of phrases whose hardest-negative and positive cosines differ
-  by less than 1e-6;
-- saturated: share of output coordinates above 0.99 in absolute value
-  (a saturated tanh or LSTM state).
-
-The margin loss has a degenerate point: every text mapped to one direction
-gives positive = negative cosine and a loss of 2 x margin per pair; the
-table shows whether and how fast a run falls into it.
+Trains the plan `python -m trainers.charagram` builds from the same flags
+(`trainer.plan_to_measure`) for --steps steps. The first batch of the stream
+is held out as a probe; at step 0 and every --report_every steps a table row
+gives the train loss since the last row, and on the probe: its loss, the
+mean cosine of each phrase with its paraphrase (positive) and with its most
+similar in-batch non-paraphrase (hardest negative, whatever --sampling is),
+the share where that negative is closer (neg > pos) or within 1e-6 (ties),
+the mean cosine of two different texts (off-diagonal), the mean norm, and
+the share of output coordinates above 0.99 (saturated). The margin loss has
+a degenerate point, every text in one direction (loss 2 x margin per pair):
+the table shows whether and how fast a run falls into it.
 """
 
 import time

@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable, Optional, Sequence
 
 from sentzoo.common import errors
+from sentzoo.common import resources
 
 
 @dataclasses.dataclass
@@ -118,6 +119,33 @@ def run_json(command: Sequence[str], **kwargs) -> tuple:
                            + finished.output[-3000:].decode("utf-8", "replace"))
   return result, finished
 
+
+class PhaseRecorder:
+  """Peak and current RSS of a process, phase by phase.
+
+  `mark(name)` ends the phase `name`: it records the peak RSS since the
+  previous mark (VmHWM) and the RSS now, then resets the peak (through
+  /proc/self/clear_refs; where it cannot, `resets` is False and every peak
+  is the process's so far). Phases of one name merge: the highest peak, the
+  last RSS.
+  """
+
+  def __init__(self) -> None:
+    self.phases: dict = {}  # name -> {"peak_mb", "end_mb", "count"}, in order.
+    self.resets = True
+    self._reset()
+
+  def _reset(self):
+    if not resources.reset_peak_rss():
+      self.resets = False
+
+  def mark(self, name):
+    peak, now = resources.peak_rss_mb(), resources.current_rss_mb()
+    phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
+    phase["peak_mb"] = max(phase["peak_mb"], peak)
+    phase["end_mb"] = now
+    phase["count"] += 1
+    self._reset()
 
 def alternate(repeats: int, sides: dict) -> dict:
   """Runs `sides` (name -> function of the repeat index, one measurement in

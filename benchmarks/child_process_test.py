@@ -117,6 +117,21 @@ class ChildProcessTest(unittest.TestCase):
     self.assertIn("--a=2\n```\n\nWhy it is fast.\n\nWhat was tried.\n\n"
                   "## Measured\n\n| a |\n|---|\n| 2 |\n", second)
 
+  def test_phase_recorder_keeps_each_phases_own_peak(self):
+    recorder = child_process.PhaseRecorder()
+    block = bytearray(200 * 2**20)
+    for i in range(0, len(block), 4096):
+      block[i] = 1
+    del block
+    recorder.mark("big")
+    recorder.mark("small")
+    recorder.mark("small")
+    big, small = recorder.phases["big"], recorder.phases["small"]
+    self.assertEqual((big["count"], small["count"]), (1, 2))
+    self.assertGreater(big["peak_mb"], 200)
+    if recorder.resets:  # /proc/self/clear_refs is writable here.
+      self.assertGreater(big["peak_mb"] - small["peak_mb"], 150)
+
 
 if __name__ == "__main__":
   unittest.main()

@@ -185,19 +185,11 @@ def check_model_dir(model_dir, reference_vectors, encode):
 
 @dataclasses.dataclass
 class Tally:
-  """The soak's counts, shared by its threads (under `lock`)."""
+  """The soak's counts (`n`), shared by its threads (under `lock`)."""
   signals: collections.Counter = dataclasses.field(
       default_factory=collections.Counter)
-  aimed: int = 0
-  caught_temporary: int = 0
-  second_signals: int = 0
-  stopped_at_once: int = 0
-  concurrent_tried: int = 0
-  concurrent_refused: int = 0
-  runs_lost: int = 0
-  differing_exports: int = 0
-  leftover_temporaries: int = 0
-  finished_dirs: int = 0
+  n: collections.Counter = dataclasses.field(
+      default_factory=collections.Counter)
   failures: list = dataclasses.field(default_factory=list)
   reserved: int = 0  # Interruptions taken by a signal about to be sent.
   out_of_time: bool = False  # --max_minutes passed: no more signals.
@@ -229,13 +221,14 @@ class Tally:
     print(f"  failed: {failure}", flush=True)  # At once: a long soak.
 
   def summary(self):
+    n, sig = self.n, self.signals
     return (f"soak: {self.interruptions} interruptions (SIGINT "
-            f"{self.signals['SIGINT']}, SIGTERM {self.signals['SIGTERM']}, "
-            f"SIGKILL {self.signals['SIGKILL']}; {self.aimed} during a save "
-            f"or export), {self.concurrent_refused} concurrent run"
-            f"{'' if self.concurrent_refused == 1 else 's'} refused, "
-            f"{self.runs_lost} runs lost, {self.differing_exports} differing "
-            f"exports, {self.leftover_temporaries} leftover temporaries")
+            f"{sig['SIGINT']}, SIGTERM {sig['SIGTERM']}, SIGKILL "
+            f"{sig['SIGKILL']}; {n['aimed']} during a save or export), "
+            f"{n['concurrent_refused']} concurrent run"
+            f"{'' if n['concurrent_refused'] == 1 else 's'} refused, "
+            f"{n['runs_lost']} runs lost, {n['differing_exports']} differing "
+            f"exports, {n['leftover_temporaries']} leftover temporaries")
 
 
 class Soak:
@@ -312,7 +305,7 @@ class Soak:
         step = latest_checkpoint_step(model_dir)
         if step < last_step:
           with tally.lock:
-            tally.runs_lost += 1
+            tally.n["runs_lost"] += 1
           resumed = [line for line in run.lines if "resum" in line.lower()]
           tally.fail(f"{model_dir}: checkpoint step went back from "
                      f"{last_step} to {step}: {resumed[:1]}")
@@ -321,7 +314,7 @@ class Soak:
           break
       if interrupted or code != EXIT_OK:
         with tally.lock:
-          tally.runs_lost += 1
+          tally.n["runs_lost"] += 1
         tally.fail(f"{model_dir} did not finish")
         return
       with self._check_lock:
@@ -330,9 +323,10 @@ class Soak:
       for problem in problems:
         tally.fail(f"{model_dir}: {problem}")
       with tally.lock:
-        tally.finished_dirs += 1
-        tally.leftover_temporaries += len(temporaries(model_dir))
-        tally.differing_exports += any("differs" in p for p in problems)
+        tally.n["finished_dirs"] += 1
+        tally.n["leftover_temporaries"] += len(temporaries(model_dir))
+        tally.n["differing_exports"] += any("differs" in p
+                                            for p in problems)
       print(f"  finished {model_dir}: export versions "
             f"{export_versions(model_dir)}, {len(problems)} problems",
             flush=True)
@@ -380,7 +374,7 @@ class Soak:
       self.tally.fail("the refused concurrent run changed "
                       f"{sorted(set(before.items()) ^ set(after.items()))}")
     else:
-      self.tally.concurrent_refused += 1
+      self.tally.n["concurrent_refused"] += 1
       print(f"  concurrent run refused: {second.stderr.strip()[:160]}",
             flush=True)
 
@@ -393,9 +387,10 @@ class Soak:
     ready = self._wait_for_moment(run, rng, moment)
     with tally.lock:
       concurrent = bool(
-          ready and tally.concurrent_tried < self.settings.concurrent_runs
+          ready and tally.n["concurrent_tried"] <
+          self.settings.concurrent_runs
           and run.lines and run.process.poll() is None)
-      tally.concurrent_tried += concurrent
+      tally.n["concurrent_tried"] += concurrent
     if concurrent:
       self._check_concurrent_run(model_dir, run)
     caught = bool(temporaries(model_dir))
@@ -419,10 +414,10 @@ class Soak:
         f.write(run.stderr)
     with tally.lock:
       tally.signals[name] += 1
-      tally.aimed += aimed
-      tally.caught_temporary += caught
-      tally.second_signals += twice
-      tally.stopped_at_once += any("stopped at once;" in line
+      tally.n["aimed"] += aimed
+      tally.n["caught_temporary"] += caught
+      tally.n["second_signals"] += twice
+      tally.n["stopped_at_once"] += any("stopped at once;" in line
                                    for line in run.lines)
       count = tally.interruptions
     print(f"  {count}: {os.path.basename(model_dir)}: {label}: exit {code}, "
@@ -440,10 +435,11 @@ def main(argv):
                settings).run()
   for failure in tally.failures:
     print(f"FAILED: {failure}", flush=True)
-  print(f"{tally.finished_dirs} model directories finished; "
-        f"{tally.caught_temporary} signals with a temporary on disk, "
-        f"{tally.second_signals} second signals "
-        f"({tally.stopped_at_once} 'stopped at once'); "
+  n = tally.n
+  print(f"{n['finished_dirs']} model directories finished; "
+        f"{n['caught_temporary']} signals with a temporary on disk, "
+        f"{n['second_signals']} second signals "
+        f"({n['stopped_at_once']} 'stopped at once'); "
         f"{time.monotonic() - start:.0f}s, load average "
         f"{os.getloadavg()[0]:.1f}", flush=True)
   print(tally.summary(), flush=True)

@@ -3,25 +3,12 @@ r"""Compact exports side by side: float32, float16 and int8 tables of one model.
   python -m benchmarks.quantized_export --model_dir=runs/sent2vec_demo \
       --data_dir=../shared/data
 
-Exports the latest checkpoint of --model_dir (an averaging model: Sent2Vec,
-Siamese CBOW, PARAGRAM-PHRASE) once per --modes entry through the one export
-path (`export.export_model.export(quantize=...)`; `export.table_quantization`)
-into --output_dir (default: a temporary folder, removed at the end), then
-measures each export and prints a markdown table:
-- size on disk: every file of the export's version folder (MB = 10^6 bytes);
-- load time: `tf.saved_model.load` of the folder, the median of --repeats
-  loads in this process, the modes alternating (later loads of the same
-  files come from the page cache);
-- encode throughput: sentences/s through `serving_default` on the distinct
-  sentences of the STS 2012-2015 sets and STS-B dev, in batches of
-  --batch_size, the median of --repeats passes after one warm-up pass, the
-  modes alternating;
-- the mean Pearson x 100 of the STS 2012-2015 sets present (19 with the
-  shared data) and STS-B dev Pearson x 100 (`evaluation.sts` through the
-  `evaluation.encoder` interface);
-- against float32 ("none"): size, load time and throughput as ratios, the
-  scores as differences in points.
---output_json / --output_markdown also write the numbers and the table.
+Exports the latest checkpoint of an averaging model once per --modes entry
+(`export_model.export(quantize=...)`) and measures each, the modes
+alternating (the machine is shared): size on disk (MB = 10^6 bytes),
+`tf.saved_model.load` time and `serving_default` sentences/s on the distinct
+STS 2012-2015 and STS-B dev sentences (medians of --repeats), the STS
+2012-2015 mean and STS-B dev Pearson x 100; then each against float32.
 """
 
 import json
@@ -72,14 +59,7 @@ def _card_quantization(path):
 
 
 def measure(paths, pair_sets, batch_size, repeats):
-  """Measures the exports `paths` (mode -> version folder).
-
-  Returns:
-    mode -> dict with bytes, quantization (the model card's entry),
-    load_seconds, sentences_per_second,
-    sts_mean_pearson (None without STS sets), sts_sets (how many),
-    stsb_dev_pearson (None without STS-B dev).
-  """
+  """{mode: its numbers} of the exports `paths` (mode -> version folder)."""
   results = {mode: {"path": path, "bytes": folder_bytes(path),
                     "quantization": _card_quantization(path),
                     "load_seconds_each": []}

@@ -1,24 +1,14 @@
 r"""Peak memory of serving one huge sentence, with and without the input caps.
 
-  python -m benchmarks.serving_memory
-  python -m benchmarks.serving_memory --sentence_mb=5 --dim=300
+  python -m benchmarks.serving_memory [--sentence_mb=5 --dim=300]
   python -m benchmarks.serving_memory --export=runs/siamese_cbow_demo/export/1
 
-Without --export, writes two Siamese-CBOW-shaped exports (an
-`AveragingSentenceEncoder` over --vocabulary_size words of --dim floats) to a
-temporary folder: one with the caps off (both at 2^31 - 1, what an export
-was before issue 19) and one with the default caps of `export.input_limits`
-(or --max_bytes_per_sentence / --max_tokens_per_sentence). With --export,
-measures that export (with the caps its model card records); its sentence
-is made of the words w0, w1, ..., which another export may not know (then
-only the tokeniser's share is measured).
-
-Each export is measured in a fresh process: load it, run a short warm-up
-request, build one sentence of --sentence_mb MB of known words, read the
-process's resident memory (VmRSS of /proc/self/status, after resetting
-the peak VmHWM to it through /proc/self/clear_refs), send the sentence
-through `serving_default`, read VmHWM. The difference is what encoding the
-sentence cost at its peak. Linux only (/proc).
+Without --export, writes two Siamese-CBOW-shaped exports: one with the caps
+off (2^31 - 1, as before issue 19) and one with `export.input_limits`'
+defaults (or the flags). Each export is measured in a fresh process: load,
+warm up, build one sentence of --sentence_mb MB of the words w0, w1, ...
+(another export may not know them: then only the tokeniser's share shows),
+reset the peak RSS to the current one, encode it, read the peak (Linux).
 """
 
 import json
@@ -32,7 +22,6 @@ import numpy as np
 
 from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
-from sentzoo.common import resources
 from sentzoo.export import input_limits
 
 FLAGS = flags.FLAGS
@@ -82,15 +71,18 @@ def measure_in_this_process(export_path, num_bytes):
       card = json.load(f)
   sentence = tf.constant([_sentence(num_bytes,
                                     _words(FLAGS.vocabulary_size))])
-  reset = resources.reset_peak_rss()
-  before = resources.current_rss_mb() if reset else resources.peak_rss_mb()
+  recorder = child_process.PhaseRecorder()
+  recorder.mark("before")
   embeddings = serve(sentences=sentence)["embeddings"].numpy()
-  after = resources.peak_rss_mb()
+  recorder.mark("request")
+  before = recorder.phases["before"]["end_mb" if recorder.resets else "peak_mb"]
+  after = recorder.phases["request"]["peak_mb"]
   return {"export": export_path, "input_bytes": num_bytes,
           "input_limits": card.get("input_limits"),
           "before_mb": round(before, 1), "peak_mb": round(after, 1),
           "increase_mb": round(after - before, 1),
-          "baseline": "RSS (peak reset)" if reset else "earlier peak",
+          "baseline": ("RSS (peak reset)" if recorder.resets
+                       else "earlier peak"),
           "finite": bool(np.all(np.isfinite(embeddings)))}
 
 

@@ -1,37 +1,26 @@
 r"""Memory of the paper-size embedding tables, and how a strategy places them.
 
-  python -m benchmarks.table_memory --model=siamese_cbow
   python -m benchmarks.table_memory --model=siamese_cbow \
-      --strategy=mirrored --num_cpu_devices=2
+      [--strategy=mirrored --num_cpu_devices=2]
   python -m benchmarks.table_memory --model=sent2vec --buckets=500000
 
-Builds the tables under the strategy's scope (MirroredStrategy keeps one full
-copy per replica device), runs --steps sparse SGD steps on random ids (a
-Siamese CBOW step, or a Sent2Vec-shaped lookup/update of source and target
-rows) and prints the computed table bytes, where each copy lives, and the
-process's peak resident memory (VmHWM, common/resources.py) after building
-and after the steps (peak includes the initialiser's temporaries; current is what stays).
-With logical CPU devices every copy is in host memory, so peak RSS
-shows the per-replica copies; on GPUs each copy is in its own GPU's memory.
-
-The Sent2Vec trainer itself, a fresh run and a resumed one (issue 17's
-memory bound: peak RSS <= 1.3 x (source + target table bytes) + 1 GB):
+Builds the tables under the strategy's scope (MirroredStrategy keeps one
+copy per replica; with logical CPU devices all are in host memory), runs
+--steps sparse SGD steps on random ids and prints the table bytes, where each
+copy lives and the peak and current RSS (VmHWM, VmRSS) after building and
+after the steps.
 
   python -m benchmarks.table_memory --model=sent2vec --train \
       --buckets=300000 --data_dir=../shared/data --work_dir=runs/s2v_memory
 
-runs `python -m trainers.sent2vec` with the uni+bi book flagfile
-(--train_flagfile; --buckets, --dim, part --corpus_parts of the corpus) in a
-child process twice: fresh for --train_steps steps, then resumed from that
-run's last checkpoint up to 2 x --train_steps (both export and evaluate at
-the end, as every run does). The child marks the trainer's phases
-(`run_probed_trainer`) and records, for each, the peak RSS during it (VmHWM,
-reset at each mark) and the RSS at its end (`PhaseRecorder`). Prints one
-table of both runs, the tables' bytes and the bound; exits 1 when a run's
-peak is above the bound. The vocabulary, corpus counts and token cache are
-built once in --work_dir and copied into each run (their cost is not the
-tables').
+measures the Sent2Vec trainer itself against issue 17's bound (peak RSS <=
+1.3 x table bytes + 1 GB): a fresh run of --train_steps, then one resumed to
+twice as many, each in a child that marks the trainer's phases
+(`run_probed_trainer`) and records each phase's own peak (`PhaseRecorder`).
+The vocabulary, counts and token cache are built once and shared. Exits 1
+when a run's peak is above the bound.
 """
+
 import json
 import os
 import shutil
@@ -81,10 +70,8 @@ flags.DEFINE_string("output_json", None, "--train: also write the numbers "
                     "here.")
 flags.DEFINE_string("output_markdown", None, "--train: also write the "
                     "table here (markdown).")
-# Internal: the child process of --train.
-flags.DEFINE_string("phase_log", None, "(internal) --train's child: run the "
-                    "trainer with --trainer_argv and write its phases here.")
-flags.DEFINE_string("trainer_argv", None, "(internal) JSON list of flags.")
+flags.DEFINE_string("trainer_argv", None, "Internal: --train's child runs "
+                    "the trainer with this JSON list of flags.")
 
 
 def _placement(variable):
@@ -151,36 +138,6 @@ BOUND_EXTRA_BYTES = 1 << 30
 _SHARED_FILES = ("vocab.txt", "corpus_stats.json", "token_cache")
 
 
-class PhaseRecorder:
-  """Peak and current RSS of a process, phase by phase.
-
-  `mark(name)` ends the phase `name` (the time since the previous mark):
-  it records the peak RSS during it (VmHWM) and the RSS now (VmRSS), then
-  resets the peak to the current RSS (writing 5 to /proc/self/clear_refs),
-  so the next phase's peak is its own. Phases of one name (e.g. the steps
-  between checkpoint saves) are merged: the highest peak, the last RSS.
-  Where the peak cannot be reset, every peak is the process's so far
-  (`resets` False).
-  """
-
-  def __init__(self):
-    self.phases = {}  # name -> {"peak_mb", "end_mb", "count"}, in order.
-    self.resets = True
-    self._reset()
-
-  def _reset(self):
-    if not resources.reset_peak_rss():
-      self.resets = False
-
-  def mark(self, name):
-    peak, now = resources.peak_rss_mb(), resources.current_rss_mb()
-    phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
-    phase["peak_mb"] = max(phase["peak_mb"], peak)
-    phase["end_mb"] = now
-    phase["count"] += 1
-    self._reset()
-
-
 def _wrap(owner, name, before=lambda: None, after=lambda: None):
   """Replaces owner.name by a function that calls before(), the original,
   then after()."""
@@ -195,8 +152,9 @@ def _wrap(owner, name, before=lambda: None, after=lambda: None):
   setattr(owner, name, wrapped)
 
 
-def run_probed_trainer(argv, phase_log):
-  """Runs the Sent2Vec trainer with `argv`, its phases marked (the child)."""
+def run_probed_trainer(argv):
+  """Runs the Sent2Vec trainer with `argv`, its phases marked; prints them
+  as one JSON line (the child)."""
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
   from sentzoo.export import sent2vec_export  # pylint: disable=g-import-not-at-top
@@ -204,7 +162,7 @@ def run_probed_trainer(argv, phase_log):
   from sentzoo.trainers import sent2vec as sent2vec_trainer  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top
 
-  recorder = PhaseRecorder()
+  recorder = child_process.PhaseRecorder()
   mark = recorder.mark
   mark("start (imports)")
   # build_plan: vocabulary, model built and initialised, then the token
@@ -230,9 +188,8 @@ def run_probed_trainer(argv, phase_log):
         after=lambda: mark("final evaluation: scores"))
   summary = sent2vec_trainer.run(argv)
   mark("end")
-  with open(phase_log, "w") as f:
-    json.dump({"phases": recorder.phases, "resets": recorder.resets,
-               "step": summary.step}, f, indent=2)
+  print(json.dumps({"phases": recorder.phases, "resets": recorder.resets,
+                    "step": summary.step}))
 
 
 def _table_bytes(model_dir):
@@ -244,12 +201,10 @@ def _table_bytes(model_dir):
   return source, target
 
 
-def _run_child(argv, phase_log, log_path):
-  command = [sys.executable, "-m", "benchmarks.table_memory",
-             f"--phase_log={phase_log}", f"--trainer_argv={json.dumps(argv)}"]
-  child_process.run(command, log_path)
-  with open(phase_log) as f:
-    return json.load(f)
+def _run_child(argv, log_path):
+  return child_process.run_json(
+      [sys.executable, "-m", "benchmarks.table_memory",
+       f"--trainer_argv={json.dumps(argv)}"], log_path=log_path)[0]
 
 
 def measure_training():
@@ -276,7 +231,6 @@ def measure_training():
       print(f"{run} run: {steps} steps in {model_dir}", flush=True)
       runs[run] = _run_child(
           common + [f"--model_dir={model_dir}", f"--train_steps={steps}"],
-          os.path.join(work_dir, f"phases_{run}.json"),
           os.path.join(work_dir, f"{run}.log"))
       if run == "fresh" and not os.path.exists(shared):
         os.makedirs(shared)
@@ -343,8 +297,8 @@ def train_main():
 
 def main(argv):
   del argv
-  if FLAGS.phase_log:
-    run_probed_trainer(json.loads(FLAGS.trainer_argv), FLAGS.phase_log)
+  if FLAGS.trainer_argv:
+    run_probed_trainer(json.loads(FLAGS.trainer_argv))
     return
   if FLAGS.train:
     if FLAGS.model != "sent2vec":
