@@ -157,7 +157,7 @@ def alternate(repeats: int, sides: dict) -> dict:
   return results
 
 
-def summary(values: Sequence[Optional[float]]) -> Optional[dict]:
+def summary(values: Sequence[Any]) -> Optional[dict]:
   """{"median", "min", "max"} of measurements; None if any is None."""
   if not values or None in values:
     return None
