@@ -41,6 +41,8 @@ from sentzoo.common import resources
 from sentzoo.trainers import siamese_cbow
 
 FLAGS = siamese_cbow.FLAGS
+# The trainer's flags, passed on to the children (--model_dir: per child).
+_TRAINERS = (frozenset(FLAGS) | {"flagfile"}) - {"model_dir"}
 flags.DEFINE_integer("steps", 3000, "Timed steps of ours.", lower_bound=1,
                      flag_values=FLAGS)
 flags.DEFINE_integer("warmup_steps", 300, "Untimed steps first (XLA "
@@ -273,11 +275,9 @@ def _child_ours():
 
 def _trainer_flags(argv):
   """The command-line flags that are the trainer's (not this module's)."""
-  own = ("--steps", "--warmup_steps", "--repeats", "--gensim_python",
-         "--end_to_end", "--noend_to_end",
-         "--work_dir", "--docs_page", "--child", "--model_dir",
-         "--earlier_steps", "--noearlier_steps", "--profile_steps")
-  return [a for a in argv if not a.split("=")[0] in own]
+  names = [a.lstrip("-").split("=")[0] for a in argv]
+  return [a for a, name in zip(argv, names) if name in _TRAINERS or (
+      name.startswith("no") and name[2:] in _TRAINERS)]
 
 
 def _gensim_command(work_dir):
