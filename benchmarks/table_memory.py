@@ -70,8 +70,9 @@ flags.DEFINE_string("output_json", None, "--train: also write the numbers "
                     "here.")
 flags.DEFINE_string("output_markdown", None, "--train: also write the "
                     "table here (markdown).")
-flags.DEFINE_string("trainer_argv", None, "Internal: --train's child runs "
-                    "the trainer with this JSON list of flags.")
+flags.DEFINE_string("phase_log", None, "Internal: --train's child runs the "
+                    "trainer with --trainer_argv and writes its phases here.")
+flags.DEFINE_string("trainer_argv", None, "Internal: a JSON list of flags.")
 
 
 def _placement(variable):
@@ -152,9 +153,9 @@ def _wrap(owner, name, before=lambda: None, after=lambda: None):
   setattr(owner, name, wrapped)
 
 
-def run_probed_trainer(argv):
-  """Runs the Sent2Vec trainer with `argv`, its phases marked; prints them
-  as one JSON line (the child)."""
+def run_probed_trainer(argv, phase_log):
+  """Runs the Sent2Vec trainer with `argv`, its phases marked (the child;
+  trainers/sent2vec_memory_test.py runs it too)."""
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
   from sentzoo.export import sent2vec_export  # pylint: disable=g-import-not-at-top
@@ -188,8 +189,9 @@ def run_probed_trainer(argv):
         after=lambda: mark("final evaluation: scores"))
   summary = sent2vec_trainer.run(argv)
   mark("end")
-  print(json.dumps({"phases": recorder.phases, "resets": recorder.resets,
-                    "step": summary.step}))
+  with open(phase_log, "w") as f:
+    json.dump({"phases": recorder.phases, "resets": recorder.resets,
+               "step": summary.step}, f, indent=2)
 
 
 def _table_bytes(model_dir):
@@ -201,10 +203,12 @@ def _table_bytes(model_dir):
   return source, target
 
 
-def _run_child(argv, log_path):
-  return child_process.run_json(
-      [sys.executable, "-m", "benchmarks.table_memory",
-       f"--trainer_argv={json.dumps(argv)}"], log_path=log_path)[0]
+def _run_child(argv, phase_log, log_path):
+  child_process.run([sys.executable, "-m", "benchmarks.table_memory",
+                     f"--phase_log={phase_log}",
+                     f"--trainer_argv={json.dumps(argv)}"], log_path)
+  with open(phase_log) as f:
+    return json.load(f)
 
 
 def measure_training():
@@ -231,6 +235,7 @@ def measure_training():
       print(f"{run} run: {steps} steps in {model_dir}", flush=True)
       runs[run] = _run_child(
           common + [f"--model_dir={model_dir}", f"--train_steps={steps}"],
+          os.path.join(work_dir, f"phases_{run}.json"),
           os.path.join(work_dir, f"{run}.log"))
       if run == "fresh" and not os.path.exists(shared):
         os.makedirs(shared)
@@ -297,8 +302,8 @@ def train_main():
 
 def main(argv):
   del argv
-  if FLAGS.trainer_argv:
-    run_probed_trainer(json.loads(FLAGS.trainer_argv))
+  if FLAGS.phase_log:
+    run_probed_trainer(json.loads(FLAGS.trainer_argv), FLAGS.phase_log)
     return
   if FLAGS.train:
     if FLAGS.model != "sent2vec":
