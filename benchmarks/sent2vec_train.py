@@ -304,7 +304,6 @@ def write_tokenised_lines(files, tokenizer, path, max_lines=0,
   return counter, lines, tokens
 
 
-summary = child_process.summary
 _FIELDS = ("words_per_second", "words_per_cpu_second", "peak_rss_mb")
 
 
@@ -323,8 +322,9 @@ def add_ratios(result):
         [r["reference"][field] for r in runs])):
       r[name] = ratio
     for side in ("ours", "reference"):
-      result[f"{side}_{field}"] = summary([r[side][field] for r in runs])
-    result[name] = summary([r[name] for r in runs])
+      result[f"{side}_{field}"] = child_process.summary(
+          [r[side][field] for r in runs])
+    result[name] = child_process.summary([r[name] for r in runs])
   return result
 
 
@@ -410,7 +410,8 @@ def small_job_markdown(job):
       values = [r[key]["phases"].get(name) for r in runs]
       if any(v is not None for v in values):
         out.append(f"| {side} | {name} | "
-                   f"{_range(summary([v or 0.0 for v in values]), '', '.1f')} |")
+                   + _range(child_process.summary([v or 0.0 for v in values]),
+                            "", ".1f") + " |")
   return "\n".join(out) + "\n"
 
 
@@ -552,7 +553,8 @@ def small_job(cfg, ref_command, work_dir, repo, display, log):
 
   sides = child_process.alternate(FLAGS.repeats,
                                   {"ours": ours, "reference": reference})
-  runs = [{"ours": o, "reference": r, "speed_ratio": r["seconds"] / o["seconds"]}
+  runs = [{"ours": o, "reference": r,
+           "speed_ratio": r["seconds"] / o["seconds"]}
           for o, r in zip(sides["ours"], sides["reference"])]
   for repeat, row in enumerate(runs, start=1):
     print(f"small job {repeat}: ours {row['ours']['seconds']:.1f}s, C++ "
@@ -562,9 +564,9 @@ def small_job(cfg, ref_command, work_dir, repo, display, log):
   return {
       "ours_command_display": display(ours_command),
       "reference_command_display": display(ref_command), "repeats": runs,
-      "ours_seconds": summary([r["ours"]["seconds"] for r in runs]),
-      "reference_seconds": summary([r["reference"]["seconds"] for r in runs]),
-      "speed_ratio": summary([r["speed_ratio"] for r in runs])}
+      **{f"{key}_seconds": child_process.summary(
+          [r[key]["seconds"] for r in runs]) for key in ("ours", "reference")},
+      "speed_ratio": child_process.summary([r["speed_ratio"] for r in runs])}
 
 
 def main(argv):

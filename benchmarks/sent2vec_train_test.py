@@ -273,9 +273,7 @@ class ProgressAndRatioTest(tf.test.TestCase):
                                        0.05)
 
   def test_summary_ratios_and_table(self):
-    self.assertEqual(sent2vec_train.summary([1.5, 1.0, 2.0]),
-                     {"median": 1.5, "min": 1.0, "max": 2.0})
-    self.assertIsNone(sent2vec_train.summary([1.0, None]))
+    # (child_process_test tests the summaries themselves.)
     rows = []
     for ours, ref, cores in ((300.0, 200.0, 1.0), (330.0, 300.0, None)):
       rows.append({
