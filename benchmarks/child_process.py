@@ -186,18 +186,11 @@ def ratios(numerators: Sequence[float], denominators: Sequence[float]):
 
 
 def write_page(path: str, title: str, module: str, argv: Sequence[str],
-               lines: Sequence[str]) -> None:
-  """The generated page of `module` (`reports.formatting`): the command,
-  the intro paragraphs already on the page (what was learnt, written by
-  hand; a pointer to the module's definitions on a new page), `lines`."""
+               intro: str, lines: Sequence[str]) -> None:
+  """The whole generated page of `module` (`reports.formatting`): its
+  command, `intro` (the module's own text: paragraphs split by blank lines,
+  each one line on the page before wrapping) and `lines`."""
   from sentzoo.reports import formatting  # pylint: disable=g-import-not-at-top
-  intro = [f"See `{module.replace('.', '/')}.py` for the definitions."]
-  if os.path.exists(path):
-    with open(path, encoding="utf-8") as f:
-      old = f.read()
-    start, end = old.find("```\n\n"), old.find("\n## Measured\n")
-    if 0 <= start < end:
-      intro = old[start + 5:end].strip("\n").split("\n\n")
   formatting.write_generated_page(
-      path, title, module, shlex.join(["python", "-m", module, *argv]), intro,
-      lines)
+      path, title, module, shlex.join(["python", "-m", module, *argv]),
+      [" ".join(p.split()) for p in intro.strip().split("\n\n")], lines)

@@ -104,6 +104,44 @@ print(json.dumps({"seconds": end - start,
                   "words": model.corpus_total_words}))
 """
 
+# The page's text before its measurements (--docs_page).
+PAGE_TITLE = "Siamese CBOW training speed, side by side with gensim's CBOW"
+PAGE_INTRO = r"""
+Ours: the trainer's input pipeline and train step, run by the training loop's
+graph loop for a fixed number of steps after a warm-up; groups/s is converted
+to the time of one epoch of the trainer's batches. gensim 4 (built outside the
+repository, ../shared/notes/peers.md): word2vec CBOW with the paper's baseline
+settings (300-d, window 5, negative 5, sample 1e-5, min count 5, 2 workers) on
+a tokenised copy of the same corpus files, its vocabulary pass included. Every
+figure is from a fresh process; the sides alternate in one sequence. See
+`benchmarks/siamese_cbow_train.py` for the definitions.
+
+Where the time goes (issue 34), in three steps, each timed by --earlier_steps
+beside the next. (1) The padded step: XLA on the dense groups, where padding
+was 47.5% of the id positions it gathered, averaged and scattered gradients
+into. (2) The flat step on the same by-length batches: the real ids listed
+outside XLA (`flat_sentences`), padded to a multiple of 1,024, then gathered,
+summed by sentence, scored and updated under XLA; its profile (before this
+page's run) was 2.74 ms of XLA kernels a step, four passes over the ~9.2k ids
+x 300 floats (the forward gather, the sum by sentence, the rows' gradients and
+the SGD scatter into the table) making ~80% of it: bound by XLA CPU's gather
+and scatter loops, not by the table size or dispatch. (3) The consecutive
+layout (--batch_layout=consecutive, in configs/siamese_cbow_best.flags): a
+batch holds the groups of 100 consecutive centres, and a sentence is the
+centre of one, a neighbour of two and often a nearby negative of others, so it
+lists 138 distinct sentences and 2.6k ids instead of 500 and 9.2k (1,000
+batches of the best flagfile), and the step averages and updates each sentence
+once: the same per-row work on 3.6x fewer rows. Its STS-B dev Pearson is the
+by-length batches' (57.379 against 57.380, docs/siamese_cbow.md). In the
+profile below, the compiled step now takes about as long as the input pipeline
+(regex replace, split, lower case, lookup on the tf.data threads, on the other
+core). Rejected earlier with A/B runs on the same real batches: the gather +
+sum and the update as TF kernels outside XLA (the same losses, 8.0 against
+4.1-5.4 ms wall), the whole step without XLA (32 ms), and the distinct rows
+gathered once (`tf.unique`) with a fused `tf.sparse.segment_mean` (12.8 ms
+against 7.4).
+"""
+
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -426,10 +464,9 @@ def side_by_side(argv):
   else:
     say("| gensim | not run (no --gensim_python) |")
   if FLAGS.docs_page:
-    child_process.write_page(
-        FLAGS.docs_page,
-        "Siamese CBOW training speed, side by side with gensim's CBOW",
-        "benchmarks.siamese_cbow_train", argv, out)
+    child_process.write_page(FLAGS.docs_page, PAGE_TITLE,
+                             "benchmarks.siamese_cbow_train", argv,
+                             PAGE_INTRO, out)
   return out
 
 
