@@ -4,17 +4,10 @@ r"""Collapse probe of the CHARAGRAM family's margin loss (charCNN, charLSTM).
       --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data \
       [--sampling=max|mix] [--learning_rate=1e-3] [--steps=300]
 
-Trains the plan `python -m trainers.charagram` builds from the same flags
-(`trainer.plan_to_measure`) for --steps steps. The first batch of the stream
-is held out as a probe; at step 0 and every --report_every steps a table row
-gives the train loss since the last row, and on the probe: its loss, the
-mean cosine of each phrase with its paraphrase (positive) and with its most
-similar in-batch non-paraphrase (hardest negative, whatever --sampling is),
-the share where that negative is closer (neg > pos) or within 1e-6 (ties),
-the mean cosine of two different texts (off-diagonal), the mean norm, and
-the share of output coordinates above 0.99 (saturated). The margin loss has
-a degenerate point, every text in one direction (loss 2 x margin per pair):
-the table shows whether and how fast a run falls into it.
+Trains the trainer's plan for the same flags and, every --report_every
+steps, prints the loss and the cosines of a held-out probe batch (`diagnose`).
+The margin loss has a degenerate point, every text in one direction (loss 2 x
+margin per pair): the table shows whether and how fast a run falls into it.
 """
 
 import time

@@ -1,19 +1,13 @@
 r"""Encode speed from raw text, side by side with epfml/sent2vec's binding.
 
-  python -m benchmarks.encode --export=runs/sent2vec_books_uni/export \
-      --data_dir=../shared/data [--reference_python=PYTHON_WITH_SENT2VEC \
-      --reference_model=MODEL.bin] [--other_export=EXPORT] \
-      [--docs_page=docs/encode_speed.md]
+  python -m benchmarks.encode --export=EXPORT --data_dir=../shared/data \
+      [--reference_python=PYTHON_WITH_SENT2VEC --reference_model=MODEL.bin] \
+      [--other_export=EXPORT] [--docs_page=docs/encode_speed.md]
 
-Encodes the first --num_lines non-blank lines of book corpus part
---corpus_part, --repeats times, each side in a fresh process, alternating:
-ours through `sentzoo.load(export).encode` and through `serving_default`
-(--batch_size a call); with the binding, `embed_sentences(num_threads=2)` on
-lines tokenised beforehand (untimed: it does not tokenise) and with Python's
-tokeniser timed too (end to end). Each process makes one warm-up call, then
-3 timed calls over all the lines (median). Also, ours only: --batch_sizes,
-the latency of a batch of one, --other_export, and the STS change of each
-`encode(precision=...)` on STS-B dev and SICK trial (ubinary bits as +-1).
+Every side runs in a fresh process, alternating, --repeats times: a warm-up
+call, then the median of 3 timed calls over --num_lines book lines. The
+binding does not tokenise: it is timed on pre-tokenised lines and with
+Python's tokeniser too (end to end).
 """
 import json
 import os

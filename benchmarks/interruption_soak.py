@@ -6,18 +6,13 @@ time must end as an uninterrupted run ends (the project's reliability check).
   python -m benchmarks.interruption_soak --data_dir=/tmp/soak_data \
       --interruptions=52 --parallel=4 --seed=0 --soak_dir=/tmp/soak
 
-Trains a small model once without interruption (the reference), then reruns
-the same command in fresh model directories, each stopped with SIGINT,
-SIGTERM or SIGKILL (--seed chooses) after a random delay, right after a
-progress line (a checkpoint), after the last step or after "exported to";
-some SIGINT/SIGTERM get a second signal ("stop at once"). Once, a second run
-on a directory in use (the holder paused) must exit 2 and change nothing.
-Every finished directory must hold one export that encodes as the
-reference's and no temporary. Expected exits: 75 after SIGINT/SIGTERM, -9
-after SIGKILL, 0 at the end, 2 for the refused run; anything else fails. A
-lost run is a rerun that resumes from an earlier checkpoint than the last
-on disk, or a directory that never finishes. Exits 1 on any failure or when
-fewer than --interruptions were sent.
+Reruns a reference run's command in fresh model directories, each stopped by
+SIGINT, SIGTERM or SIGKILL (some twice) at a random moment, and once runs a
+second trainer on a directory in use. Expected exits: 75 after SIGINT/SIGTERM,
+-9 after SIGKILL, 0 at the end, 2 for the refused run; a finished directory
+holds one export that encodes as the reference's and no temporary; a rerun
+never resumes from an earlier checkpoint than the last on disk. Exits 1 on
+any failure or when fewer than --interruptions were sent.
 """
 
 import collections

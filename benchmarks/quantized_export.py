@@ -3,12 +3,9 @@ r"""Compact exports side by side: float32, float16 and int8 tables of one model.
   python -m benchmarks.quantized_export --model_dir=runs/sent2vec_demo \
       --data_dir=../shared/data
 
-Exports the latest checkpoint of an averaging model once per --modes entry
-(`export_model.export(quantize=...)`) and measures each, the modes
-alternating (the machine is shared): size on disk (MB = 10^6 bytes),
-`tf.saved_model.load` time and `serving_default` sentences/s on the distinct
-STS 2012-2015 and STS-B dev sentences (medians of --repeats), the STS
-2012-2015 mean and STS-B dev Pearson x 100; then each against float32.
+Exports the latest checkpoint once per --modes entry and measures each, the
+modes alternating: size on disk (MB = 10^6 bytes), load time, sentences/s on
+the STS sentences (medians of --repeats), STS mean and STS-B dev Pearson.
 """
 
 import json
@@ -21,6 +18,7 @@ import time
 from absl import flags
 import tensorflow as tf
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -36,63 +34,52 @@ STSB_DEV = "STSB.dev"
 MODE_LABELS = {"none": "float32", "float16": "float16", "int8": "int8"}
 
 
-def folder_bytes(path):
-  """Bytes of every file under `path`."""
-  return sum(os.path.getsize(os.path.join(folder, name))
-             for folder, _, names in os.walk(path) for name in names)
-
-
-def distinct_sentences(pair_sets):
-  """The distinct sentences of `pair_sets`, in first-seen order."""
-  seen = {}
-  for pair_set in pair_sets:
-    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
-      seen.setdefault(sentence, None)
-  return list(seen)
-
-
 def _card_quantization(path):
-  """The "quantization" entry of an export's model card (None if absent)."""
   with open(os.path.join(path, saved_model_writer.MODEL_CARD),
             encoding="utf-8") as f:
     return json.load(f).get("quantization")
 
 
+def _seconds(function):
+  start = time.perf_counter()
+  function()
+  return time.perf_counter() - start
+
+
 def measure(paths, pair_sets, batch_size, repeats):
-  """{mode: its numbers} of the exports `paths` (mode -> version folder)."""
-  results = {mode: {"path": path, "bytes": folder_bytes(path),
-                    "quantization": _card_quantization(path),
-                    "load_seconds_each": []}
-             for mode, path in paths.items()}
-  for _ in range(repeats):  # Alternating, so that caches favour none.
-    for mode, path in paths.items():
-      start = time.perf_counter()
-      tf.saved_model.load(path)
-      results[mode]["load_seconds_each"].append(time.perf_counter() - start)
-  sentences = distinct_sentences(pair_sets)
+  """{mode: its numbers} of the exports `paths` (mode -> version folder),
+  the modes alternating: neither caches nor the shared machine favour one."""
+  sentences = list(dict.fromkeys(  # Distinct, in first-seen order.
+      s for p in pair_sets for s in (*p.sentences1, *p.sentences2)))
+  loads = child_process.alternate(repeats, {
+      mode: lambda _, path=path: _seconds(lambda: tf.saved_model.load(path))
+      for mode, path in paths.items()})
   encoders = {mode: encoder_lib.load_encoder(path)
               for mode, path in paths.items()}
-  for mode, encoder in encoders.items():
-    results[mode].update(
-        load_seconds=statistics.median(results[mode]["load_seconds_each"]),
-        sentences=len(sentences), encode_seconds_each=[])
-    encoder.encode(sentences, batch_size=batch_size)  # Warm-up pass.
-  for _ in range(repeats):  # Alternating too: load on the machine is shared.
-    for mode, encoder in encoders.items():
-      start = time.perf_counter()
-      encoder.encode(sentences, batch_size=batch_size)
-      results[mode]["encode_seconds_each"].append(
-          time.perf_counter() - start)
-  for mode, encoder in encoders.items():
-    result = results[mode]
-    result["sentences_per_second"] = len(sentences) / statistics.median(
-        result["encode_seconds_each"])
-    scores = sts.evaluate_pair_sets(encoder, pair_sets, batch_size=batch_size)
+  encode = {mode: lambda e=e: e.encode(sentences, batch_size=batch_size)
+            for mode, e in encoders.items()}
+  for function in encode.values():
+    function()  # Warm-up pass.
+  encodes = child_process.alternate(repeats, {
+      mode: lambda _, f=f: _seconds(f) for mode, f in encode.items()})
+  results = {}
+  for mode, path in paths.items():
+    scores = sts.evaluate_pair_sets(encoders[mode], pair_sets,
+                                    batch_size=batch_size)
     mean = scores.aggregates.get(sts.STS_MEAN_KEY)
-    result["sts_mean_pearson"] = mean.pearson if mean else None
-    result["sts_sets"] = len(mean.members) if mean else 0
     stsb = scores.sets.get(STSB_DEV)
-    result["stsb_dev_pearson"] = stsb.pearson if stsb else None
+    results[mode] = {
+        "path": path, "quantization": _card_quantization(path),
+        "bytes": sum(os.path.getsize(os.path.join(folder, name))
+                     for folder, _, names in os.walk(path) for name in names),
+        "load_seconds_each": loads[mode],
+        "load_seconds": statistics.median(loads[mode]),
+        "sentences": len(sentences), "encode_seconds_each": encodes[mode],
+        "sentences_per_second": len(sentences) / statistics.median(
+            encodes[mode]),
+        "sts_mean_pearson": mean.pearson if mean else None,
+        "sts_sets": len(mean.members) if mean else 0,
+        "stsb_dev_pearson": stsb.pearson if stsb else None}
   return results
 
 
@@ -167,20 +154,15 @@ def plot_size_and_score(results, path):
           "score it costs.")
 
 
-def _modes(values):
-  modes = list(dict.fromkeys(values))
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  modes = list(dict.fromkeys(FLAGS.modes))
   for mode in modes:
     table_quantization.check_mode(mode)
   if not modes:
     raise errors.UserError("--modes needs at least one of "
                            f"{', '.join(table_quantization.MODES)}")
-  return modes
-
-
-def main(argv):
-  del argv
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
-  modes = _modes(FLAGS.modes)
   pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "stsb"))
   if not pair_sets:
     raise errors.DataDirError(f"no STS sets or STS-B dev under {data_dir!r}")

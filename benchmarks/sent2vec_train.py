@@ -4,26 +4,14 @@ r"""Sent2Vec training speed: the trainer's plan, side by side with the C++ code.
       --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data \
       --corpus_parts=1 [--reference_binary=PATH/fasttext]
 
-Takes the trainer's flags and measures the plan `python -m trainers.sent2vec`
-trains with them (`trainer.plan_to_measure`): --steps steps after
---warmup_steps, --repeats times, as the training loop runs them. Prints
-tokens/s, words/s, words per CPU-second and peak RSS.
-
-With --reference_binary (epfml/sent2vec's `fasttext`, the user's own build;
-no test needs it) the corpus is tokenised once into one file and, --repeats
-times, ours (this module on that file, in a fresh process) and `fasttext
-sent2vec -epoch 1` with the mapped flags (`reference_command`; stopped at
-100%) run alternately. --small_job then times whole one-epoch processes
-alternately: the trainer on the corpus and the C++ command on the file, by
-phase (ours from its output lines, `OUR_PHASES`; C++ from its progress).
-
-Definitions, the same for both sides: words = tokens (unknown words
-included) + one end-of-line per line, the C++ code's `ntokens`; words/s =
-the words of the pass from --warmup_fraction of it to its end per wall
-second (the C++ rate from its progress lines, known tokens read / ntokens,
-timestamped as printed); peak RSS = the child's ru_maxrss; cores in use =
-its CPU seconds / wall seconds. Only the ratios of one alternating sequence
-compare: the machine is shared.
+Ours: the plan `python -m trainers.sent2vec` trains with the same flags
+(`trainer.plan_to_measure`), --steps after --warmup_steps, as the loop runs
+them. With --reference_binary (epfml/sent2vec's `fasttext`), ours on one
+tokenised file in a fresh process and `fasttext sent2vec -epoch 1` on it
+(`reference_command`) alternate --repeats times; --small_job then times
+whole one-epoch processes by phase. Both sides count words as the C++
+`ntokens` (tokens + one end-of-line per line) from WARMUP_FRACTION of the
+pass to its end; the C++ rate comes from its timestamped progress lines.
 """
 
 import dataclasses
@@ -63,14 +51,9 @@ flags.DEFINE_integer("repeats", 3, "Ours only: measured runs of --steps in "
 flags.DEFINE_string("reference_binary", None, "The C++ sent2vec `fasttext` "
                     "binary to run side by side (absent: ours only).",
                     flag_values=FLAGS)
-flags.DEFINE_integer("reference_threads", 2, "C++ -thread.", lower_bound=1,
-                     flag_values=FLAGS)
 flags.DEFINE_integer("max_lines", 0, "Side by side: the first this many "
                      "non-empty lines (0: all).", lower_bound=0,
                      flag_values=FLAGS)
-flags.DEFINE_float("warmup_fraction", 0.05, "Side by side: the unmeasured "
-                   "start of the pass.", lower_bound=0.0, upper_bound=0.5,
-                   flag_values=FLAGS)
 flags.DEFINE_bool("small_job", True, "Side by side: also time whole "
                   "one-epoch processes.", flag_values=FLAGS)
 flags.DEFINE_string("work_dir", None, "Side by side: the tokenised file, "
@@ -81,6 +64,10 @@ flags.DEFINE_string("output_json", None, "Also write the numbers here.",
 flags.DEFINE_string("output_markdown", None, "Side by side: also write the "
                     "tables here.", flag_values=FLAGS)
 
+# The unmeasured start of a pass, and the C++ code's -thread (its default,
+# 12, oversubscribes the machine).
+WARMUP_FRACTION = 0.05
+REFERENCE_THREADS = 2
 _PROGRESS = re.compile(rb"Progress: *([0-9]+(?:\.[0-9]*)?)%")
 # Ours' phases in a whole run: (name, the output line that ends it).
 OUR_PHASES = (
@@ -234,24 +221,18 @@ class LineClock:
                    if line.strip()]
 
 
-def reference_window(samples, warmup_fraction):
-  """(seconds, progress, cpu seconds or None) from the first sample at or
-  past `warmup_fraction` to the last one before 100%."""
+def reference_words_per_second(samples, warmup_fraction, words, known):
+  """C++ (words/s, cores in use, seconds) from the first progress sample at
+  or past `warmup_fraction` to the last before 100%: its progress is known
+  tokens read / ntokens (= `words`); a pass reads `known` of them."""
   inside = [s for s in samples if warmup_fraction <= s[1] < 1.0]
   if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
     raise errors.UserError(
         f"the reference printed {len(samples)} progress lines, too few to "
         "time (a corpus this small trains too fast: use more lines)")
   (t0, p0, c0), (t1, p1, c1) = inside[0], inside[-1]
-  return t1 - t0, p1 - p0, (c1 - c0 if None not in (c0, c1) else None)
-
-
-def reference_words_per_second(samples, warmup_fraction, words, known):
-  """C++ (words/s, cores in use, seconds) over the window: its progress is
-  known tokens read / ntokens (= `words`); a pass reads `known` of them."""
-  seconds, progress, cpu = reference_window(samples, warmup_fraction)
-  return (progress * words * words / known / seconds,
-          None if cpu is None else cpu / seconds, seconds)
+  return ((p1 - p0) * words * words / known / (t1 - t0),
+          None if None in (c0, c1) else (c1 - c0) / (t1 - t0), t1 - t0)
 
 
 def our_phases(lines, end):
@@ -452,13 +433,13 @@ def side_by_side(model_trainer):
     known = sum(c for c in counter.values() if c >= cfg.min_count)
     words = tokens + lines
     steps_per_pass = lines // cfg.block_lines
-    warmup_steps = max(1, round(FLAGS.warmup_fraction * steps_per_pass))
+    warmup_steps = max(1, round(WARMUP_FRACTION * steps_per_pass))
     if steps_per_pass - warmup_steps < 1:
       raise errors.UserError(f"{lines} lines make {steps_per_pass} blocks of "
                              f"{cfg.block_lines}: too few to measure")
     ref_command = reference_command(binary, lines_path,
                                     os.path.join(work_dir, "cxx_model"), cfg,
-                                    FLAGS.reference_threads)
+                                    REFERENCE_THREADS)
     ours_json = os.path.join(work_dir, "ours.json")
     ours_command = [
         sys.executable, "-m", "benchmarks.sent2vec_train",
@@ -489,7 +470,7 @@ def side_by_side(model_trainer):
       done = child_process.run(ref_command, log(f"cxx_{repeat}"), reader,
                                stop=lambda: reader.finished)
       rate, cores, _ = reference_words_per_second(
-          reader.samples, FLAGS.warmup_fraction, words, known)
+          reader.samples, WARMUP_FRACTION, words, known)
       ours_rate, ours_rss = (last["ours"]["words_per_second"],
                              last["ours"]["peak_rss_mb"])
       print(f"repeat {repeat + 1}: words/s ours {ours_rate:,.0f}, C++ "
@@ -503,8 +484,8 @@ def side_by_side(model_trainer):
                                     {"ours": ours, "reference": reference})
     result = add_ratios({
         "settings": dataclasses.asdict(cfg),
-        "reference_threads": FLAGS.reference_threads,
-        "warmup_fraction": FLAGS.warmup_fraction, "cpus": os.cpu_count(),
+        "reference_threads": REFERENCE_THREADS,
+        "warmup_fraction": WARMUP_FRACTION, "cpus": os.cpu_count(),
         "corpus": {"source": source, "lines": lines, "tokens": tokens,
                    "words": words, "known_tokens": known,
                    "vocabulary": vocabulary},

@@ -3,12 +3,9 @@ r"""Peak memory of serving one huge sentence, with and without the input caps.
   python -m benchmarks.serving_memory [--sentence_mb=5 --dim=300]
   python -m benchmarks.serving_memory --export=runs/siamese_cbow_demo/export/1
 
-Without --export, writes two Siamese-CBOW-shaped exports: one with the caps
-off (2^31 - 1, as before issue 19) and one with `export.input_limits`'
-defaults (or the flags). Each export is measured in a fresh process: load,
-warm up, build one sentence of --sentence_mb MB of the words w0, w1, ...
-(another export may not know them: then only the tokeniser's share shows),
-reset the peak RSS to the current one, encode it, read the peak (Linux).
+Without --export, measures two built exports, caps off (as before issue 19)
+and capped. Each in a fresh process: load, warm up, reset the peak RSS,
+encode one sentence of --sentence_mb MB, read the peak (Linux).
 """
 
 import json
@@ -86,13 +83,6 @@ def measure_in_this_process(export_path, num_bytes):
           "finite": bool(np.all(np.isfinite(embeddings)))}
 
 
-def _measure_in_child(export_path, num_bytes):
-  return child_process.run_json(
-      [sys.executable, "-m", "benchmarks.serving_memory",
-       f"--child={export_path}", f"--sentence_mb={num_bytes / 1e6}",
-       f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
-
-
 def build_export(base, max_bytes_per_sentence, max_tokens_per_sentence):
   """A Siamese-CBOW-shaped export with these caps; returns its path."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top,unused-import
@@ -135,22 +125,22 @@ def main(argv):
         f"each export in a fresh process (peak RSS = VmHWM)")
   try:
     for label, path in runs:
-      _report(label, _measure_in_child(path, num_bytes), num_bytes)
+      result = child_process.run_json(
+          [sys.executable, "-m", "benchmarks.serving_memory",
+           f"--child={path}", f"--sentence_mb={num_bytes / 1e6}",
+           f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
+      limits = result["input_limits"] or {}
+      print(f"{label}: max_bytes_per_sentence="
+            f"{limits.get('max_bytes_per_sentence')}, max_tokens_per_sentence="
+            f"{limits.get('max_tokens_per_sentence')}")
+      print(f"  {result['baseline']} before {result['before_mb']:,.1f} MB, "
+            f"peak during the request {result['peak_mb']:,.1f} MB: "
+            f"+{result['increase_mb']:,.1f} MB = "
+            f"{result['increase_mb'] * 2**20 / num_bytes:,.2f} x the input; "
+            f"embeddings finite: {result['finite']}")
   finally:
     if folder:
       shutil.rmtree(folder, ignore_errors=True)
-
-
-def _report(label, result, num_bytes):
-  limits = result["input_limits"] or {}
-  caps = (f"max_bytes_per_sentence={limits.get('max_bytes_per_sentence')}, "
-          f"max_tokens_per_sentence={limits.get('max_tokens_per_sentence')}")
-  print(f"{label}: {caps}")
-  print(f"  {result['baseline']} before {result['before_mb']:,.1f} MB, "
-        f"peak during the request {result['peak_mb']:,.1f} MB: "
-        f"+{result['increase_mb']:,.1f} MB = "
-        f"{result['increase_mb'] * 2**20 / num_bytes:,.2f} x the input; "
-        f"embeddings finite: {result['finite']}")
 
 
 if __name__ == "__main__":

@@ -2,25 +2,14 @@ r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
 
   python -m benchmarks.siamese_cbow_train \
       --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data \
-      [--gensim_python=/path/to/venv/bin/python] [--repeats=2] \
-      [--earlier_steps] [--end_to_end] [--profile_steps=300] \
-      [--docs_page=docs/siamese_cbow_train_speed.md]
+      [--gensim_python=PYTHON_WITH_GENSIM] [--earlier_steps] [--end_to_end] \
+      [--profile_steps=300] [--docs_page=docs/siamese_cbow_train_speed.md]
 
-Takes the trainer's own flags. --repeats times, each side in a fresh process,
-alternating: ours, the trainer's plan (`trainer.plan_to_measure`) run by the
-training loop's graph loop, --steps timed after --warmup_steps, groups/s
-converted to the time of one epoch; with --earlier_steps the steps issue 34
-replaced on by-length batches; with --end_to_end the trainer itself (one
-epoch, fresh model dir and count cache, --noexport);
-with --gensim_python (gensim 4, outside the repository) `Word2Vec` CBOW with
-the paper's baseline settings, `build_vocab` then one epoch, on a tokenised
-copy of the corpus (`\w+|[^\w\s]`, lower case, empty lines dropped). The
-first child builds the trainer's vocabulary and batch count (cached in
---work_dir) before its timed steps and, with --profile_steps, traces that
-many more steps with the TF profiler (`summarise_events`). Prints every run,
-the medians and ranges, the ratios gensim time / our time (> 1: ours is
-faster), each child's peak RSS and the 1-min load around every run: only the
-ratios of one sequence compare.
+Takes the trainer's own flags. Each side runs --repeats times in a fresh
+process, alternating: ours, --steps of the trainer's plan after
+--warmup_steps (groups/s as the time of one epoch); the optional sides below;
+gensim 4's CBOW with the paper's baseline settings on a tokenised copy of the
+corpus (`build_vocab`, one epoch). Only the ratios of one sequence compare.
 """
 
 import collections

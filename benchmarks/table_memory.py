@@ -2,23 +2,14 @@ r"""Memory of the paper-size embedding tables, and how a strategy places them.
 
   python -m benchmarks.table_memory --model=siamese_cbow \
       [--strategy=mirrored --num_cpu_devices=2]
-  python -m benchmarks.table_memory --model=sent2vec --buckets=500000
-
-Builds the tables under the strategy's scope (MirroredStrategy keeps one
-copy per replica; with logical CPU devices all are in host memory), runs
---steps sparse SGD steps on random ids and prints the table bytes, where each
-copy lives and the peak and current RSS (VmHWM, VmRSS) after building and
-after the steps.
-
   python -m benchmarks.table_memory --model=sent2vec --train \
       --buckets=300000 --data_dir=../shared/data --work_dir=runs/s2v_memory
 
+Builds the tables under the strategy's scope, runs --steps sparse SGD steps
+and prints the table bytes, where each copy lives and the RSS. --train
 measures the Sent2Vec trainer itself against issue 17's bound (peak RSS <=
-1.3 x table bytes + 1 GB): a fresh run of --train_steps, then one resumed to
-twice as many, each in a child that marks the trainer's phases
-(`run_probed_trainer`) and records each phase's own peak (`PhaseRecorder`).
-The vocabulary, counts and token cache are built once and shared. Exits 1
-when a run's peak is above the bound.
+1.3 x table bytes + 1 GB): a fresh run and a resumed one, each in a child
+that records each phase's own peak (`run_probed_trainer`); exits 1 above it.
 """
 
 import json
@@ -194,23 +185,6 @@ def run_probed_trainer(argv, phase_log):
                "step": summary.step}, f, indent=2)
 
 
-def _table_bytes(model_dir):
-  with open(os.path.join(model_dir, "model_config.json")) as f:
-    model = json.load(f)["model"]
-  source = (model["vocab_size"] + model["num_buckets"]) * model[
-      "embedding_dim"] * 4
-  target = model["vocab_size"] * model["embedding_dim"] * 4
-  return source, target
-
-
-def _run_child(argv, phase_log, log_path):
-  child_process.run([sys.executable, "-m", "benchmarks.table_memory",
-                     f"--phase_log={phase_log}",
-                     f"--trainer_argv={json.dumps(argv)}"], log_path)
-  with open(phase_log) as f:
-    return json.load(f)
-
-
 def measure_training():
   """A fresh run and its resumed continuation; returns the numbers."""
   work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="s2v_memory_")
@@ -233,16 +207,23 @@ def measure_training():
     for run, steps in (("fresh", FLAGS.train_steps),
                        ("resumed", 2 * FLAGS.train_steps)):
       print(f"{run} run: {steps} steps in {model_dir}", flush=True)
-      runs[run] = _run_child(
-          common + [f"--model_dir={model_dir}", f"--train_steps={steps}"],
-          os.path.join(work_dir, f"phases_{run}.json"),
-          os.path.join(work_dir, f"{run}.log"))
+      phase_log = os.path.join(work_dir, f"phases_{run}.json")
+      argv = common + [f"--model_dir={model_dir}", f"--train_steps={steps}"]
+      child_process.run([sys.executable, "-m", "benchmarks.table_memory",
+                         f"--phase_log={phase_log}",
+                         f"--trainer_argv={json.dumps(argv)}"],
+                        os.path.join(work_dir, f"{run}.log"))
+      with open(phase_log) as f:
+        runs[run] = json.load(f)
       if run == "fresh" and not os.path.exists(shared):
         os.makedirs(shared)
         for name in _SHARED_FILES:
           copy = shutil.copytree if name == "token_cache" else shutil.copy
           copy(os.path.join(model_dir, name), os.path.join(shared, name))
-    source, target = _table_bytes(model_dir)
+    with open(os.path.join(model_dir, "model_config.json")) as f:
+      model = json.load(f)["model"]
+    target = model["vocab_size"] * model["embedding_dim"] * 4
+    source = target + model["num_buckets"] * model["embedding_dim"] * 4
   finally:
     if not FLAGS.work_dir:
       shutil.rmtree(work_dir, ignore_errors=True)
