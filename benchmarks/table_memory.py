@@ -31,12 +31,14 @@ from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
 from sentzoo.trainers import training_loop
 
+# Words: Siamese CBOW's paper's 315k; Sent2Vec's unigram and target rows.
+VOCAB_SIZE = 315000
+# --train: the trainer's settings on part01 (--buckets and --dim override).
+TRAIN_FLAGFILE = "configs/sent2vec_books_unibi.flags"
 FLAGS = flags.FLAGS
 distribution.define_flags(FLAGS)
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow", "sent2vec"],
                   "Which model's tables to build.")
-flags.DEFINE_integer("vocab_size", 315000, "Words (Siamese CBOW: the paper's "
-                     "315k; Sent2Vec: source unigram rows and target rows).")
 flags.DEFINE_integer("buckets", 2000000, "Sent2Vec bigram hash buckets "
                      "(source rows besides the words).")
 flags.DEFINE_integer("dim", 0, "Embedding size (0: 300 for Siamese CBOW, 700 "
@@ -47,10 +49,6 @@ flags.DEFINE_bool("train", False, "--model=sent2vec: measure the trainer "
                   "itself, a fresh and a resumed run (see the module doc).")
 flags.DEFINE_string("data_dir", None, "--train: the data directory "
                     "(default $SENTZOO_DATA_DIR).")
-flags.DEFINE_list("corpus_parts", ["1"], "--train: book corpus parts.")
-flags.DEFINE_string("train_flagfile", "configs/sent2vec_books_unibi.flags",
-                    "--train: the trainer's settings (--buckets, --dim and "
-                    "the corpus flags override it).")
 flags.DEFINE_integer("train_steps", 300, "--train: steps of the fresh run; "
                      "the resumed run goes on to twice as many.",
                      lower_bound=1)
@@ -77,13 +75,13 @@ def _placement(variable):
 
 def _siamese_cbow(strategy, dim):
   with strategy.scope():
-    model = siamese_cbow.SiameseCBOW(FLAGS.vocab_size + 1, dim)
+    model = siamese_cbow.SiameseCBOW(VOCAB_SIZE + 1, dim)
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model(tf.zeros([1, 5, 1], tf.int32))
     optimizer.build(model.trainable_variables)
   tables = [model.embedding.embeddings]
   ids = np.random.RandomState(0).randint(
-      1, FLAGS.vocab_size + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
+      1, VOCAB_SIZE + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
   # As the trainer runs it: the update outside XLA under several replicas.
   step = siamese_cbow_step.make_train_step(
       model, optimizer, 2, apply_in_xla=distribution.is_one_device(strategy))
@@ -98,12 +96,12 @@ def _sent2vec(strategy, dim):
   rng = np.random.RandomState(0)
   with strategy.scope():
     source = tf.Variable(tf.random.uniform(
-        [FLAGS.vocab_size + FLAGS.buckets, dim], -1.0 / dim, 1.0 / dim),
+        [VOCAB_SIZE + FLAGS.buckets, dim], -1.0 / dim, 1.0 / dim),
                          name="source")
-    target = tf.Variable(tf.zeros([FLAGS.vocab_size, dim]), name="target")
-  features = rng.randint(0, FLAGS.vocab_size + FLAGS.buckets,
+    target = tf.Variable(tf.zeros([VOCAB_SIZE, dim]), name="target")
+  features = rng.randint(0, VOCAB_SIZE + FLAGS.buckets,
                          size=(FLAGS.batch_size, 20))
-  targets = rng.randint(0, FLAGS.vocab_size, size=(FLAGS.batch_size, 10, 11))
+  targets = rng.randint(0, VOCAB_SIZE, size=(FLAGS.batch_size, 10, 11))
 
   def step():
     with tf.GradientTape() as tape:
@@ -189,9 +187,8 @@ def measure_training():
   """A fresh run and its resumed continuation; returns the numbers."""
   work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="s2v_memory_")
   shared = os.path.join(work_dir, "shared")
-  common = [f"--flagfile={os.path.abspath(FLAGS.train_flagfile)}",
-            f"--num_buckets={FLAGS.buckets}",
-            f"--corpus_parts={','.join(FLAGS.corpus_parts)}",
+  common = [f"--flagfile={os.path.abspath(TRAIN_FLAGFILE)}",
+            f"--num_buckets={FLAGS.buckets}", "--corpus_parts=1",
             "--log_every_steps=100", "--checkpoint_every_steps=100"]
   if FLAGS.dim:
     common.append(f"--embedding_dim={FLAGS.dim}")
