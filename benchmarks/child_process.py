@@ -147,6 +147,20 @@ class PhaseRecorder:
     phase["count"] += 1
     self._reset()
 
+class Printed(list):
+  """Lines printed as they come and kept for the page."""
+
+  def say(self, *lines: str) -> None:
+    for line in lines:
+      print(line, flush=True)
+    self.extend(lines)
+
+
+def load_averages() -> str:
+  """The 1, 5 and 15-minute load averages, as a page shows them."""
+  return " ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def alternate(repeats: int, sides: dict) -> dict:
   """Runs `sides` (name -> function of the repeat index, one measurement in
   a fresh process) in order, `repeats` times: {name: [its results]}."""

@@ -1,6 +1,8 @@
 """Tests of running and measuring a benchmark's child process."""
 
+import contextlib
 import importlib
+import io
 import os
 import re
 import sys
@@ -83,6 +85,16 @@ class ChildProcessTest(unittest.TestCase):
         "b": lambda i: order.append(("b", i)) or 10 * i})
     self.assertEqual(order, [("a", 0), ("b", 0), ("a", 1), ("b", 1)])
     self.assertEqual(results, {"a": [0, 1], "b": [0, 10]})
+
+  def test_printed_lines_are_kept_in_order(self):
+    printed = child_process.Printed()
+    with contextlib.redirect_stdout(io.StringIO()) as stdout:
+      printed.say("a", "")
+      printed.say("| b |")
+    self.assertEqual(printed, ["a", "", "| b |"])
+    self.assertEqual(stdout.getvalue(), "a\n\n| b |\n")
+    self.assertRegex(child_process.load_averages(),
+                     r"^\d+\.\d\d \d+\.\d\d \d+\.\d\d$")
 
   def test_medians_ranges_and_ratios(self):
     self.assertEqual(child_process.median_range([3.0, 1.0, 2.0], ".1f"),

@@ -193,21 +193,16 @@ def side_by_side(argv):
   if peer and not FLAGS.reference_model:
     raise errors.UserError("--reference_python needs --reference_model "
                            "(a sent2vec .bin)")
-  out = []
-
-  def say(*lines):
-    for line in lines:
-      print(line, flush=True)
-      out.append(line)
+  out = child_process.Printed()
+  say = out.say
 
   def rate(result):
     return result["lines"] / result["seconds"]
 
-  uptime = os.getloadavg()
   say(f"{len(lines):,} raw lines of part{FLAGS.corpus_part:02d} "
       f"({tokens / len(lines):.1f} tokens a line); {os.cpu_count()} CPUs; "
-      f"load average before: {uptime[0]:.2f} {uptime[1]:.2f} "
-      f"{uptime[2]:.2f}", f"export: {export}")
+      f"load average before: {child_process.load_averages()}",
+      f"export: {export}")
   if peer:
     say(f"peer: {FLAGS.reference_model} through {FLAGS.reference_python}")
   kinds = [("ours: sentzoo.load().encode()", _ours("encode", export, tmp)),
@@ -289,9 +284,7 @@ def side_by_side(argv):
             "" if precision == "float32" else
             f" ({p - p0:+.2f} / {s - s0:+.2f})"))
       say(f"| {precision} | " + " | ".join(cells) + " |")
-  uptime = os.getloadavg()
-  say("", f"Load average after: {uptime[0]:.2f} {uptime[1]:.2f} "
-      f"{uptime[2]:.2f}")
+  say("", f"Load average after: {child_process.load_averages()}")
   os.remove(tmp)
   if FLAGS.docs_page:
     png = os.path.splitext(FLAGS.docs_page)[0] + ".png"

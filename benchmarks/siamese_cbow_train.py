@@ -7,7 +7,8 @@ r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
 
 Takes the trainer's own flags. Each side runs --repeats times in a fresh
 process, alternating: ours, --steps of the trainer's plan after
---warmup_steps (groups/s as the time of one epoch); the optional sides below;
+--warmup_steps (groups/s as the time of one epoch); the steps issue 34
+replaced (--earlier_steps); the trainer itself for one epoch (--end_to_end);
 gensim 4's CBOW with the paper's baseline settings on a tokenised copy of the
 corpus (`build_vocab`, one epoch). Only the ratios of one sequence compare.
 """
@@ -328,12 +329,8 @@ def _gensim_command(work_dir):
 
 def side_by_side(argv):
   """The alternating sequence; returns the printed lines."""
-  out = []
-
-  def say(*lines):
-    for line in lines:
-      print(line, flush=True)
-      out.append(line)
+  out = child_process.Printed()
+  say = out.say
 
   work_dir = os.path.abspath(FLAGS.work_dir)
   os.makedirs(work_dir, exist_ok=True)
@@ -344,9 +341,7 @@ def side_by_side(argv):
           "--child=ours"]
   gensim_command = (_gensim_command(work_dir) if FLAGS.gensim_python
                     else None)
-  e2e_what = " (one epoch)"
-  load = os.getloadavg()
-  say(f"Load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+  say(f"Load average before: {child_process.load_averages()}; "
       f"{os.cpu_count()} CPUs",
       f"ours: {FLAGS.steps} timed steps after {FLAGS.warmup_steps} warm-up "
       "steps; flags: " + " ".join(trainer_flags), "",
@@ -373,7 +368,7 @@ def side_by_side(argv):
         [sys.executable, "-m", "trainers.siamese_cbow", *trainer_flags,
          "--noexport", "--num_epochs=1", f"--model_dir={e2e_dir}",
          f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}"])
-    say(f"| {repeat + 1} | ours, trainer end to end{e2e_what} | | "
+    say(f"| {repeat + 1} | ours, trainer end to end (one epoch) | | "
         f"{r['wall_seconds']:.1f} | {r['peak_rss_mb']:,.0f} | {load:.1f} |")
     return r
 
@@ -393,8 +388,7 @@ def side_by_side(argv):
   if gensim_command:
     sides["gensim"] = gensim
   results = child_process.alternate(FLAGS.repeats, sides)
-  load = os.getloadavg()
-  say("", f"Load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
+  say("", f"Load average after: {child_process.load_averages()}",
       "", "Fixed costs and memory of ours (the train-step children; repeat 1 "
       "builds the plan: vocabulary and batch count, or reads them from "
       "the caches):", "",
@@ -434,8 +428,8 @@ def side_by_side(argv):
         child_process.ratios(field(child, "epoch_seconds"), our_epoch), ".2f")
   e2e = field("end_to_end", "wall_seconds")
   if e2e:
-    row(f"ours, trainer end to end{e2e_what} (s)", e2e, ".1f")
-    row(f"ours, trainer end to end{e2e_what}: peak RSS (MB)",
+    row("ours, trainer end to end (one epoch) (s)", e2e, ".1f")
+    row("ours, trainer end to end (one epoch): peak RSS (MB)",
         field("end_to_end", "peak_rss_mb"))
   if gensim_command:
     total, epoch = field("gensim", "seconds"), field("gensim", "epoch_seconds")
