@@ -29,9 +29,8 @@ flags.DEFINE_integer("steps", 300, "Training steps.", lower_bound=0,
 flags.DEFINE_integer("report_every", 50, "A table row every this many "
                      "steps (and at step 0).", lower_bound=1,
                      flag_values=FLAGS)
-flags.DEFINE_integer("threads", 1, "TensorFlow intra- and inter-op threads.",
-                     lower_bound=1, flag_values=FLAGS)
 
+THREADS = 1  # TF op threads, as docs/charagram.md's tables ran.
 COLUMNS = ("step", "train loss", "probe loss", "positive", "hardest negative",
            "neg > pos", "off-diagonal", "norm", "ties", "saturated")
 TIE = 1e-6
@@ -62,10 +61,8 @@ def diagnose(model, loss_fn, ids1, ids2):
 
 def format_row(step, train_loss, numbers):
   cells = [str(step), "–" if train_loss is None else f"{train_loss:.4f}"]
-  cells += [f"{numbers[c]:.4f}" for c in COLUMNS[2:5]]
-  cells += [f"{numbers['neg > pos']:.2f}", f"{numbers['off-diagonal']:.4f}",
-            f"{numbers['norm']:.2f}", f"{numbers['ties']:.2f}",
-            f"{numbers['saturated']:.3f}"]
+  cells += [f"{numbers[c]:{spec}}" for c, spec in zip(COLUMNS[2:], (
+      ".4f", ".4f", ".4f", ".2f", ".4f", ".2f", ".2f", ".3f"))]
   return "| " + " | ".join(cells) + " |"
 
 
@@ -95,8 +92,8 @@ def probe(plan, steps, report_every):
 
 def main(argv):
   cli.reject_arguments(argv)
-  tf.config.threading.set_intra_op_parallelism_threads(FLAGS.threads)
-  tf.config.threading.set_inter_op_parallelism_threads(FLAGS.threads)
+  tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+  tf.config.threading.set_inter_op_parallelism_threads(THREADS)
   keras.utils.set_random_seed(FLAGS.seed)
   start = time.perf_counter()
   with trainer.plan_to_measure(charagram.CharagramTrainer()) as plan:
@@ -109,7 +106,7 @@ def main(argv):
     print("|" + "---:|" * len(COLUMNS))
     for row in probe(plan, FLAGS.steps, FLAGS.report_every):
       print(row, flush=True)
-  print(f"\n{time.perf_counter() - start:.0f} s, {FLAGS.threads} thread(s)")
+  print(f"\n{time.perf_counter() - start:.0f} s, {THREADS} thread(s)")
 
 
 if __name__ == "__main__":
