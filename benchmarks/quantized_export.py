@@ -28,6 +28,7 @@ from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
 from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
+from sentzoo.reports import formatting
 
 FLAGS = flags.FLAGS
 STSB_DEV = "STSB.dev"
@@ -124,31 +125,23 @@ def markdown_table(results):
 
 
 def plot_size_and_score(results, path):
-  """STS mean and STS-B dev against export size, one point per mode, on
-  one pair of axes. Returns the caption."""
-  import matplotlib  # Only the plot needs matplotlib (the [plots] extra).
-  matplotlib.use("Agg")
-  from matplotlib import pyplot
-  figure, axis = pyplot.subplots(figsize=(6, 3.8))
-  for key, label, marker in (("sts_mean_pearson", "STS 2012-2015 mean", "o"),
-                             ("stsb_dev_pearson", "STS-B dev", "s")):
-    points = [(r["bytes"] / 1e6, r[key], MODE_LABELS[mode])
-              for mode, r in results.items() if r[key] is not None]
-    if not points:
-      continue
-    axis.plot([p[0] for p in points], [p[1] for p in points], marker=marker,
-              markersize=7, linestyle=":", label=label)
-    for size, score, name in points:
-      axis.annotate(name, (size, score), textcoords="offset points",
-                    xytext=(6, 6), fontsize=8)
-  axis.set_xlabel("export size (MB)")
-  axis.set_ylabel("Pearson \u00d7 100")
-  axis.set_xlim(left=0)
-  axis.grid(alpha=0.3)
-  axis.legend(fontsize=8)
-  figure.tight_layout()
-  figure.savefig(path, dpi=110)
-  pyplot.close(figure)
+  """STS mean and STS-B dev against export size, one point per mode.
+  Returns the caption."""
+
+  def draw(axis):
+    for key, label, marker in (("sts_mean_pearson", "STS 2012-2015 mean", "o"),
+                               ("stsb_dev_pearson", "STS-B dev", "s")):
+      points = [(r["bytes"] / 1e6, r[key], MODE_LABELS[mode])
+                for mode, r in results.items() if r[key] is not None]
+      axis.plot([p[0] for p in points], [p[1] for p in points],
+                marker=marker, markersize=7, linestyle=":", label=label)
+      for size, score, name in points:
+        axis.annotate(name, (size, score), textcoords="offset points",
+                      xytext=(6, 6), fontsize=8)
+    axis.set_xlim(left=0)
+
+  formatting.line_plot(path, "One checkpoint's exports: score against size",
+                       "export size (MB)", "Pearson \u00d7 100", draw)
   return ("Each point is one export of the same checkpoint. Moving left is "
           "the saving in size; a point lower than float32's would be the "
           "score it costs.")
