@@ -179,20 +179,6 @@ def summary(values: Sequence[Any]) -> Optional[dict]:
           "max": max(values)}
 
 
-def median_range(values: Any, spec: str = ",.0f", unit: str = "",
-                 dash: str = "\u2013") -> str:
-  """'median<unit> (min<dash>max)' of measurements or of their `summary`;
-  one measurement alone; "" for None."""
-  stats = values if isinstance(values, dict) or values is None else summary(
-      values)
-  if stats is None:
-    return ""
-  text = f"{stats['median']:{spec}}{unit}"
-  if isinstance(values, dict) or len(values) > 1:
-    text += f" ({stats['min']:{spec}}{dash}{stats['max']:{spec}})"
-  return text
-
-
 def ratios(numerators: Sequence[float], denominators: Sequence[float]):
   """Per repeat, numerator / denominator (None where either is missing)."""
   return [None if a is None or not b else a / b

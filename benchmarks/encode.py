@@ -22,6 +22,7 @@ from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
+from sentzoo.reports import formatting
 
 FLAGS = flags.FLAGS
 
@@ -227,8 +228,8 @@ def side_by_side(argv):
   say("", "| side | sentences/s, median (range) | peak RSS MB |",
       "|---|---:|---:|")
   for name, values in runs.items():
-    say(f"| {name} | {child_process.median_range([v[0] for v in values])} | "
-        f"{child_process.median_range([v[1] for v in values])} |")
+    say(f"| {name} | {formatting.median_range([v[0] for v in values])} | "
+        f"{formatting.median_range([v[1] for v in values])} |")
   if peer:
     say("", "Ratios, ours / theirs, per repeat (median and range over "
         "repeats):", "", "| ratio | median (range) |", "|---|---:|")
@@ -237,11 +238,11 @@ def side_by_side(argv):
         ratios = [o[0] / p[0] for o, p in zip(runs[ours_name],
                                               runs[peer_name])]
         say(f"| {ours_name} / {peer_name} | "
-            f"{child_process.median_range(ratios, '.2f', 'x')} |")
+            f"{formatting.median_range(ratios, '.2f', 'x')} |")
       rss = [o[1] / p[1] for o, p in zip(runs[ours_name],
                                          runs[kinds[2][0]])]
       say(f"| peak RSS of {ours_name} / binding's | "
-          f"{child_process.median_range(rss, '.2f', 'x')} |")
+          f"{formatting.median_range(rss, '.2f', 'x')} |")
   if FLAGS.batch_sizes:
     say("", "`encode(batch_size=...)`, one process each (ours only):", "",
         "| batch_size | sentences/s | peak RSS MB | load (1 min) |",

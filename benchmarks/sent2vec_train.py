@@ -314,7 +314,10 @@ def _cell(value, spec=",.0f", unit=""):
 
 
 def _range(stats, unit="", spec=",.0f"):
-  return child_process.median_range(stats, spec, unit, dash="-")
+  """'median (min-max)' of a `child_process.summary`; "" for None."""
+  return "" if stats is None else (
+      f"{stats['median']:{spec}}{unit} ({stats['min']:{spec}}-"
+      f"{stats['max']:{spec}})")
 
 
 def side_by_side_markdown(result):

@@ -28,6 +28,7 @@ from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import resources
+from sentzoo.reports import formatting
 from sentzoo.trainers import siamese_cbow
 
 FLAGS = siamese_cbow.FLAGS
@@ -408,7 +409,7 @@ def side_by_side(argv):
       "| what | median (range) |", "|---|---:|")
 
   def row(what, values, spec=",.0f"):
-    say(f"| {what} | {child_process.median_range(values, spec)} |")
+    say(f"| {what} | {formatting.median_range(values, spec)} |")
 
   def field(side, name):
     return [r[name] for r in results.get(side, [])]
@@ -420,7 +421,7 @@ def side_by_side(argv):
   untraced = [r["peak_rss_mb"] for r in results["ours"]
               if not r.get("profile")]
   say("| ours, train step: peak RSS (MB; without the profiler) | "
-      + (child_process.median_range(untraced) if untraced
+      + (formatting.median_range(untraced) if untraced
          else "only the traced repeat") + " |")
   for child in earlier:
     row(f"{CHILDREN[child]}: groups/s", field(child, "groups_per_second"))
@@ -437,7 +438,7 @@ def side_by_side(argv):
     row("gensim, 1 epoch alone (s)", epoch, ".1f")
     row("gensim: peak RSS (MB)", field("gensim", "peak_rss_mb"))
     say("| **speed ratio, ours train step / gensim vocabulary + epoch** "
-        "(gensim s / our s) | **" + child_process.median_range(
+        "(gensim s / our s) | **" + formatting.median_range(
             child_process.ratios(total, our_epoch), ".2f") + "** |")
     row("speed ratio, ours train step / gensim epoch alone",
         child_process.ratios(epoch, our_epoch), ".2f")
