@@ -162,8 +162,9 @@ def load_averages() -> str:
 
 
 def alternate(repeats: int, sides: dict) -> dict:
-  """Runs `sides` (name -> function of the repeat index, one measurement in
-  a fresh process) in order, `repeats` times: {name: [its results]}."""
+  """Runs `sides` (name -> function of the repeat index: one measurement,
+  usually of a fresh process) in order, `repeats` times: {name: [results]}.
+  The order is the same in every repeat (A B A B ...)."""
   results: dict = {name: [] for name in sides}
   for repeat in range(repeats):
     for name, side in sides.items():
