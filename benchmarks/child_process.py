@@ -1,10 +1,11 @@
-"""Runs one side of a benchmark in a fresh process and measures it.
+"""What the benchmarks share: one side in a fresh process, the sides
+alternating, their medians and ranges, and the generated page.
 
-The benchmarks time every side in its own process, alternating, so that
-one side's caches and memory do not help the next. The peak resident memory
-is the child's own ru_maxrss from `os.wait4`: RUSAGE_CHILDREN would be the
-largest of all children so far, and `Popen.communicate`/`poll` reap the
-child and lose its rusage.
+Every side runs in its own process, alternating, so that one side's caches
+and memory do not help the next. The peak resident memory is the child's own
+ru_maxrss from `os.wait4`: RUSAGE_CHILDREN would be the largest of all
+children so far, and `Popen.communicate`/`poll` reap the child and lose its
+rusage.
 """
 
 import dataclasses
@@ -12,11 +13,13 @@ import json
 import os
 import shlex
 import signal
+import statistics
 import subprocess
 import time
 from typing import Any, Callable, Optional, Sequence
 
 from sentzoo.common import errors
+from sentzoo.common import resources
 
 
 @dataclasses.dataclass
@@ -115,3 +118,80 @@ def run_json(command: Sequence[str], **kwargs) -> tuple:
     raise errors.UserError(f"no JSON result from {shlex.join(command)}:\n"
                            + finished.output[-3000:].decode("utf-8", "replace"))
   return result, finished
+
+
+class PhaseRecorder:
+  """Peak and current RSS of a process, phase by phase.
+
+  `mark(name)` ends the phase `name`: it records the peak RSS since the
+  previous mark (VmHWM) and the RSS now, then resets the peak (through
+  /proc/self/clear_refs; where it cannot, `resets` is False and every peak
+  is the process's so far). Phases of one name merge: the highest peak, the
+  last RSS.
+  """
+
+  def __init__(self) -> None:
+    self.phases: dict = {}  # name -> {"peak_mb", "end_mb", "count"}, in order.
+    self.resets = True
+    self._reset()
+
+  def _reset(self):
+    if not resources.reset_peak_rss():
+      self.resets = False
+
+  def mark(self, name):
+    peak, now = resources.peak_rss_mb(), resources.current_rss_mb()
+    phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
+    phase["peak_mb"] = max(phase["peak_mb"], peak)
+    phase["end_mb"] = now
+    phase["count"] += 1
+    self._reset()
+
+class Printed(list):
+  """Lines printed as they come and kept for the page."""
+
+  def say(self, *lines: str) -> None:
+    for line in lines:
+      print(line, flush=True)
+    self.extend(lines)
+
+
+def load_averages() -> str:
+  """The 1, 5 and 15-minute load averages, as a page shows them."""
+  return " ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
+def alternate(repeats: int, sides: dict) -> dict:
+  """Runs `sides` (name -> function of the repeat index: one measurement,
+  usually of a fresh process) in order, `repeats` times: {name: [results]}.
+  The order is the same in every repeat (A B A B ...)."""
+  results: dict = {name: [] for name in sides}
+  for repeat in range(repeats):
+    for name, side in sides.items():
+      results[name].append(side(repeat))
+  return results
+
+
+def summary(values: Sequence[Any]) -> Optional[dict]:
+  """{"median", "min", "max"} of measurements; None if any is None."""
+  if not values or None in values:
+    return None
+  return {"median": statistics.median(values), "min": min(values),
+          "max": max(values)}
+
+
+def ratios(numerators: Sequence[float], denominators: Sequence[float]):
+  """Per repeat, numerator / denominator (None where either is missing)."""
+  return [None if a is None or not b else a / b
+          for a, b in zip(numerators, denominators)]
+
+
+def write_page(path: str, title: str, module: str, argv: Sequence[str],
+               intro: str, lines: Sequence[str]) -> None:
+  """The whole generated page of `module` (`reports.formatting`): its
+  command, `intro` (the module's own text: paragraphs split by blank lines,
+  each one line on the page before wrapping) and `lines`."""
+  from sentzoo.reports import formatting  # pylint: disable=g-import-not-at-top
+  formatting.write_generated_page(
+      path, title, module, shlex.join(["python", "-m", module, *argv]),
+      [" ".join(p.split()) for p in intro.strip().split("\n\n")], lines)

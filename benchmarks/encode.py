@@ -1,44 +1,17 @@
 r"""Encode speed from raw text, side by side with epfml/sent2vec's binding.
 
-  python -m benchmarks.encode --export=runs/sent2vec_books_uni/export \
-      --data_dir=../shared/data \
-      [--reference_python=/tmp/s2v/venv/bin/python \
-       --reference_model=/tmp/s2v/uni700.bin] \
-      [--other_export=runs/siamese_cbow_best/export] \
-      [--docs_page=docs/encode_speed.md]
+  python -m benchmarks.encode --export=EXPORT --data_dir=../shared/data \
+      [--reference_python=PYTHON_WITH_SENT2VEC --reference_model=MODEL.bin] \
+      [--other_export=EXPORT] [--docs_page=docs/encode_speed.md]
 
-Encodes the first --num_lines non-blank lines of the book corpus part
---corpus_part (raw sentences), --repeats times, each side in a fresh
-process, alternating in one sequence:
-- ours, `sentzoo.load(export).encode(lines)` at the default batch size;
-- ours, the export's `serving_default` called directly, --batch_size
-  sentences a call (one Python thread);
-- with --reference_python (a Python that has the `sent2vec` binding) and
-  --reference_model (a sent2vec .bin): `Sent2vecModel.embed_sentences(lines,
-  num_threads=2)` on the lines tokenised beforehand (not timed: the binding
-  does no tokenisation), and the same with Python's tokeniser
-  (`re.findall(r"\w+|[^\w\s]", line.lower())`, what the peer's users run)
-  timed too: end to end.
-Each process makes one warm-up call, then 3 timed calls over all the lines;
-its figure is the median. Peak RSS is the child's ru_maxrss (`os.wait4`).
-Printed: each run, then medians and ranges of sentences/s and the ratios
-ours / theirs, and the load average around every run (the machine is
-shared: only ratios of one sequence compare).
-
-Also measured (ours only): --batch_sizes through `encode` (the fastest is
-`sentence_model.DEFAULT_BATCH_SIZE`), the latency of a batch of one through
-`serving_default`, --other_export (e.g. the 300-d Siamese CBOW export), and
-with --data_dir the STS change of each `encode(precision=...)` on STS-B dev
-and SICK trial (evaluation library: int8 vectors as floats, ubinary bits as
-+-1, so cosine = 1 - 2 x Hamming / d).
-
---docs_page writes all of it as a generated page.
+Every side runs in a fresh process, alternating, --repeats times: a warm-up
+call, then the median of 3 timed calls over --num_lines book lines. The
+binding does not tokenise: it is timed on pre-tokenised lines and with
+Python's tokeniser too (end to end).
 """
-
 import json
 import os
 import re
-import shlex
 import statistics
 import sys
 import time
@@ -79,6 +52,28 @@ print(json.dumps({"seconds": statistics.median(times), "lines": len(lines),
                   "dim": int(model.get_emb_size())}))
 """ % _TOKEN
 
+
+# The page's text before its measurements (--docs_page).
+PAGE_TITLE = "Encode speed, side by side with epfml/sent2vec's binding"
+PAGE_INTRO = r"""
+Raw book sentences in, one vector each out. The peer (epfml/sent2vec's Python
+binding, built from the public repository as ../shared/notes/peers.md says)
+does no tokenisation: it is measured on pre-tokenised lines and with Python's
+tokeniser before it (end to end). Ours tokenises inside the graph. Every
+figure is from a fresh process; sides alternate in one sequence. See
+`benchmarks/encode.py` for the definitions.
+
+Where the time goes (issue 34; measured once with a CPU-time script, not by
+this command; CPU microseconds per book sentence, 700-d table, batch 4096, one
+thread): the previous graph spent 9.2 in the tokeniser (transcoding 2.3, the
+`\pZ` pass 2.8, the punctuation pass 1.2, lower-casing 0.7, split 0.9) and
+about 20 in gathering every row into an [ids, 700] tensor and summing it by
+segment. The graph now skips transcoding and the NUL pass for a batch of clean
+UTF-8 (one 0.4 check), replaces only the non-ASCII spaces, skips the caps'
+cuts when no sentence is over them, and averages with one fused
+`tf.sparse.segment_mean` (no intermediate): about 10-11 in all, against 33
+before. A batch of 64 or more is cut in two halves that run on both cores.
+"""
 
 def corpus_lines(data_dir, part, count):
   """The first `count` non-blank lines of book corpus part `part`."""
@@ -141,7 +136,7 @@ def child_main(kind, export, lines_path, batch_size, calls):
 
 
 def _run(command):
-  """Runs a child; returns (its JSON result, peak RSS MB, 1-min load)."""
+  """Runs a child: (its JSON result, peak RSS MB, 1-min load before)."""
   result, finished = child_process.run_json(command)
   return result, finished.peak_rss_mb, finished.load_before
 
@@ -185,7 +180,7 @@ def precision_sts_changes(export, data_dir):
   return out
 
 
-def side_by_side(argv_line):
+def side_by_side(argv):
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   export = encoder_lib.resolve_export_dir(FLAGS.export)
@@ -199,21 +194,16 @@ def side_by_side(argv_line):
   if peer and not FLAGS.reference_model:
     raise errors.UserError("--reference_python needs --reference_model "
                            "(a sent2vec .bin)")
-  out = []
-
-  def say(*lines):
-    for line in lines:
-      print(line, flush=True)
-      out.append(line)
+  out = child_process.Printed()
+  say = out.say
 
   def rate(result):
     return result["lines"] / result["seconds"]
 
-  uptime = os.getloadavg()
   say(f"{len(lines):,} raw lines of part{FLAGS.corpus_part:02d} "
       f"({tokens / len(lines):.1f} tokens a line); {os.cpu_count()} CPUs; "
-      f"load average before: {uptime[0]:.2f} {uptime[1]:.2f} "
-      f"{uptime[2]:.2f}", f"export: {export}")
+      f"load average before: {child_process.load_averages()}",
+      f"export: {export}")
   if peer:
     say(f"peer: {FLAGS.reference_model} through {FLAGS.reference_python}")
   kinds = [("ours: sentzoo.load().encode()", _ours("encode", export, tmp)),
@@ -222,15 +212,19 @@ def side_by_side(argv_line):
   if peer:
     kinds += [("binding, pre-tokenised input", _peer("pretokenised", tmp)),
               ("binding + Python tokeniser", _peer("end_to_end", tmp))]
-  runs = {name: [] for name, _ in kinds}
   say("", "| repeat | side | sentences/s | peak RSS MB | load (1 min) |",
       "|---:|---|---:|---:|---:|")
-  for repeat in range(FLAGS.repeats):
-    for name, command in kinds:
+
+  def side(name, command):
+    def measure(repeat):
       result, rss, load = _run(command)
-      runs[name].append((rate(result), rss))
       say(f"| {repeat + 1} | {name} | {rate(result):,.0f} | {rss:,.0f} | "
           f"{load:.2f} |")
+      return rate(result), rss
+    return measure
+
+  runs = child_process.alternate(
+      FLAGS.repeats, {name: side(name, command) for name, command in kinds})
   say("", "| side | sentences/s, median (range) | peak RSS MB |",
       "|---|---:|---:|")
   for name, values in runs.items():
@@ -291,16 +285,15 @@ def side_by_side(argv_line):
             "" if precision == "float32" else
             f" ({p - p0:+.2f} / {s - s0:+.2f})"))
       say(f"| {precision} | " + " | ".join(cells) + " |")
-  uptime = os.getloadavg()
-  say("", f"Load average after: {uptime[0]:.2f} {uptime[1]:.2f} "
-      f"{uptime[2]:.2f}")
+  say("", f"Load average after: {child_process.load_averages()}")
   os.remove(tmp)
   if FLAGS.docs_page:
     png = os.path.splitext(FLAGS.docs_page)[0] + ".png"
     caption = plot_sides(runs, png, peer)
     out[0:0] = [f"![Sentences per second of each side]"
                 f"({os.path.basename(png)})", "", caption, ""]
-    write_docs_page(FLAGS.docs_page, argv_line, out)
+    child_process.write_page(FLAGS.docs_page, PAGE_TITLE, "benchmarks.encode",
+                             argv, PAGE_INTRO, out)
 
 
 def plot_sides(runs, path, peer):
@@ -334,39 +327,13 @@ def plot_sides(runs, path, peer):
           "what a user of the binding gets from raw text.")
 
 
-def write_docs_page(path, argv_line, lines):
-  formatting.write_generated_page(
-      path, "Encode speed, side by side with epfml/sent2vec's binding",
-      "benchmarks.encode", argv_line,
-      ["Raw book sentences in, one vector each out. The peer (epfml/sent2vec's "
-      "Python binding, built from the public repository as "
-      "../shared/notes/peers.md says) does no tokenisation: it is measured "
-      "on pre-tokenised lines and with Python's tokeniser before it (end "
-      "to end). Ours tokenises inside the graph. Every figure is from a "
-      "fresh process; sides alternate in one sequence. See "
-      "`benchmarks/encode.py` for the definitions.",
-      "Where the time goes (issue 34; measured once with a CPU-time script, "
-      "not by this command; CPU microseconds per book sentence, "
-      "700-d table, batch 4096, one thread): the previous graph spent 9.2 "
-      "in the tokeniser (transcoding 2.3, the `\\pZ` pass 2.8, the "
-      "punctuation pass 1.2, lower-casing 0.7, split 0.9) and about 20 in "
-      "gathering every row into an [ids, 700] tensor and summing it by "
-      "segment. The graph now skips transcoding and the NUL pass for a "
-      "batch of clean UTF-8 (one 0.4 check), replaces only the non-ASCII "
-      "spaces, skips the caps' cuts when no sentence is over them, and "
-      "averages with one fused `tf.sparse.segment_mean` (no intermediate): "
-      "about 10-11 in all, against 33 before. A batch of 64 or more is cut "
-      "in two halves that run on both cores."],
-      lines)
-
-
 def main(argv):
+  del argv
   if FLAGS.child:
     child_main(FLAGS.child, FLAGS.export, FLAGS.lines_file,
                FLAGS.child_batch_size, FLAGS.calls)
     return
-  side_by_side(shlex.join(["python", "-m", "benchmarks.encode"] + [
-      a for a in sys.argv[1:]]))
+  side_by_side(sys.argv[1:])
 
 
 if __name__ == "__main__":

@@ -3,25 +3,9 @@ r"""Compact exports side by side: float32, float16 and int8 tables of one model.
   python -m benchmarks.quantized_export --model_dir=runs/sent2vec_demo \
       --data_dir=../shared/data
 
-Exports the latest checkpoint of --model_dir (an averaging model: Sent2Vec,
-Siamese CBOW, PARAGRAM-PHRASE) once per --modes entry through the one export
-path (`export.export_model.export(quantize=...)`; `export.table_quantization`)
-into --output_dir (default: a temporary folder, removed at the end), then
-measures each export and prints a markdown table:
-- size on disk: every file of the export's version folder (MB = 10^6 bytes);
-- load time: `tf.saved_model.load` of the folder, the median of --repeats
-  loads in this process, the modes alternating (later loads of the same
-  files come from the page cache);
-- encode throughput: sentences/s through `serving_default` on the distinct
-  sentences of the STS 2012-2015 sets and STS-B dev, in batches of
-  --batch_size, the median of --repeats passes after one warm-up pass, the
-  modes alternating;
-- the mean Pearson x 100 of the STS 2012-2015 sets present (19 with the
-  shared data) and STS-B dev Pearson x 100 (`evaluation.sts` through the
-  `evaluation.encoder` interface);
-- against float32 ("none"): size, load time and throughput as ratios, the
-  scores as differences in points.
---output_json / --output_markdown also write the numbers and the table.
+Exports the latest checkpoint once per --modes entry and measures each, the
+modes alternating: size on disk (MB = 10^6 bytes), load time, sentences/s on
+the STS sentences (medians of --repeats), STS mean and STS-B dev Pearson.
 """
 
 import json
@@ -34,6 +18,7 @@ import time
 from absl import flags
 import tensorflow as tf
 
+from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -43,76 +28,59 @@ from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
 from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
+from sentzoo.reports import formatting
 
 FLAGS = flags.FLAGS
 STSB_DEV = "STSB.dev"
 MODE_LABELS = {"none": "float32", "float16": "float16", "int8": "int8"}
 
 
-def folder_bytes(path):
-  """Bytes of every file under `path`."""
-  return sum(os.path.getsize(os.path.join(folder, name))
-             for folder, _, names in os.walk(path) for name in names)
-
-
-def distinct_sentences(pair_sets):
-  """The distinct sentences of `pair_sets`, in first-seen order."""
-  seen = {}
-  for pair_set in pair_sets:
-    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
-      seen.setdefault(sentence, None)
-  return list(seen)
-
-
 def _card_quantization(path):
-  """The "quantization" entry of an export's model card (None if absent)."""
   with open(os.path.join(path, saved_model_writer.MODEL_CARD),
             encoding="utf-8") as f:
     return json.load(f).get("quantization")
 
 
-def measure(paths, pair_sets, batch_size, repeats):
-  """Measures the exports `paths` (mode -> version folder).
+def _seconds(function):
+  start = time.perf_counter()
+  function()
+  return time.perf_counter() - start
 
-  Returns:
-    mode -> dict with bytes, quantization (the model card's entry),
-    load_seconds, sentences_per_second,
-    sts_mean_pearson (None without STS sets), sts_sets (how many),
-    stsb_dev_pearson (None without STS-B dev).
-  """
-  results = {mode: {"path": path, "bytes": folder_bytes(path),
-                    "quantization": _card_quantization(path),
-                    "load_seconds_each": []}
-             for mode, path in paths.items()}
-  for _ in range(repeats):  # Alternating, so that caches favour none.
-    for mode, path in paths.items():
-      start = time.perf_counter()
-      tf.saved_model.load(path)
-      results[mode]["load_seconds_each"].append(time.perf_counter() - start)
-  sentences = distinct_sentences(pair_sets)
+
+def measure(paths, pair_sets, batch_size, repeats):
+  """{mode: its numbers} of the exports `paths` (mode -> version folder),
+  the modes alternating: neither caches nor the shared machine favour one."""
+  sentences = list(dict.fromkeys(  # Distinct, in first-seen order.
+      s for p in pair_sets for s in (*p.sentences1, *p.sentences2)))
+  loads = child_process.alternate(repeats, {
+      mode: lambda _, path=path: _seconds(lambda: tf.saved_model.load(path))
+      for mode, path in paths.items()})
   encoders = {mode: encoder_lib.load_encoder(path)
               for mode, path in paths.items()}
-  for mode, encoder in encoders.items():
-    results[mode].update(
-        load_seconds=statistics.median(results[mode]["load_seconds_each"]),
-        sentences=len(sentences), encode_seconds_each=[])
-    encoder.encode(sentences, batch_size=batch_size)  # Warm-up pass.
-  for _ in range(repeats):  # Alternating too: load on the machine is shared.
-    for mode, encoder in encoders.items():
-      start = time.perf_counter()
-      encoder.encode(sentences, batch_size=batch_size)
-      results[mode]["encode_seconds_each"].append(
-          time.perf_counter() - start)
-  for mode, encoder in encoders.items():
-    result = results[mode]
-    result["sentences_per_second"] = len(sentences) / statistics.median(
-        result["encode_seconds_each"])
-    scores = sts.evaluate_pair_sets(encoder, pair_sets, batch_size=batch_size)
+  encode = {mode: lambda e=e: e.encode(sentences, batch_size=batch_size)
+            for mode, e in encoders.items()}
+  for function in encode.values():
+    function()  # Warm-up pass.
+  encodes = child_process.alternate(repeats, {
+      mode: lambda _, f=f: _seconds(f) for mode, f in encode.items()})
+  results = {}
+  for mode, path in paths.items():
+    scores = sts.evaluate_pair_sets(encoders[mode], pair_sets,
+                                    batch_size=batch_size)
     mean = scores.aggregates.get(sts.STS_MEAN_KEY)
-    result["sts_mean_pearson"] = mean.pearson if mean else None
-    result["sts_sets"] = len(mean.members) if mean else 0
     stsb = scores.sets.get(STSB_DEV)
-    result["stsb_dev_pearson"] = stsb.pearson if stsb else None
+    results[mode] = {
+        "path": path, "quantization": _card_quantization(path),
+        "bytes": sum(os.path.getsize(os.path.join(folder, name))
+                     for folder, _, names in os.walk(path) for name in names),
+        "load_seconds_each": loads[mode],
+        "load_seconds": statistics.median(loads[mode]),
+        "sentences": len(sentences), "encode_seconds_each": encodes[mode],
+        "sentences_per_second": len(sentences) / statistics.median(
+            encodes[mode]),
+        "sts_mean_pearson": mean.pearson if mean else None,
+        "sts_sets": len(mean.members) if mean else 0,
+        "stsb_dev_pearson": stsb.pearson if stsb else None}
   return results
 
 
@@ -157,50 +125,37 @@ def markdown_table(results):
 
 
 def plot_size_and_score(results, path):
-  """STS mean and STS-B dev against export size, one point per mode, on
-  one pair of axes. Returns the caption."""
-  import matplotlib  # Only the plot needs matplotlib (the [plots] extra).
-  matplotlib.use("Agg")
-  from matplotlib import pyplot
-  figure, axis = pyplot.subplots(figsize=(6, 3.8))
-  for key, label, marker in (("sts_mean_pearson", "STS 2012-2015 mean", "o"),
-                             ("stsb_dev_pearson", "STS-B dev", "s")):
-    points = [(r["bytes"] / 1e6, r[key], MODE_LABELS[mode])
-              for mode, r in results.items() if r[key] is not None]
-    if not points:
-      continue
-    axis.plot([p[0] for p in points], [p[1] for p in points], marker=marker,
-              markersize=7, linestyle=":", label=label)
-    for size, score, name in points:
-      axis.annotate(name, (size, score), textcoords="offset points",
-                    xytext=(6, 6), fontsize=8)
-  axis.set_xlabel("export size (MB)")
-  axis.set_ylabel("Pearson \u00d7 100")
-  axis.set_xlim(left=0)
-  axis.grid(alpha=0.3)
-  axis.legend(fontsize=8)
-  figure.tight_layout()
-  figure.savefig(path, dpi=110)
-  pyplot.close(figure)
+  """STS mean and STS-B dev against export size, one point per mode.
+  Returns the caption."""
+
+  def draw(axis):
+    for key, label, marker in (("sts_mean_pearson", "STS 2012-2015 mean", "o"),
+                               ("stsb_dev_pearson", "STS-B dev", "s")):
+      points = [(r["bytes"] / 1e6, r[key], MODE_LABELS[mode])
+                for mode, r in results.items() if r[key] is not None]
+      axis.plot([p[0] for p in points], [p[1] for p in points],
+                marker=marker, markersize=7, linestyle=":", label=label)
+      for size, score, name in points:
+        axis.annotate(name, (size, score), textcoords="offset points",
+                      xytext=(6, 6), fontsize=8)
+    axis.set_xlim(left=0)
+
+  formatting.line_plot(path, "One checkpoint's exports: score against size",
+                       "export size (MB)", "Pearson \u00d7 100", draw)
   return ("Each point is one export of the same checkpoint. Moving left is "
           "the saving in size; a point lower than float32's would be the "
           "score it costs.")
 
 
-def _modes(values):
-  modes = list(dict.fromkeys(values))
+def main(argv):
+  del argv
+  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
+  modes = list(dict.fromkeys(FLAGS.modes))
   for mode in modes:
     table_quantization.check_mode(mode)
   if not modes:
     raise errors.UserError("--modes needs at least one of "
                            f"{', '.join(table_quantization.MODES)}")
-  return modes
-
-
-def main(argv):
-  del argv
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
-  modes = _modes(FLAGS.modes)
   pair_sets, _ = sts_data.load_eval_sets(data_dir, ("sts", "stsb"))
   if not pair_sets:
     raise errors.DataDirError(f"no STS sets or STS-B dev under {data_dir!r}")

@@ -1,55 +1,17 @@
 r"""Sent2Vec training speed: the trainer's plan, side by side with the C++ code.
 
-Ours only:
-
   python -m benchmarks.sent2vec_train \
       --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data \
-      --corpus_parts=1 [--step_threads=2]
+      --corpus_parts=1 [--reference_binary=PATH/fasttext]
 
-takes the trainer's flags (`trainers.sent2vec`), builds the plan that
-`python -m trainers.sent2vec` with them trains (`trainer.plan_to_measure`:
-vocabulary, token cache, input pipeline, model, step; in --model_dir, or a
-temporary folder) and runs --steps steps after --warmup_steps, --repeats
-times in a row, as the training loop runs them (--steps_per_call steps per
-graph call, --step_threads loops). Prints tokens/s, words/s (defined below),
-words per CPU-second of this process and peak RSS.
-
-Side by side with the C++ code (epfml/sent2vec's `fasttext`, built by the
-user from the public repository; no test needs it):
-
-  python -m benchmarks.sent2vec_train \
-      --flagfile=configs/sent2vec_books_uni.flags --data_dir=../shared/data \
-      --corpus_parts=1 --reference_binary=PATH/fasttext
-
-1. Tokenises the corpus once with the trainer's tokenizer, drops empty
-   lines, keeps the first --max_lines (0: all) and writes them, tokens
-   separated by one space, to one file.
-2. Training speed: --repeats times, each a fresh process, in this order:
-   ours (this module on that file, --model_dir=$WORK/ours: the first run
-   builds the vocabulary and token cache before its timed steps), then
-   `fasttext sent2vec -input <that file> -epoch 1 -thread
-   --reference_threads` (the other flags mapped from ours:
-   `reference_command`), stopped when it prints 100%.
-3. The small job (--small_job): --repeats times, alternately, whole
-   processes to their exit: `python -m trainers.sent2vec` with the same
-   flags and --num_epochs=1 on the corpus itself (a new model directory:
-   data check, vocabulary, token cache, training, export, final
-   evaluation), then the C++ command on the tokenised file (its dictionary
-   pass, training, model written). Ours' phases are timed from its output
-   lines (`OUR_PHASES`), the C++ code's from its "Progress" lines.
-
-Definitions, the same for both:
-- words = tokens (unknown words included) + one end-of-line per line: the
-  C++ code's `ntokens`. (Its "words/sec/thread" counts known tokens per
-  CPU-second: another number.)
-- words/s = the words of one pass, from --warmup_fraction of it to its end,
-  per wall-clock second. Ours counts what its step consumed; the C++ rate
-  comes from its progress (known tokens read / ntokens), timestamped as
-  printed, converted to words with the file's own ratio.
-- peak RSS = the child's ru_maxrss (`os.wait4`); cores in use = its CPU
-  seconds / wall seconds over the measured part.
-Also prints the load averages: the runs share the cores with whatever else
-runs, so only the ratios of one alternating sequence compare.
+Ours: the plan `python -m trainers.sent2vec` trains with the same flags
+(`trainer.plan_to_measure`), --steps after --warmup_steps, as the loop runs
+them. With --reference_binary (epfml/sent2vec's `fasttext`), ours on one
+tokenised file in a fresh process and `fasttext sent2vec -epoch 1` on it
+(`reference_command`) alternate --repeats times; --small_job then times
+whole one-epoch processes by phase. Both sides count words as the C++
+`ntokens` (tokens + one end-of-line per line) from WARMUP_FRACTION of the
+pass to its end; the C++ rate comes from its timestamped progress lines.
 """
 
 import dataclasses
@@ -58,7 +20,6 @@ import os
 import re
 import shlex
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -78,42 +39,37 @@ from sentzoo.trainers import sent2vec
 from sentzoo.trainers import trainer
 from sentzoo.trainers import training_loop
 
+# This module's own flags, beside the trainer's (one --flagfile for both).
 FLAGS = sent2vec.FLAGS
 flags.DEFINE_integer("steps", 200, "Measured steps (ours).", lower_bound=0,
                      flag_values=FLAGS)
 flags.DEFINE_integer("warmup_steps", 20, "Unmeasured steps first (ours).",
                      lower_bound=0, flag_values=FLAGS)
-flags.DEFINE_integer("repeats", 3, "Ours only: measure --steps this many "
-                     "times in a row (the median is reported). Side by side: "
-                     "this many alternating pairs of fresh processes.",
-                     lower_bound=1, flag_values=FLAGS)
+flags.DEFINE_integer("repeats", 3, "Ours only: measured runs of --steps in "
+                     "a row (median reported); side by side: alternating "
+                     "pairs of processes.", lower_bound=1, flag_values=FLAGS)
 flags.DEFINE_string("reference_binary", None, "The C++ sent2vec `fasttext` "
-                    "binary: run it side by side with ours. Absent: ours "
-                    "only.", flag_values=FLAGS)
-flags.DEFINE_integer("reference_threads", 2, "C++ -thread.", lower_bound=1,
-                     flag_values=FLAGS)
-flags.DEFINE_integer("max_lines", 0, "Side by side: the first this many "
-                     "non-empty lines of the corpus (0: all).", lower_bound=0,
-                     flag_values=FLAGS)
-flags.DEFINE_float("warmup_fraction", 0.05, "Side by side: the part of the "
-                   "pass not measured, at its start.", lower_bound=0.0,
-                   upper_bound=0.5, flag_values=FLAGS)
-flags.DEFINE_bool("small_job", True, "Side by side: also time the whole "
-                  "processes of a one-epoch job (ours: the trainer on the "
-                  "corpus; C++: on the tokenised file).", flag_values=FLAGS)
-flags.DEFINE_string("work_dir", None, "Side by side: where the tokenised "
-                    "file, our model directories and logs go (default: a "
-                    "temporary folder, removed at the end).",
+                    "binary to run side by side (absent: ours only).",
                     flag_values=FLAGS)
+flags.DEFINE_integer("max_lines", 0, "Side by side: the first this many "
+                     "non-empty lines (0: all).", lower_bound=0,
+                     flag_values=FLAGS)
+flags.DEFINE_bool("small_job", True, "Side by side: also time whole "
+                  "one-epoch processes.", flag_values=FLAGS)
+flags.DEFINE_string("work_dir", None, "Side by side: the tokenised file, "
+                    "model directories and logs (default: a temporary "
+                    "folder, removed).", flag_values=FLAGS)
 flags.DEFINE_string("output_json", None, "Also write the numbers here.",
                     flag_values=FLAGS)
 flags.DEFINE_string("output_markdown", None, "Side by side: also write the "
-                    "tables and command lines here (markdown).",
-                    flag_values=FLAGS)
+                    "tables here.", flag_values=FLAGS)
 
+# The unmeasured start of a pass, and the C++ code's -thread (its default,
+# 12, oversubscribes the machine).
+WARMUP_FRACTION = 0.05
+REFERENCE_THREADS = 2
 _PROGRESS = re.compile(rb"Progress: *([0-9]+(?:\.[0-9]*)?)%")
-# Ours' phases in a whole run: (name, the output line that ends it). A phase
-# runs from the end of the previous one that printed its line.
+# Ours' phases in a whole run: (name, the output line that ends it).
 OUR_PHASES = (
     ("start-up (Python, TensorFlow)", None),
     ("data check", re.compile(r"verified ")),
@@ -127,14 +83,17 @@ OUR_PHASES = (
 _FIRST_LINE = re.compile(r"^(verified |counting words \()")
 _CHECKED = re.compile(r"^verified .*\(([0-9.]+)s\)$")
 REFERENCE_PHASES = ("dictionary pass", "training", "model written, exit")
-# The trainer's flags a child run must not inherit: where it reads and
-# writes (set per child).
+# Where a run reads and writes: set per child, never inherited.
 _PLACES = ("data_dir", "corpus_parts", "corpus_files", "model_dir",
            "verify_data")
 
 
+def _per(a, b):
+  return a / b if b else 0.0
+
+
 def measure_ours(cfg, plan):
-  """`--repeats` x `--steps` of the plan's step, as the loop runs it."""
+  """`--repeats` x `--steps` of the plan's step, as the loop runs them."""
   lines_seen = tf.Variable(0, dtype=tf.int64)
   tokens_seen = plan.checkpoint_items["tokens_seen"]
   spec = plan.dataset.element_spec
@@ -165,15 +124,14 @@ def measure_ours(cfg, plan):
                      int(tokens_seen.numpy()) - tokens,
                      int(lines_seen.numpy()) - lines,
                      time.process_time() - cpu))
-  per = lambda a, b: a / b if b else 0.0  # pylint: disable=unnecessary-lambda-assignment
-  rates = [per(t + l, s) for s, t, l, _ in measured]
+  rates = [_per(t + l, s) for s, t, l, _ in measured]
   seconds, tokens, lines, cpu = sorted(
-      measured, key=lambda m: per(m[1] + m[2], m[0]))[len(measured) // 2]
+      measured, key=lambda m: _per(m[1] + m[2], m[0]))[len(measured) // 2]
   return {
-      "tokens_per_second": per(tokens, seconds),
-      "words_per_second": per(tokens + lines, seconds),
-      "words_per_cpu_second": per(tokens + lines, cpu),
-      "cpu_seconds_per_wall_second": per(cpu, seconds),
+      "tokens_per_second": _per(tokens, seconds),
+      "words_per_second": _per(tokens + lines, seconds),
+      "words_per_cpu_second": _per(tokens + lines, cpu),
+      "cpu_seconds_per_wall_second": _per(cpu, seconds),
       "peak_rss_mb": resources.peak_rss_mb(),
       "load_average_1min": [load_before, os.getloadavg()[0]],
       "steps": FLAGS.steps, "warmup_steps": FLAGS.warmup_steps,
@@ -229,10 +187,9 @@ def reference_command(binary, input_path, output_path, cfg, threads):
 class ProgressReader:
   """Timestamps the C++ code's "Progress: x%" lines as they arrive.
 
-  `feed(data, now, cpu)` takes the bytes read since the last call; a line
-  cut between two reads counts when its "%" arrives. `samples` holds
-  (wall seconds, progress in [0, 1], process CPU seconds or None) for the
-  last progress of each read that had one.
+  `samples`: (wall seconds, progress in [0, 1], CPU seconds or None) of the
+  last progress of each read that had one; a line cut between two reads
+  counts when its "%" arrives.
   """
 
   def __init__(self):
@@ -264,35 +221,24 @@ class LineClock:
                    if line.strip()]
 
 
-def reference_window(samples, warmup_fraction):
-  """(seconds, progress, cpu seconds or None) from the first sample at or
-  past `warmup_fraction` to the last one before 100%."""
+def reference_words_per_second(samples, warmup_fraction, words, known):
+  """C++ (words/s, cores in use, seconds) from the first progress sample at
+  or past `warmup_fraction` to the last before 100%: its progress is known
+  tokens read / ntokens (= `words`); a pass reads `known` of them."""
   inside = [s for s in samples if warmup_fraction <= s[1] < 1.0]
   if len(inside) < 2 or inside[-1][0] <= inside[0][0]:
     raise errors.UserError(
         f"the reference printed {len(samples)} progress lines, too few to "
         "time (a corpus this small trains too fast: use more lines)")
   (t0, p0, c0), (t1, p1, c1) = inside[0], inside[-1]
-  return t1 - t0, p1 - p0, (c1 - c0 if None not in (c0, c1) else None)
-
-
-def reference_words_per_second(samples, warmup_fraction, words, known):
-  """C++ (words/s, cores in use, seconds) over the window.
-
-  Its progress is known tokens read / ntokens (-epoch 1), ntokens = `words`
-  of one pass; one pass reads `known` known tokens, so known tokens x
-  words / known are words.
-  """
-  seconds, progress, cpu = reference_window(samples, warmup_fraction)
-  return (progress * words * words / known / seconds,
-          None if cpu is None else cpu / seconds, seconds)
+  return ((p1 - p0) * words * words / known / (t1 - t0),
+          None if None in (c0, c1) else (c1 - c0) / (t1 - t0), t1 - t0)
 
 
 def our_phases(lines, end):
-  """{phase: seconds} of a whole run of ours, from its timestamped lines
-  (`LineClock.lines`) and its end; phases that printed nothing are left
-  out. Start-up ends where the data check (its line says how long it took)
-  or the counting pass starts."""
+  """{phase: seconds} of a whole run of ours from its timestamped lines;
+  silent phases are left out. Start-up ends where the data check (its line
+  says how long it took) or the counting pass starts."""
   first = [(t, _CHECKED.search(text)) for t, text in lines
            if _FIRST_LINE.search(text)]
   last = 0.0
@@ -315,10 +261,8 @@ def reference_phases(samples, end):
 
 def write_tokenised_lines(files, tokenizer, path, max_lines=0,
                           block_lines=8192):
-  """Writes the files' non-empty lines, tokenised and space-separated.
-
-  Returns (Counter of token bytes -> count, lines written, tokens written).
-  """
+  """Writes the files' non-empty lines, tokenised, space-separated: returns
+  ({token bytes: count}, lines written, tokens written)."""
   counter = {}
   lines = tokens = 0
   tokenise = tf.function(tokenizer.tokenize)
@@ -341,72 +285,53 @@ def write_tokenised_lines(files, tokenizer, path, max_lines=0,
   return counter, lines, tokens
 
 
-def summary(values):
-  """{"median", "min", "max"} of a list of numbers (None if any is None)."""
-  if not values or None in values:
-    return None
-  return {"median": statistics.median(values), "min": min(values),
-          "max": max(values)}
-
-
-def _ratio(a, b):
-  return None if a is None or not b else a / b
+_FIELDS = ("words_per_second", "words_per_cpu_second", "peak_rss_mb")
 
 
 def add_ratios(result):
-  """Fills in, from each repeat's measurements ("ours" and "reference":
-  words_per_second, cores_in_use or None, peak_rss_mb), words per
-  CPU-second, the ratios ours / C++ and, over the repeats, the median and
-  range of each (`summary`). Returns `result`."""
-  fields = ("words_per_second", "words_per_cpu_second", "peak_rss_mb")
-  for r in result["repeats"]:
+  """Fills in each side's words per CPU-second, the ratios ours / C++ per
+  repeat and, over the repeats, each one's `summary`. Returns `result`."""
+  runs = result["repeats"]
+  for r in runs:
     for side in (r["ours"], r["reference"]):
-      side["words_per_cpu_second"] = _ratio(side["words_per_second"],
-                                            side.get("cores_in_use"))
-    for field in fields:
-      r[field.replace("_mb", "") + "_ratio"] = _ratio(r["ours"][field],
-                                                       r["reference"][field])
-  for field in fields:
-    for side in ("ours", "reference"):
-      result[f"{side}_{field}"] = summary([r[side][field]
-                                           for r in result["repeats"]])
+      side["words_per_cpu_second"] = child_process.ratios(
+          [side["words_per_second"]], [side.get("cores_in_use")])[0]
+  for field in _FIELDS:
     name = field.replace("_mb", "") + "_ratio"
-    result[name] = summary([r[name] for r in result["repeats"]])
+    for r, ratio in zip(runs, child_process.ratios(
+        [r["ours"][field] for r in runs],
+        [r["reference"][field] for r in runs])):
+      r[name] = ratio
+    for side in ("ours", "reference"):
+      result[f"{side}_{field}"] = child_process.summary(
+          [r[side][field] for r in runs])
+    result[name] = child_process.summary([r[name] for r in runs])
   return result
 
 
-def _number(value, text="{:,.0f}"):
-  return "" if value is None else text.format(value)
+def _cell(value, spec=",.0f", unit=""):
+  return "" if value is None else f"{value:{spec}}{unit}"
 
 
-def _range_text(stats, unit="", text="{:,.0f}"):
-  """'median<unit> (min-max)' of a `summary`; "" for None."""
-  if stats is None:
-    return ""
-  return (f"{text.format(stats['median'])}{unit} ({text.format(stats['min'])}"
-          f"-{text.format(stats['max'])})")
-
-
-def _ratio_text(stats):
-  return _range_text(stats, "x", "{:.2f}")
-
-
-def _load(values):
-  return " / ".join(f"{v:.2f}" for v in values)
+def _range(stats, unit="", spec=",.0f"):
+  """'median (min-max)' of a `child_process.summary`; "" for None."""
+  return "" if stats is None else (
+      f"{stats['median']:{spec}}{unit} ({stats['min']:{spec}}-"
+      f"{stats['max']:{spec}})")
 
 
 def side_by_side_markdown(result):
   """The per-repeat table, medians and ranges, and both command lines (of a
   result that `add_ratios` filled in)."""
-  c = result["corpus"]
+  c, load = result["corpus"], lambda v: " / ".join(f"{x:.2f}" for x in v)
   out = [
       f"Same file for both: {c['lines']:,} lines, {c['tokens']:,} tokens "
       f"({c['words']:,} words with end-of-lines; {c['known_tokens']:,} known "
       f"tokens), vocabulary {c['vocabulary']:,} words (count >= "
       f"{result['settings']['min_count']}); {c['source']}. "
       f"{result['cpus']} cores; load average (1 / 5 / 15 min) "
-      f"{_load(result['load_average_before'])} before, "
-      f"{_load(result['load_average_after'])} after.", "",
+      f"{load(result['load_average_before'])} before, "
+      f"{load(result['load_average_after'])} after.", "",
       f"- C++: `{result['reference_command_display']}`",
       f"- ours: `{result['ours_command_display']}`", "",
       "| repeat | ours words/s | C++ words/s | words/s ours / C++ | cores in "
@@ -417,27 +342,29 @@ def side_by_side_markdown(result):
   ]
   for i, r in enumerate(result["repeats"], start=1):
     ours, ref = r["ours"], r["reference"]
-    out.append(
-        f"| {i} | {ours['words_per_second']:,.0f} | "
-        f"{ref['words_per_second']:,.0f} | {r['words_per_second_ratio']:.2f}x "
-        f"| {_number(ours['cores_in_use'], '{:.2f}')} / "
-        f"{_number(ref['cores_in_use'], '{:.2f}')} | "
-        f"{_number(ours['words_per_cpu_second'])} | "
-        f"{_number(ref['words_per_cpu_second'])} | "
-        f"{_number(r['words_per_cpu_second_ratio'], '{:.2f}x')} | "
-        f"{ours['peak_rss_mb']:,.0f} MB | {ref['peak_rss_mb']:,.0f} MB | "
-        f"{r['peak_rss_ratio']:.2f}x | {ours['load_average_1min']:.2f} / "
-        f"{ref['load_average_1min']:.2f} |")
+    out.append("| " + " | ".join([
+        str(i), _cell(ours["words_per_second"]),
+        _cell(ref["words_per_second"]),
+        _cell(r["words_per_second_ratio"], ".2f", "x"),
+        f"{_cell(ours['cores_in_use'], '.2f')} / "
+        f"{_cell(ref['cores_in_use'], '.2f')}",
+        _cell(ours["words_per_cpu_second"]), _cell(ref["words_per_cpu_second"]),
+        _cell(r["words_per_cpu_second_ratio"], ".2f", "x"),
+        _cell(ours["peak_rss_mb"], ",.0f", " MB"),
+        _cell(ref["peak_rss_mb"], ",.0f", " MB"),
+        _cell(r["peak_rss_ratio"], ".2f", "x"),
+        f"{ours['load_average_1min']:.2f} / {ref['load_average_1min']:.2f}"])
+               + " |")
+  g = lambda name, unit="", spec=",.0f": _range(result[name], unit, spec)  # pylint: disable=unnecessary-lambda-assignment
   out.append(
-      f"| median (range) | {_range_text(result['ours_words_per_second'])} | "
-      f"{_range_text(result['reference_words_per_second'])} | "
-      f"**{_ratio_text(result['words_per_second_ratio'])}** | | "
-      f"{_range_text(result['ours_words_per_cpu_second'])} | "
-      f"{_range_text(result['reference_words_per_cpu_second'])} | "
-      f"{_ratio_text(result['words_per_cpu_second_ratio'])} | "
-      f"{_range_text(result['ours_peak_rss_mb'], ' MB')} | "
-      f"{_range_text(result['reference_peak_rss_mb'], ' MB')} | "
-      f"**{_ratio_text(result['peak_rss_ratio'])}** | |")
+      f"| median (range) | {g('ours_words_per_second')} | "
+      f"{g('reference_words_per_second')} | "
+      f"**{g('words_per_second_ratio', 'x', '.2f')}** | | "
+      f"{g('ours_words_per_cpu_second')} | "
+      f"{g('reference_words_per_cpu_second')} | "
+      f"{g('words_per_cpu_second_ratio', 'x', '.2f')} | "
+      f"{g('ours_peak_rss_mb', ' MB')} | {g('reference_peak_rss_mb', ' MB')} "
+      f"| **{g('peak_rss_ratio', 'x', '.2f')}** | |")
   return "\n".join(out) + "\n"
 
 
@@ -451,25 +378,24 @@ def small_job_markdown(job):
       "peak RSS | C++ peak RSS | 1-min load before ours / C++ |",
       "|---:|---:|---:|---:|---:|---:|---|"]
   for i, r in enumerate(runs, start=1):
+    ours, ref = r["ours"], r["reference"]
     out.append(
-        f"| {i} | {r['ours']['seconds']:.1f} | {r['reference']['seconds']:.1f}"
-        f" | {r['speed_ratio']:.2f}x | {r['ours']['peak_rss_mb']:,.0f} MB | "
-        f"{r['reference']['peak_rss_mb']:,.0f} MB | "
-        f"{r['ours']['load_average_1min']:.2f} / "
-        f"{r['reference']['load_average_1min']:.2f} |")
-  out += [f"| median (range) | {_range_text(job['ours_seconds'], '', '{:.1f}')}"
-          f" | {_range_text(job['reference_seconds'], '', '{:.1f}')} | "
-          f"**{_ratio_text(job['speed_ratio'])}** | | | |", "",
+        f"| {i} | {ours['seconds']:.1f} | {ref['seconds']:.1f} | "
+        f"{r['speed_ratio']:.2f}x | {ours['peak_rss_mb']:,.0f} MB | "
+        f"{ref['peak_rss_mb']:,.0f} MB | {ours['load_average_1min']:.2f} / "
+        f"{ref['load_average_1min']:.2f} |")
+  out += [f"| median (range) | {_range(job['ours_seconds'], '', '.1f')} | "
+          f"{_range(job['reference_seconds'], '', '.1f')} | "
+          f"**{_range(job['speed_ratio'], 'x', '.2f')}** | | | |", "",
           "| side | phase | seconds, median (range) |", "|---|---|---:|"]
-  for side, names in (("ours", [n for n, _ in OUR_PHASES]),
-                      ("C++", REFERENCE_PHASES)):
-    key = "ours" if side == "ours" else "reference"
+  for side, key, names in (("ours", "ours", [n for n, _ in OUR_PHASES]),
+                           ("C++", "reference", REFERENCE_PHASES)):
     for name in names:
       values = [r[key]["phases"].get(name) for r in runs]
-      if all(v is None for v in values):
-        continue
-      seconds = summary([v or 0.0 for v in values])
-      out.append(f"| {side} | {name} | {_range_text(seconds, '', '{:.1f}')} |")
+      if any(v is not None for v in values):
+        out.append(f"| {side} | {name} | "
+                   + _range(child_process.summary([v or 0.0 for v in values]),
+                            "", ".1f") + " |")
   return "\n".join(out) + "\n"
 
 
@@ -481,17 +407,6 @@ def _passed_on(cfg, places=False):
           and FLAGS[f.name].value != FLAGS[f.name].default]
 
 
-def _display(command, work_dir):
-  return shlex.join(command).replace(work_dir, "$WORK")
-
-
-def _row(done, words_per_second, cores_in_use):
-  """One side of one repeat (`done`: its `child_process.Finished`)."""
-  return {"words_per_second": words_per_second,
-          "peak_rss_mb": done.peak_rss_mb, "cores_in_use": cores_in_use,
-          "load_average_1min": done.load_before}
-
-
 def side_by_side(model_trainer):
   """Ours and the C++ binary alternately on the same lines; the ratios."""
   binary = FLAGS.reference_binary
@@ -501,14 +416,15 @@ def side_by_side(model_trainer):
                            "github.com/epfml/sent2vec)")
   cfg = model_trainer.settings()
   load_before = os.getloadavg()
-  data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir,
-                                           model_trainer.data_subdir(cfg))
-  files = corpus_flags.corpus_files(cfg, data_dir)
+  files = corpus_flags.corpus_files(cfg, data_dir_lib.resolve_data_dir(
+      FLAGS.data_dir, model_trainer.data_subdir(cfg)))
   source = (", ".join(os.path.basename(f) for f in files)
             + (f", its first {FLAGS.max_lines:,} non-empty lines"
                if FLAGS.max_lines else ", every non-empty line"))
   work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="sent2vec_speed_")
   os.makedirs(work_dir, exist_ok=True)
+  display = lambda command: shlex.join(command).replace(work_dir, "$WORK")  # pylint: disable=unnecessary-lambda-assignment
+  log = lambda name: os.path.join(work_dir, name + ".log")  # pylint: disable=unnecessary-lambda-assignment
   repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   try:
     lines_path = os.path.join(work_dir, "lines.txt")
@@ -520,58 +436,71 @@ def side_by_side(model_trainer):
     known = sum(c for c in counter.values() if c >= cfg.min_count)
     words = tokens + lines
     steps_per_pass = lines // cfg.block_lines
-    warmup_steps = max(1, round(FLAGS.warmup_fraction * steps_per_pass))
-    steps = steps_per_pass - warmup_steps
-    if steps < 1:
+    warmup_steps = max(1, round(WARMUP_FRACTION * steps_per_pass))
+    if steps_per_pass - warmup_steps < 1:
       raise errors.UserError(f"{lines} lines make {steps_per_pass} blocks of "
                              f"{cfg.block_lines}: too few to measure")
     ref_command = reference_command(binary, lines_path,
                                     os.path.join(work_dir, "cxx_model"), cfg,
-                                    FLAGS.reference_threads)
+                                    REFERENCE_THREADS)
     ours_json = os.path.join(work_dir, "ours.json")
-    ours_command = [sys.executable, "-m", "benchmarks.sent2vec_train",
+    ours_command = [
+        sys.executable, "-m", "benchmarks.sent2vec_train",
         f"--corpus_files={lines_path}", "--noverify_data",
-        f"--model_dir={os.path.join(work_dir, 'ours')}", f"--steps={steps}",
+        f"--model_dir={os.path.join(work_dir, 'ours')}",
+        f"--steps={steps_per_pass - warmup_steps}",
         f"--warmup_steps={warmup_steps}", "--repeats=1",
         f"--output_json={ours_json}"] + _passed_on(cfg)
     print(f"{lines:,} lines, {tokens:,} tokens, vocabulary {vocabulary:,}; "
-          f"ours: {warmup_steps} + {steps} steps\nC++: "
-          f"{_display(ref_command, work_dir)}\nours: "
-          f"{_display(ours_command, work_dir)}", flush=True)
-    repeats = []
-    for repeat in range(FLAGS.repeats):
-      ours_run = child_process.run(
-          ours_command, os.path.join(work_dir, f"ours_{repeat}.log"), cwd=repo)
+          f"ours: {warmup_steps} + {steps_per_pass - warmup_steps} steps\n"
+          f"C++: {display(ref_command)}\nours: {display(ours_command)}",
+          flush=True)
+
+    last = {}
+
+    def ours(repeat):
+      done = child_process.run(ours_command, log(f"ours_{repeat}"), cwd=repo)
       with open(ours_json) as f:
-        ours = json.load(f)
+        measured = json.load(f)
+      last["ours"] = {"words_per_second": measured["words_per_second"],
+                      "cores_in_use": measured["cpu_seconds_per_wall_second"],
+                      "peak_rss_mb": done.peak_rss_mb,
+                      "load_average_1min": done.load_before}
+      return last["ours"]
+
+    def reference(repeat):
       reader = ProgressReader()
-      ref_run = child_process.run(
-          ref_command, os.path.join(work_dir, f"cxx_{repeat}.log"), reader,
-          stop=lambda reader=reader: reader.finished)
+      done = child_process.run(ref_command, log(f"cxx_{repeat}"), reader,
+                               stop=lambda: reader.finished)
       rate, cores, _ = reference_words_per_second(
-          reader.samples, FLAGS.warmup_fraction, words, known)
-      repeats.append({
-          "ours": _row(ours_run, ours["words_per_second"],
-                       ours["cpu_seconds_per_wall_second"]),
-          "reference": _row(ref_run, rate, cores)})
-      print(f"repeat {repeat + 1}: words/s ours "
-            f"{ours['words_per_second']:,.0f}, C++ {rate:,.0f} "
-            f"({ours['words_per_second'] / rate:.2f}x); peak RSS ours "
-            f"{ours_run.peak_rss_mb:,.0f} MB, C++ {ref_run.peak_rss_mb:,.0f} "
-            "MB", flush=True)
+          reader.samples, WARMUP_FRACTION, words, known)
+      ours_rate, ours_rss = (last["ours"]["words_per_second"],
+                             last["ours"]["peak_rss_mb"])
+      print(f"repeat {repeat + 1}: words/s ours {ours_rate:,.0f}, C++ "
+            f"{rate:,.0f} ({ours_rate / rate:.2f}x); peak RSS ours "
+            f"{ours_rss:,.0f} MB, C++ {done.peak_rss_mb:,.0f} MB", flush=True)
+      return {"words_per_second": rate, "cores_in_use": cores,
+              "peak_rss_mb": done.peak_rss_mb,
+              "load_average_1min": done.load_before}
+
+    sides = child_process.alternate(FLAGS.repeats,
+                                    {"ours": ours, "reference": reference})
     result = add_ratios({
         "settings": dataclasses.asdict(cfg),
-        "reference_threads": FLAGS.reference_threads,
-        "warmup_fraction": FLAGS.warmup_fraction, "cpus": os.cpu_count(),
+        "reference_threads": REFERENCE_THREADS,
+        "warmup_fraction": WARMUP_FRACTION, "cpus": os.cpu_count(),
         "corpus": {"source": source, "lines": lines, "tokens": tokens,
                    "words": words, "known_tokens": known,
                    "vocabulary": vocabulary},
         "reference_command": ref_command,
-        "reference_command_display": _display(ref_command, work_dir),
-        "ours_command_display": _display(ours_command, work_dir),
-        "load_average_before": list(load_before), "repeats": repeats})
+        "reference_command_display": display(ref_command),
+        "ours_command_display": display(ours_command),
+        "load_average_before": list(load_before),
+        "repeats": [{"ours": o, "reference": r}
+                    for o, r in zip(sides["ours"], sides["reference"])]})
     if FLAGS.small_job:
-      result["small_job"] = small_job(cfg, ref_command, work_dir, repo)
+      result["small_job"] = small_job(cfg, ref_command, work_dir, repo,
+                                      display, log)
     result["load_average_after"] = list(os.getloadavg())
   finally:
     if not FLAGS.work_dir:
@@ -579,43 +508,49 @@ def side_by_side(model_trainer):
   return result
 
 
-def small_job(cfg, ref_command, work_dir, repo):
+def small_job(cfg, ref_command, work_dir, repo, display, log):
   """Whole processes of a one-epoch job, alternately: ours (the trainer on
   the corpus, a new model directory each time) and the C++ command."""
-  runs = []
-  for repeat in range(FLAGS.repeats):
-    model_dir = os.path.join(work_dir, f"job_{repeat}")
+  model_dir = os.path.join(work_dir, "job")
+  ours_command = [sys.executable, "-m", "trainers.sent2vec"] + [
+      a for a in _passed_on(cfg, places=True)
+      if not a.startswith("--num_epochs")] + [
+          "--num_epochs=1", f"--model_dir={model_dir}"]
+
+  def ours(repeat):
     shutil.rmtree(model_dir, ignore_errors=True)
-    ours_command = [sys.executable, "-m", "trainers.sent2vec"] + [
-        a for a in _passed_on(cfg, places=True)
-        if not a.startswith("--num_epochs")] + [
-            "--num_epochs=1", f"--model_dir={model_dir}"]
-    row = {}
-    for side, command in (("ours", ours_command), ("reference", ref_command)):
-      reader = LineClock() if side == "ours" else ProgressReader()
-      done = child_process.run(
-          command, os.path.join(work_dir, f"job_{side}_{repeat}.log"), reader,
-          cwd=repo if side == "ours" else None)
-      wall = done.seconds
-      phases = (our_phases(reader.lines, wall) if side == "ours" else
-                reference_phases(reader.samples, wall))
-      row[side] = {"seconds": wall, "peak_rss_mb": done.peak_rss_mb,
-                   "phases": phases, "load_average_1min": done.load_before}
-    row["speed_ratio"] = row["reference"]["seconds"] / row["ours"]["seconds"]
+    clock = LineClock()
+    done = child_process.run(ours_command, log(f"job_ours_{repeat}"), clock,
+                             cwd=repo)
     shutil.rmtree(model_dir, ignore_errors=True)
-    runs.append(row)
-    print(f"small job {repeat + 1}: ours {row['ours']['seconds']:.1f}s, C++ "
+    return {"seconds": done.seconds, "peak_rss_mb": done.peak_rss_mb,
+            "phases": our_phases(clock.lines, done.seconds),
+            "load_average_1min": done.load_before}
+
+  def reference(repeat):
+    reader = ProgressReader()
+    done = child_process.run(ref_command, log(f"job_reference_{repeat}"),
+                             reader)
+    return {"seconds": done.seconds, "peak_rss_mb": done.peak_rss_mb,
+            "phases": reference_phases(reader.samples, done.seconds),
+            "load_average_1min": done.load_before}
+
+  sides = child_process.alternate(FLAGS.repeats,
+                                  {"ours": ours, "reference": reference})
+  runs = [{"ours": o, "reference": r,
+           "speed_ratio": r["seconds"] / o["seconds"]}
+          for o, r in zip(sides["ours"], sides["reference"])]
+  for repeat, row in enumerate(runs, start=1):
+    print(f"small job {repeat}: ours {row['ours']['seconds']:.1f}s, C++ "
           f"{row['reference']['seconds']:.1f}s ({row['speed_ratio']:.2f}x); "
           "ours: " + ", ".join(f"{k} {v:.1f}s" for k, v in
                                row["ours"]["phases"].items()), flush=True)
   return {
-      "ours_command_display": _display(ours_command, work_dir).replace(
-          f"job_{FLAGS.repeats - 1}", "job"),
-      "reference_command_display": _display(ref_command, work_dir),
-      "repeats": runs,
-      "ours_seconds": summary([r["ours"]["seconds"] for r in runs]),
-      "reference_seconds": summary([r["reference"]["seconds"] for r in runs]),
-      "speed_ratio": summary([r["speed_ratio"] for r in runs])}
+      "ours_command_display": display(ours_command),
+      "reference_command_display": display(ref_command), "repeats": runs,
+      **{f"{key}_seconds": child_process.summary(
+          [r[key]["seconds"] for r in runs]) for key in ("ours", "reference")},
+      "speed_ratio": child_process.summary([r["speed_ratio"] for r in runs])}
 
 
 def main(argv):

@@ -1,24 +1,11 @@
 r"""Peak memory of serving one huge sentence, with and without the input caps.
 
-  python -m benchmarks.serving_memory
-  python -m benchmarks.serving_memory --sentence_mb=5 --dim=300
+  python -m benchmarks.serving_memory [--sentence_mb=5 --dim=300]
   python -m benchmarks.serving_memory --export=runs/siamese_cbow_demo/export/1
 
-Without --export, writes two Siamese-CBOW-shaped exports (an
-`AveragingSentenceEncoder` over --vocabulary_size words of --dim floats) to a
-temporary folder: one with the caps off (both at 2^31 - 1, what an export
-was before issue 19) and one with the default caps of `export.input_limits`
-(or --max_bytes_per_sentence / --max_tokens_per_sentence). With --export,
-measures that export (with the caps its model card records); its sentence
-is made of the words w0, w1, ..., which another export may not know (then
-only the tokeniser's share is measured).
-
-Each export is measured in a fresh process: load it, run a short warm-up
-request, build one sentence of --sentence_mb MB of known words, read the
-process's resident memory (VmRSS of /proc/self/status, after resetting
-the peak VmHWM to it through /proc/self/clear_refs), send the sentence
-through `serving_default`, read VmHWM. The difference is what encoding the
-sentence cost at its peak. Linux only (/proc).
+Without --export, measures two built exports, caps off (as before issue 19)
+and capped. Each in a fresh process: load, warm up, reset the peak RSS,
+encode one sentence of --sentence_mb MB, read the peak (Linux).
 """
 
 import json
@@ -32,7 +19,6 @@ import numpy as np
 
 from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
-from sentzoo.common import resources
 from sentzoo.export import input_limits
 
 FLAGS = flags.FLAGS
@@ -82,23 +68,19 @@ def measure_in_this_process(export_path, num_bytes):
       card = json.load(f)
   sentence = tf.constant([_sentence(num_bytes,
                                     _words(FLAGS.vocabulary_size))])
-  reset = resources.reset_peak_rss()
-  before = resources.current_rss_mb() if reset else resources.peak_rss_mb()
+  recorder = child_process.PhaseRecorder()
+  recorder.mark("before")
   embeddings = serve(sentences=sentence)["embeddings"].numpy()
-  after = resources.peak_rss_mb()
+  recorder.mark("request")
+  before = recorder.phases["before"]["end_mb" if recorder.resets else "peak_mb"]
+  after = recorder.phases["request"]["peak_mb"]
   return {"export": export_path, "input_bytes": num_bytes,
           "input_limits": card.get("input_limits"),
           "before_mb": round(before, 1), "peak_mb": round(after, 1),
           "increase_mb": round(after - before, 1),
-          "baseline": "RSS (peak reset)" if reset else "earlier peak",
+          "baseline": ("RSS (peak reset)" if recorder.resets
+                       else "earlier peak"),
           "finite": bool(np.all(np.isfinite(embeddings)))}
-
-
-def _measure_in_child(export_path, num_bytes):
-  return child_process.run_json(
-      [sys.executable, "-m", "benchmarks.serving_memory",
-       f"--child={export_path}", f"--sentence_mb={num_bytes / 1e6}",
-       f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
 
 
 def build_export(base, max_bytes_per_sentence, max_tokens_per_sentence):
@@ -143,22 +125,22 @@ def main(argv):
         f"each export in a fresh process (peak RSS = VmHWM)")
   try:
     for label, path in runs:
-      _report(label, _measure_in_child(path, num_bytes), num_bytes)
+      result = child_process.run_json(
+          [sys.executable, "-m", "benchmarks.serving_memory",
+           f"--child={path}", f"--sentence_mb={num_bytes / 1e6}",
+           f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
+      limits = result["input_limits"] or {}
+      print(f"{label}: max_bytes_per_sentence="
+            f"{limits.get('max_bytes_per_sentence')}, max_tokens_per_sentence="
+            f"{limits.get('max_tokens_per_sentence')}")
+      print(f"  {result['baseline']} before {result['before_mb']:,.1f} MB, "
+            f"peak during the request {result['peak_mb']:,.1f} MB: "
+            f"+{result['increase_mb']:,.1f} MB = "
+            f"{result['increase_mb'] * 2**20 / num_bytes:,.2f} x the input; "
+            f"embeddings finite: {result['finite']}")
   finally:
     if folder:
       shutil.rmtree(folder, ignore_errors=True)
-
-
-def _report(label, result, num_bytes):
-  limits = result["input_limits"] or {}
-  caps = (f"max_bytes_per_sentence={limits.get('max_bytes_per_sentence')}, "
-          f"max_tokens_per_sentence={limits.get('max_tokens_per_sentence')}")
-  print(f"{label}: {caps}")
-  print(f"  {result['baseline']} before {result['before_mb']:,.1f} MB, "
-        f"peak during the request {result['peak_mb']:,.1f} MB: "
-        f"+{result['increase_mb']:,.1f} MB = "
-        f"{result['increase_mb'] * 2**20 / num_bytes:,.2f} x the input; "
-        f"embeddings finite: {result['finite']}")
 
 
 if __name__ == "__main__":

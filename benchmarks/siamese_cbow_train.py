@@ -1,49 +1,16 @@
 r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
 
-Ours only:
-
-  python -m benchmarks.siamese_cbow_train \
-      --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data
-
-Side by side with gensim's word2vec CBOW (a Python that has gensim 4,
-installed by the user outside the repository; never needed by the tests):
-
   python -m benchmarks.siamese_cbow_train \
       --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data \
-      --gensim_python=/path/to/venv/bin/python --repeats=2 \
-      [--docs_page=docs/siamese_cbow_train_speed.md]
+      [--gensim_python=PYTHON_WITH_GENSIM] [--earlier_steps] [--end_to_end] \
+      [--profile_steps=300] [--docs_page=docs/siamese_cbow_train_speed.md]
 
-Takes the Siamese CBOW trainer's own flags. The trainer's vocabulary and
-batch count are built by the first run of ours (before its timed steps)
-and cached in --work_dir; with --gensim_python, a tokenised copy of the
-corpus for gensim is written there first (lower case, `\w+|[^\w\s]` tokens, one sentence per line, the
-books' empty separator lines dropped). Then --repeats times, each in a
-fresh process and in this order:
-- ours: the trainer's plan (`trainers.siamese_cbow.SiameseCBOWTrainer.
-  build_plan`: its input pipeline and train step) run by the training
-  loop's graph loop (`training_loop.multi_step`) for --warmup_steps, then
-  --steps timed; groups/s converted to the time of one epoch (the trainer's
-  batches per epoch x batch size groups);
-- with --end_to_end: the trainer itself (`python -m trainers.siamese_cbow`
-  with these flags, one epoch or --end_to_end_steps steps, in a fresh
-  --model_dir and a fresh --count_cache_dir, with --noexport: no export
-  and no final evaluation, but its vocabulary and counting passes and its
-  periodic STS-B dev evaluations), wall clock and peak RSS;
-- with --gensim_python: `Word2Vec(vector_size=300, window=5, min_count=5,
-  sample=1e-5, negative=5, hs=0, sg=0, workers=2)`, `build_vocab` then one
-  epoch of `train` on the tokenised file (`corpus_file` mode), wall clock
-  of both (its vocabulary pass included, as the issue compares) and of the
-  epoch alone.
-Each train-step child also reports its fixed costs (the plan's build:
-vocabulary and batch count, counted or read from the caches; the warm-up
-steps: XLA compilation of the batch shapes) and its RSS after each stage.
-With --profile_steps the first one traces that many more steps with the TF
-profiler and prints where their time went (`summarise_events`).
-Prints every run, then the medians and ranges and the ratios
-gensim time / our time (> 1: ours is faster), the peak RSS of every child
-(ru_maxrss from `os.wait4`) and the 1-min load average around every run:
-the machine may be shared, so only the ratios of one sequence compare.
---docs_page writes it all as a generated page.
+Takes the trainer's own flags. Each side runs --repeats times in a fresh
+process, alternating: ours, --steps of the trainer's plan after
+--warmup_steps (groups/s as the time of one epoch); the steps issue 34
+replaced (--earlier_steps); the trainer itself for one epoch (--end_to_end);
+gensim 4's CBOW with the paper's baseline settings on a tokenised copy of the
+corpus (`build_vocab`, one epoch). Only the ratios of one sequence compare.
 """
 
 import collections
@@ -51,7 +18,6 @@ import glob
 import json
 import os
 import re
-import shlex
 import shutil
 import sys
 import time
@@ -66,6 +32,8 @@ from sentzoo.reports import formatting
 from sentzoo.trainers import siamese_cbow
 
 FLAGS = siamese_cbow.FLAGS
+# The trainer's flags, passed on to the children (--model_dir: per child).
+_TRAINERS = (frozenset(FLAGS) | {"flagfile"}) - {"model_dir"}
 flags.DEFINE_integer("steps", 3000, "Timed steps of ours.", lower_bound=1,
                      flag_values=FLAGS)
 flags.DEFINE_integer("warmup_steps", 300, "Untimed steps first (XLA "
@@ -79,9 +47,6 @@ flags.DEFINE_string("gensim_python", None, "A Python that imports gensim "
 flags.DEFINE_bool("end_to_end", False, "Also time the trainer itself, from "
                   "a fresh model dir and count cache (minutes per repeat).",
                   flag_values=FLAGS)
-flags.DEFINE_integer("end_to_end_steps", 0, "With --end_to_end: the trainer "
-                     "runs this many steps (--train_steps); 0: one epoch.",
-                     lower_bound=0, flag_values=FLAGS)
 flags.DEFINE_string("work_dir", "/tmp/sentzoo_siamese_cbow_train",
                     "Cached vocabulary, batch count and tokenised corpus.",
                     flag_values=FLAGS)
@@ -130,6 +95,44 @@ print(json.dumps({"seconds": end - start,
                   "words": model.corpus_total_words}))
 """
 
+# The page's text before its measurements (--docs_page).
+PAGE_TITLE = "Siamese CBOW training speed, side by side with gensim's CBOW"
+PAGE_INTRO = r"""
+Ours: the trainer's input pipeline and train step, run by the training loop's
+graph loop for a fixed number of steps after a warm-up; groups/s is converted
+to the time of one epoch of the trainer's batches. gensim 4 (built outside the
+repository, ../shared/notes/peers.md): word2vec CBOW with the paper's baseline
+settings (300-d, window 5, negative 5, sample 1e-5, min count 5, 2 workers) on
+a tokenised copy of the same corpus files, its vocabulary pass included. Every
+figure is from a fresh process; the sides alternate in one sequence. See
+`benchmarks/siamese_cbow_train.py` for the definitions.
+
+Where the time goes (issue 34), in three steps, each timed by --earlier_steps
+beside the next. (1) The padded step: XLA on the dense groups, where padding
+was 47.5% of the id positions it gathered, averaged and scattered gradients
+into. (2) The flat step on the same by-length batches: the real ids listed
+outside XLA (`flat_sentences`), padded to a multiple of 1,024, then gathered,
+summed by sentence, scored and updated under XLA; its profile (before this
+page's run) was 2.74 ms of XLA kernels a step, four passes over the ~9.2k ids
+x 300 floats (the forward gather, the sum by sentence, the rows' gradients and
+the SGD scatter into the table) making ~80% of it: bound by XLA CPU's gather
+and scatter loops, not by the table size or dispatch. (3) The consecutive
+layout (--batch_layout=consecutive, in configs/siamese_cbow_best.flags): a
+batch holds the groups of 100 consecutive centres, and a sentence is the
+centre of one, a neighbour of two and often a nearby negative of others, so it
+lists 138 distinct sentences and 2.6k ids instead of 500 and 9.2k (1,000
+batches of the best flagfile), and the step averages and updates each sentence
+once: the same per-row work on 3.6x fewer rows. Its STS-B dev Pearson is the
+by-length batches' (57.379 against 57.380, docs/siamese_cbow.md). In the
+profile below, the compiled step now takes about as long as the input pipeline
+(regex replace, split, lower case, lookup on the tf.data threads, on the other
+core). Rejected earlier with A/B runs on the same real batches: the gather +
+sum and the update as TF kernels outside XLA (the same losses, 8.0 against
+4.1-5.4 ms wall), the whole step without XLA (32 ms), and the distinct rows
+gathered once (`tf.unique`) with a fused `tf.sparse.segment_mean` (12.8 ms
+against 7.4).
+"""
+
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
@@ -152,17 +155,12 @@ def write_gensim_corpus(files, path):
 
 
 def run_child(command):
-  """Runs `command` in a fresh process: (its JSON result, {} if it prints
-  none, with its wall_seconds and peak_rss_mb; the 1-min load before)."""
+  """Runs `command` in a fresh process: (its JSON result, {} if none, with
+  its wall_seconds and peak_rss_mb; the 1-min load before)."""
   done = child_process.run(command)
   result = child_process.last_json(done.output) or {}
   result.update(wall_seconds=done.seconds, peak_rss_mb=done.peak_rss_mb)
   return result, done.load_before
-
-
-def ratios(peer_seconds, our_seconds):
-  """Per repeat, peer time / our time (> 1: ours is faster)."""
-  return [p / o for p, o in zip(peer_seconds, our_seconds)]
 
 
 # Profiler trace events that are not one kernel's or op's own work: the
@@ -306,120 +304,97 @@ def _child_ours():
 
 def _trainer_flags(argv):
   """The command-line flags that are the trainer's (not this module's)."""
-  own = ("--steps", "--warmup_steps", "--repeats", "--gensim_python",
-         "--end_to_end", "--noend_to_end", "--end_to_end_steps",
-         "--work_dir", "--docs_page", "--child", "--model_dir",
-         "--earlier_steps", "--noearlier_steps", "--profile_steps")
-  return [a for a in argv if not a.split("=")[0] in own]
+  names = [a.lstrip("-").split("=")[0] for a in argv]
+  return [a for a, name in zip(argv, names) if name in _TRAINERS or (
+      name.startswith("no") and name[2:] in _TRAINERS)]
+
+
+def _gensim_command(work_dir):
+  """The gensim child on a tokenised copy of the corpus (written once)."""
+  from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.trainers import corpus_flags  # pylint: disable=g-import-not-at-top
+  cfg = siamese_cbow.SiameseCBOWTrainer().settings()
+  files = corpus_flags.corpus_files(cfg, data_dir_lib.resolve_data_dir(
+      FLAGS.data_dir, corpus_flags.data_subdir(cfg)))
+  path = os.path.join(work_dir, "tokens_" + "_".join(
+      os.path.basename(f).split(".")[0] for f in files) + ".txt")
+  if not os.path.exists(path):
+    print(f"writing the tokenised corpus for gensim: {path}", flush=True)
+    start = time.perf_counter()
+    lines, tokens = write_gensim_corpus(files, path)
+    print(f"  {lines:,} lines, {tokens:,} tokens "
+          f"({time.perf_counter() - start:.0f}s)", flush=True)
+  return [FLAGS.gensim_python, "-c", _GENSIM_CHILD, path,
+          json.dumps(GENSIM_SETTINGS)]
 
 
 def side_by_side(argv):
   """The alternating sequence; returns the printed lines."""
-  out = []
-
-  def say(text=""):
-    print(text, flush=True)
-    out.append(text)
+  out = child_process.Printed()
+  say = out.say
 
   work_dir = os.path.abspath(FLAGS.work_dir)
   os.makedirs(work_dir, exist_ok=True)
   trainer_flags = _trainer_flags(argv)
-  model_dir = os.path.join(work_dir, "plan")
   ours = [sys.executable, "-m", "benchmarks.siamese_cbow_train",
-          *trainer_flags, f"--model_dir={model_dir}",
+          *trainer_flags, f"--model_dir={os.path.join(work_dir, 'plan')}",
           f"--steps={FLAGS.steps}", f"--warmup_steps={FLAGS.warmup_steps}",
           "--child=ours"]
-  # The first child builds the vocabulary and the batch count (cached in
-  # model_dir), before its timed steps.
-  gensim = None
-  if FLAGS.gensim_python:
-    from sentzoo.inputs import corpus  # pylint: disable=g-import-not-at-top
-    from sentzoo.trainers import corpus_flags  # pylint: disable=g-import-not-at-top
-    del corpus
-    from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
-    cfg = siamese_cbow.SiameseCBOWTrainer().settings()
-    data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir,
-                                             corpus_flags.data_subdir(cfg))
-    files = corpus_flags.corpus_files(cfg, data_dir)
-    corpus_path = os.path.join(
-        work_dir, "tokens_" + "_".join(os.path.basename(f).split(".")[0]
-                                       for f in files) + ".txt")
-    if not os.path.exists(corpus_path):
-      print(f"writing the tokenised corpus for gensim: {corpus_path}",
-            flush=True)
-      start = time.perf_counter()
-      lines, tokens = write_gensim_corpus(files, corpus_path)
-      print(f"  {lines:,} lines, {tokens:,} tokens "
-            f"({time.perf_counter() - start:.0f}s)", flush=True)
-    gensim = [FLAGS.gensim_python, "-c", _GENSIM_CHILD, corpus_path,
-              json.dumps(GENSIM_SETTINGS)]
-  end_to_end = None
-  if FLAGS.end_to_end:
-    end_to_end = [sys.executable, "-m", "trainers.siamese_cbow",
-                  *trainer_flags, "--noexport", "--num_epochs=1"]
-    if FLAGS.end_to_end_steps:
-      end_to_end.append(f"--train_steps={FLAGS.end_to_end_steps}")
+  gensim_command = (_gensim_command(work_dir) if FLAGS.gensim_python
+                    else None)
+  say(f"Load average before: {child_process.load_averages()}; "
+      f"{os.cpu_count()} CPUs",
+      f"ours: {FLAGS.steps} timed steps after {FLAGS.warmup_steps} warm-up "
+      "steps; flags: " + " ".join(trainer_flags), "",
+      "| repeat | run | groups/s | one epoch (s) | peak RSS (MB) | "
+      "1-min load |", "|---|---|---:|---:|---:|---:|")
 
-  e2e_what = (f" ({FLAGS.end_to_end_steps:,} steps, not an epoch)"
-              if FLAGS.end_to_end_steps else " (one epoch)")
-  load = os.getloadavg()
-  say(f"Load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
-      f"{os.cpu_count()} CPUs")
-  say(f"ours: {FLAGS.steps} timed steps after {FLAGS.warmup_steps} warm-up "
-      "steps; flags: " + " ".join(trainer_flags))
-  say("")
-  say("| repeat | run | groups/s | one epoch (s) | peak RSS (MB) | "
-      "1-min load |")
-  say("|---|---|---:|---:|---:|---:|")
-  results = {"ours": [], "by_length": [], "padded": [], "end_to_end": [],
-             "gensim": []}
-  for repeat in range(1, FLAGS.repeats + 1):
-    r, load = run_child(ours + ([f"--profile_steps={FLAGS.profile_steps}"]
-                                if repeat == 1 else []))
-    results["ours"].append(r)
-    # The traced child's peak holds the profiler's events too.
-    traced = " (with the profiler's trace)" if r.get("profile") else ""
-    say(f"| {repeat} | ours, train step | {r['groups_per_second']:,.0f} | "
-        f"{r['epoch_seconds']:.1f} | {r['peak_rss_mb']:,.0f}{traced} | "
-        f"{load:.1f} |")
-    for child in ("by_length", "padded") if FLAGS.earlier_steps else ():
-      r, load = run_child(ours[:-1] + ["--batch_layout=by_length",
-                                       f"--child={child}"])
-      results[child].append(r)
-      say(f"| {repeat} | {CHILDREN[child]} | "
+  def step_child(child, extra=()):
+    def side(repeat):
+      r, load = run_child(ours[:-1] + list(extra) + [f"--child={child}"] + (
+          [f"--profile_steps={FLAGS.profile_steps}"]
+          if child == "ours" and repeat == 0 else []))
+      # The traced child's peak holds the profiler's events too.
+      traced = " (with the profiler's trace)" if r.get("profile") else ""
+      say(f"| {repeat + 1} | {CHILDREN[child]} | "
           f"{r['groups_per_second']:,.0f} | {r['epoch_seconds']:.1f} | "
-          f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
-    if end_to_end:
-      e2e_dir = os.path.join(work_dir, f"end_to_end_{repeat}")
-      if os.path.exists(e2e_dir):
-        import shutil  # pylint: disable=g-import-not-at-top
-        shutil.rmtree(e2e_dir)
-      r, load = run_child(end_to_end + [
-          f"--model_dir={e2e_dir}",
-          f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}"])
-      results["end_to_end"].append(r)
-      seconds = f"{r['wall_seconds']:.1f}"
-      if FLAGS.end_to_end_steps:  # Not an epoch: not under "one epoch".
-        seconds = f"({seconds} for {FLAGS.end_to_end_steps:,} steps)"
-      say(f"| {repeat} | ours, trainer end to end{e2e_what} | | {seconds} | "
-          f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
-    if gensim:
-      r, load = run_child(gensim)
-      results["gensim"].append(r)
-      say(f"| {repeat} | gensim CBOW, vocabulary + 1 epoch (epoch alone) | "
-          f"| {r['seconds']:.1f} ({r['epoch_seconds']:.1f}) | "
-          f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
-  load = os.getloadavg()
-  say("")
-  say(f"Load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-  say("")
-  say("Fixed costs and memory of ours (the train-step children; repeat 1 "
+          f"{r['peak_rss_mb']:,.0f}{traced} | {load:.1f} |")
+      return r
+    return side
+
+  def end_to_end(repeat):
+    e2e_dir = os.path.join(work_dir, f"end_to_end_{repeat + 1}")
+    shutil.rmtree(e2e_dir, ignore_errors=True)
+    r, load = run_child(
+        [sys.executable, "-m", "trainers.siamese_cbow", *trainer_flags,
+         "--noexport", "--num_epochs=1", f"--model_dir={e2e_dir}",
+         f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}"])
+    say(f"| {repeat + 1} | ours, trainer end to end (one epoch) | | "
+        f"{r['wall_seconds']:.1f} | {r['peak_rss_mb']:,.0f} | {load:.1f} |")
+    return r
+
+  def gensim(repeat):
+    r, load = run_child(gensim_command)
+    say(f"| {repeat + 1} | gensim CBOW, vocabulary + 1 epoch (epoch alone) | "
+        f"| {r['seconds']:.1f} ({r['epoch_seconds']:.1f}) | "
+        f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
+    return r
+
+  sides = {"ours": step_child("ours")}
+  earlier = ("by_length", "padded") if FLAGS.earlier_steps else ()
+  for child in earlier:
+    sides[child] = step_child(child, ["--batch_layout=by_length"])
+  if FLAGS.end_to_end:
+    sides["end_to_end"] = end_to_end
+  if gensim_command:
+    sides["gensim"] = gensim
+  results = child_process.alternate(FLAGS.repeats, sides)
+  say("", f"Load average after: {child_process.load_averages()}",
+      "", "Fixed costs and memory of ours (the train-step children; repeat 1 "
       "builds the plan: vocabulary and batch count, or reads them from "
-      "the caches):")
-  say("")
-  say("| repeat | plan built (s) | warm-up steps (s) | RSS after import / "
-      "plan / warm-up / timed steps (MB) |")
-  say("|---|---:|---:|---|")
+      "the caches):", "",
+      "| repeat | plan built (s) | warm-up steps (s) | RSS after import / "
+      "plan / warm-up / timed steps (MB) |", "|---|---:|---:|---|")
   for repeat, r in enumerate(results["ours"], start=1):
     rss = r["rss_mb"]
     say(f"| {repeat} | {r['plan_seconds']:.1f} | {r['warmup_seconds']:.1f} "
@@ -428,108 +403,55 @@ def side_by_side(argv):
   say("")
   if results["ours"][0].get("profile"):
     say(f"Profile of ours (TF profiler, repeat 1, after its timed steps; "
-        f"trace in {os.path.join(work_dir, 'profile')}):")
-    say("")
-    for line in results["ours"][0]["profile"]:
-      say(line)
-    say("")
-  our_epoch = [r["epoch_seconds"] for r in results["ours"]]
-  say(f"Medians (ranges) over {FLAGS.repeats} repeat(s):")
-  say("")
-  say("| what | median (range) |")
-  say("|---|---:|")
+        f"trace in {os.path.join(work_dir, 'profile')}):", "",
+        *results["ours"][0]["profile"], "")
+  say(f"Medians (ranges) over {FLAGS.repeats} repeat(s):", "",
+      "| what | median (range) |", "|---|---:|")
+
   def row(what, values, spec=",.0f"):
     say(f"| {what} | {formatting.median_range(values, spec)} |")
 
-  row("ours, train step: groups/s",
-      [r["groups_per_second"] for r in results["ours"]])
+  def field(side, name):
+    return [r[name] for r in results.get(side, [])]
+
+  our_epoch = field("ours", "epoch_seconds")
+  row("ours, train step: groups/s", field("ours", "groups_per_second"))
   row(f"ours, train step: one epoch of "
       f"{results['ours'][0]['epoch_groups']:,} groups (s)", our_epoch, ".1f")
   untraced = [r["peak_rss_mb"] for r in results["ours"]
               if not r.get("profile")]
-  if untraced:
-    row("ours, train step: peak RSS (MB; without the profiler)", untraced)
-  else:
-    say("| ours, train step: peak RSS (MB; without the profiler) | "
-        "only the traced repeat |")
-  for child in ("by_length", "padded") if FLAGS.earlier_steps else ():
-    earlier = [r["epoch_seconds"] for r in results[child]]
-    row(f"{CHILDREN[child]}: groups/s",
-        [r["groups_per_second"] for r in results[child]])
+  say("| ours, train step: peak RSS (MB; without the profiler) | "
+      + (formatting.median_range(untraced) if untraced
+         else "only the traced repeat") + " |")
+  for child in earlier:
+    row(f"{CHILDREN[child]}: groups/s", field(child, "groups_per_second"))
     row(f"speed ratio, train step / {CHILDREN[child]}",
-        ratios(earlier, our_epoch), ".2f")
-  if results["end_to_end"]:
-    e2e = [r["wall_seconds"] for r in results["end_to_end"]]
-    row(f"ours, trainer end to end{e2e_what} (s)", e2e, ".1f")
-    row(f"ours, trainer end to end{e2e_what}: peak RSS (MB)",
-        [r["peak_rss_mb"] for r in results["end_to_end"]])
-  if results["gensim"]:
-    total = [r["seconds"] for r in results["gensim"]]
-    epoch = [r["epoch_seconds"] for r in results["gensim"]]
+        child_process.ratios(field(child, "epoch_seconds"), our_epoch), ".2f")
+  e2e = field("end_to_end", "wall_seconds")
+  if e2e:
+    row("ours, trainer end to end (one epoch) (s)", e2e, ".1f")
+    row("ours, trainer end to end (one epoch): peak RSS (MB)",
+        field("end_to_end", "peak_rss_mb"))
+  if gensim_command:
+    total, epoch = field("gensim", "seconds"), field("gensim", "epoch_seconds")
     row("gensim, vocabulary + 1 epoch (s)", total, ".1f")
     row("gensim, 1 epoch alone (s)", epoch, ".1f")
-    row("gensim: peak RSS (MB)", [r["peak_rss_mb"] for r in results["gensim"]])
+    row("gensim: peak RSS (MB)", field("gensim", "peak_rss_mb"))
     say("| **speed ratio, ours train step / gensim vocabulary + epoch** "
-        "(gensim s / our s) | **"
-        f"{formatting.median_range(ratios(total, our_epoch), '.2f')}** |")
+        "(gensim s / our s) | **" + formatting.median_range(
+            child_process.ratios(total, our_epoch), ".2f") + "** |")
     row("speed ratio, ours train step / gensim epoch alone",
-        ratios(epoch, our_epoch), ".2f")
-    if results["end_to_end"] and not FLAGS.end_to_end_steps:
+        child_process.ratios(epoch, our_epoch), ".2f")
+    if e2e:
       row("speed ratio, ours end to end / gensim vocabulary + epoch",
-          ratios(total, e2e), ".2f")
+          child_process.ratios(total, e2e), ".2f")
   else:
     say("| gensim | not run (no --gensim_python) |")
   if FLAGS.docs_page:
-    write_docs_page(FLAGS.docs_page,
-                    shlex.join(["python", "-m", "benchmarks.siamese_cbow_train"]
-                               + argv), out)
+    child_process.write_page(FLAGS.docs_page, PAGE_TITLE,
+                             "benchmarks.siamese_cbow_train", argv,
+                             PAGE_INTRO, out)
   return out
-
-
-def write_docs_page(path, argv_line, lines):
-  """The generated page: what is measured, then `lines`."""
-  formatting.write_generated_page(
-      path, "Siamese CBOW training speed, side by side with gensim's CBOW",
-      "benchmarks.siamese_cbow_train", argv_line,
-      ["Ours: the trainer's input pipeline and train step, run by the "
-      "training loop's graph loop for a fixed number of steps after a "
-      "warm-up; groups/s is converted to the time of one epoch of the "
-      "trainer's batches. gensim 4 (built outside the repository, "
-      "../shared/notes/peers.md): word2vec CBOW with the paper's baseline "
-      "settings (300-d, window 5, negative 5, sample 1e-5, min count 5, "
-      "2 workers) on a tokenised copy of the same corpus files, its "
-      "vocabulary pass included. Every figure is from a fresh process; the "
-      "sides alternate in one sequence. See "
-      "`benchmarks/siamese_cbow_train.py` for the definitions.",
-      "Where the time goes (issue 34), in three steps, each timed by "
-      "--earlier_steps beside the next. (1) The padded step: XLA on the "
-      "dense groups, where padding was 47.5% of the id positions it "
-      "gathered, averaged and scattered gradients into. (2) The flat step "
-      "on the same by-length batches: the real ids listed outside XLA "
-      "(`flat_sentences`), padded to a multiple of 1,024, then gathered, "
-      "summed by sentence, scored and updated under XLA; its profile "
-      "(before this page's run) was 2.74 ms of XLA kernels a step, four "
-      "passes over the ~9.2k ids x 300 floats (the forward gather, the sum "
-      "by sentence, the rows' gradients and the SGD scatter into the table) "
-      "making ~80% of it: bound by XLA CPU's gather and scatter loops, not "
-      "by the table size or dispatch. (3) The consecutive layout "
-      "(--batch_layout=consecutive, in configs/siamese_cbow_best.flags): a "
-      "batch holds the groups of 100 consecutive centres, and a sentence is "
-      "the centre of one, a neighbour of two and often a nearby negative of "
-      "others, so it lists 138 distinct sentences and 2.6k ids instead of "
-      "500 and 9.2k (1,000 batches of the best flagfile), and the step "
-      "averages and updates each sentence once: the same per-row work on "
-      "3.6x fewer rows. Its STS-B dev Pearson is the by-length batches' "
-      "(57.379 against 57.380, docs/siamese_cbow.md). In the profile below, "
-      "the compiled step now takes about as long as the input pipeline "
-      "(regex replace, split, lower case, lookup on the tf.data threads, on "
-      "the other core). Rejected earlier with A/B runs on the same real "
-      "batches: the gather + sum and the update as TF kernels outside XLA "
-      "(the same losses, 8.0 against 4.1-5.4 ms wall), the whole step "
-      "without XLA (32 ms), and the distinct rows gathered once "
-      "(`tf.unique`) with a fused `tf.sparse.segment_mean` (12.8 ms against "
-      "7.4)."],
-      lines)
 
 
 def main(argv):

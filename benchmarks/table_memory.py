@@ -1,37 +1,17 @@
 r"""Memory of the paper-size embedding tables, and how a strategy places them.
 
-  python -m benchmarks.table_memory --model=siamese_cbow
   python -m benchmarks.table_memory --model=siamese_cbow \
-      --strategy=mirrored --num_cpu_devices=2
-  python -m benchmarks.table_memory --model=sent2vec --buckets=500000
-
-Builds the tables under the strategy's scope (MirroredStrategy keeps one full
-copy per replica device), runs --steps sparse SGD steps on random ids (a
-Siamese CBOW step, or a Sent2Vec-shaped lookup/update of source and target
-rows) and prints the computed table bytes, where each copy lives, and the
-process's peak resident memory (VmHWM, common/resources.py) after building
-and after the steps (peak includes the initialiser's temporaries; current is what stays).
-With logical CPU devices every copy is in host memory, so peak RSS
-shows the per-replica copies; on GPUs each copy is in its own GPU's memory.
-
-The Sent2Vec trainer itself, a fresh run and a resumed one (issue 17's
-memory bound: peak RSS <= 1.3 x (source + target table bytes) + 1 GB):
-
+      [--strategy=mirrored --num_cpu_devices=2]
   python -m benchmarks.table_memory --model=sent2vec --train \
       --buckets=300000 --data_dir=../shared/data --work_dir=runs/s2v_memory
 
-runs `python -m trainers.sent2vec` with the uni+bi book flagfile
-(--train_flagfile; --buckets, --dim, part --corpus_parts of the corpus) in a
-child process twice: fresh for --train_steps steps, then resumed from that
-run's last checkpoint up to 2 x --train_steps (both export and evaluate at
-the end, as every run does). The child marks the trainer's phases
-(`run_probed_trainer`) and records, for each, the peak RSS during it (VmHWM,
-reset at each mark) and the RSS at its end (`PhaseRecorder`). Prints one
-table of both runs, the tables' bytes and the bound; exits 1 when a run's
-peak is above the bound. The vocabulary, corpus counts and token cache are
-built once in --work_dir and copied into each run (their cost is not the
-tables').
+Builds the tables under the strategy's scope, runs --steps sparse SGD steps
+and prints the table bytes, where each copy lives and the RSS. --train
+measures the Sent2Vec trainer itself against issue 17's bound (peak RSS <=
+1.3 x table bytes + 1 GB): a fresh run and a resumed one, each in a child
+that records each phase's own peak (`run_probed_trainer`); exits 1 above it.
 """
+
 import json
 import os
 import shutil
@@ -51,12 +31,14 @@ from sentzoo.trainers import distribution
 from sentzoo.trainers import siamese_cbow_step
 from sentzoo.trainers import training_loop
 
+# Words: Siamese CBOW's paper's 315k; Sent2Vec's unigram and target rows.
+VOCAB_SIZE = 315000
+# --train: the trainer's settings on part01 (--buckets and --dim override).
+TRAIN_FLAGFILE = "configs/sent2vec_books_unibi.flags"
 FLAGS = flags.FLAGS
 distribution.define_flags(FLAGS)
 flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow", "sent2vec"],
                   "Which model's tables to build.")
-flags.DEFINE_integer("vocab_size", 315000, "Words (Siamese CBOW: the paper's "
-                     "315k; Sent2Vec: source unigram rows and target rows).")
 flags.DEFINE_integer("buckets", 2000000, "Sent2Vec bigram hash buckets "
                      "(source rows besides the words).")
 flags.DEFINE_integer("dim", 0, "Embedding size (0: 300 for Siamese CBOW, 700 "
@@ -67,10 +49,6 @@ flags.DEFINE_bool("train", False, "--model=sent2vec: measure the trainer "
                   "itself, a fresh and a resumed run (see the module doc).")
 flags.DEFINE_string("data_dir", None, "--train: the data directory "
                     "(default $SENTZOO_DATA_DIR).")
-flags.DEFINE_list("corpus_parts", ["1"], "--train: book corpus parts.")
-flags.DEFINE_string("train_flagfile", "configs/sent2vec_books_unibi.flags",
-                    "--train: the trainer's settings (--buckets, --dim and "
-                    "the corpus flags override it).")
 flags.DEFINE_integer("train_steps", 300, "--train: steps of the fresh run; "
                      "the resumed run goes on to twice as many.",
                      lower_bound=1)
@@ -81,10 +59,9 @@ flags.DEFINE_string("output_json", None, "--train: also write the numbers "
                     "here.")
 flags.DEFINE_string("output_markdown", None, "--train: also write the "
                     "table here (markdown).")
-# Internal: the child process of --train.
-flags.DEFINE_string("phase_log", None, "(internal) --train's child: run the "
-                    "trainer with --trainer_argv and write its phases here.")
-flags.DEFINE_string("trainer_argv", None, "(internal) JSON list of flags.")
+flags.DEFINE_string("phase_log", None, "Internal: --train's child runs the "
+                    "trainer with --trainer_argv and writes its phases here.")
+flags.DEFINE_string("trainer_argv", None, "Internal: a JSON list of flags.")
 
 
 def _placement(variable):
@@ -98,13 +75,13 @@ def _placement(variable):
 
 def _siamese_cbow(strategy, dim):
   with strategy.scope():
-    model = siamese_cbow.SiameseCBOW(FLAGS.vocab_size + 1, dim)
+    model = siamese_cbow.SiameseCBOW(VOCAB_SIZE + 1, dim)
     optimizer = keras.optimizers.SGD(learning_rate=0.1)
     model(tf.zeros([1, 5, 1], tf.int32))
     optimizer.build(model.trainable_variables)
   tables = [model.embedding.embeddings]
   ids = np.random.RandomState(0).randint(
-      1, FLAGS.vocab_size + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
+      1, VOCAB_SIZE + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
   # As the trainer runs it: the update outside XLA under several replicas.
   step = siamese_cbow_step.make_train_step(
       model, optimizer, 2, apply_in_xla=distribution.is_one_device(strategy))
@@ -119,12 +96,12 @@ def _sent2vec(strategy, dim):
   rng = np.random.RandomState(0)
   with strategy.scope():
     source = tf.Variable(tf.random.uniform(
-        [FLAGS.vocab_size + FLAGS.buckets, dim], -1.0 / dim, 1.0 / dim),
+        [VOCAB_SIZE + FLAGS.buckets, dim], -1.0 / dim, 1.0 / dim),
                          name="source")
-    target = tf.Variable(tf.zeros([FLAGS.vocab_size, dim]), name="target")
-  features = rng.randint(0, FLAGS.vocab_size + FLAGS.buckets,
+    target = tf.Variable(tf.zeros([VOCAB_SIZE, dim]), name="target")
+  features = rng.randint(0, VOCAB_SIZE + FLAGS.buckets,
                          size=(FLAGS.batch_size, 20))
-  targets = rng.randint(0, FLAGS.vocab_size, size=(FLAGS.batch_size, 10, 11))
+  targets = rng.randint(0, VOCAB_SIZE, size=(FLAGS.batch_size, 10, 11))
 
   def step():
     with tf.GradientTape() as tape:
@@ -151,36 +128,6 @@ BOUND_EXTRA_BYTES = 1 << 30
 _SHARED_FILES = ("vocab.txt", "corpus_stats.json", "token_cache")
 
 
-class PhaseRecorder:
-  """Peak and current RSS of a process, phase by phase.
-
-  `mark(name)` ends the phase `name` (the time since the previous mark):
-  it records the peak RSS during it (VmHWM) and the RSS now (VmRSS), then
-  resets the peak to the current RSS (writing 5 to /proc/self/clear_refs),
-  so the next phase's peak is its own. Phases of one name (e.g. the steps
-  between checkpoint saves) are merged: the highest peak, the last RSS.
-  Where the peak cannot be reset, every peak is the process's so far
-  (`resets` False).
-  """
-
-  def __init__(self):
-    self.phases = {}  # name -> {"peak_mb", "end_mb", "count"}, in order.
-    self.resets = True
-    self._reset()
-
-  def _reset(self):
-    if not resources.reset_peak_rss():
-      self.resets = False
-
-  def mark(self, name):
-    peak, now = resources.peak_rss_mb(), resources.current_rss_mb()
-    phase = self.phases.setdefault(name, {"peak_mb": 0.0, "count": 0})
-    phase["peak_mb"] = max(phase["peak_mb"], peak)
-    phase["end_mb"] = now
-    phase["count"] += 1
-    self._reset()
-
-
 def _wrap(owner, name, before=lambda: None, after=lambda: None):
   """Replaces owner.name by a function that calls before(), the original,
   then after()."""
@@ -196,7 +143,8 @@ def _wrap(owner, name, before=lambda: None, after=lambda: None):
 
 
 def run_probed_trainer(argv, phase_log):
-  """Runs the Sent2Vec trainer with `argv`, its phases marked (the child)."""
+  """Runs the Sent2Vec trainer with `argv`, its phases marked (the child;
+  trainers/sent2vec_memory_test.py runs it too)."""
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
   from sentzoo.export import sent2vec_export  # pylint: disable=g-import-not-at-top
@@ -204,7 +152,7 @@ def run_probed_trainer(argv, phase_log):
   from sentzoo.trainers import sent2vec as sent2vec_trainer  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top
 
-  recorder = PhaseRecorder()
+  recorder = child_process.PhaseRecorder()
   mark = recorder.mark
   mark("start (imports)")
   # build_plan: vocabulary, model built and initialised, then the token
@@ -235,30 +183,12 @@ def run_probed_trainer(argv, phase_log):
                "step": summary.step}, f, indent=2)
 
 
-def _table_bytes(model_dir):
-  with open(os.path.join(model_dir, "model_config.json")) as f:
-    model = json.load(f)["model"]
-  source = (model["vocab_size"] + model["num_buckets"]) * model[
-      "embedding_dim"] * 4
-  target = model["vocab_size"] * model["embedding_dim"] * 4
-  return source, target
-
-
-def _run_child(argv, phase_log, log_path):
-  command = [sys.executable, "-m", "benchmarks.table_memory",
-             f"--phase_log={phase_log}", f"--trainer_argv={json.dumps(argv)}"]
-  child_process.run(command, log_path)
-  with open(phase_log) as f:
-    return json.load(f)
-
-
 def measure_training():
   """A fresh run and its resumed continuation; returns the numbers."""
   work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="s2v_memory_")
   shared = os.path.join(work_dir, "shared")
-  common = [f"--flagfile={os.path.abspath(FLAGS.train_flagfile)}",
-            f"--num_buckets={FLAGS.buckets}",
-            f"--corpus_parts={','.join(FLAGS.corpus_parts)}",
+  common = [f"--flagfile={os.path.abspath(TRAIN_FLAGFILE)}",
+            f"--num_buckets={FLAGS.buckets}", "--corpus_parts=1",
             "--log_every_steps=100", "--checkpoint_every_steps=100"]
   if FLAGS.dim:
     common.append(f"--embedding_dim={FLAGS.dim}")
@@ -274,16 +204,23 @@ def measure_training():
     for run, steps in (("fresh", FLAGS.train_steps),
                        ("resumed", 2 * FLAGS.train_steps)):
       print(f"{run} run: {steps} steps in {model_dir}", flush=True)
-      runs[run] = _run_child(
-          common + [f"--model_dir={model_dir}", f"--train_steps={steps}"],
-          os.path.join(work_dir, f"phases_{run}.json"),
-          os.path.join(work_dir, f"{run}.log"))
+      phase_log = os.path.join(work_dir, f"phases_{run}.json")
+      argv = common + [f"--model_dir={model_dir}", f"--train_steps={steps}"]
+      child_process.run([sys.executable, "-m", "benchmarks.table_memory",
+                         f"--phase_log={phase_log}",
+                         f"--trainer_argv={json.dumps(argv)}"],
+                        os.path.join(work_dir, f"{run}.log"))
+      with open(phase_log) as f:
+        runs[run] = json.load(f)
       if run == "fresh" and not os.path.exists(shared):
         os.makedirs(shared)
         for name in _SHARED_FILES:
           copy = shutil.copytree if name == "token_cache" else shutil.copy
           copy(os.path.join(model_dir, name), os.path.join(shared, name))
-    source, target = _table_bytes(model_dir)
+    with open(os.path.join(model_dir, "model_config.json")) as f:
+      model = json.load(f)["model"]
+    target = model["vocab_size"] * model["embedding_dim"] * 4
+    source = target + model["num_buckets"] * model["embedding_dim"] * 4
   finally:
     if not FLAGS.work_dir:
       shutil.rmtree(work_dir, ignore_errors=True)
