@@ -236,6 +236,14 @@ def _step_loop(step_fn, first_metrics):
   return steps
 
 
+# Between graph calls, the memory the steps freed goes back to the system at
+# most this often. glibc keeps what TensorFlow's threads free in its arenas,
+# and each XLA compilation and evaluation then lands on top of it: Siamese
+# CBOW's trainer (best flagfile, 1 epoch) peaked at 1,017-1,033 MB without,
+# 981-984 MB with, for ~90 calls of ~7 ms each (one every 16 steps: ~2,300).
+RELEASE_MEMORY_SECONDS = 1.0
+
+
 def _next_stop(step, config, first_step):
   """The first step after `step` at which the loop must regain control."""
   stops = [config.total_steps,
@@ -401,6 +409,7 @@ def run(model_dir: str,
   saved_step = None  # The step of the last checkpoint this run wrote.
   metrics, evaluation, interrupted = {}, {}, False
   window_start, window_step = time.time(), step
+  released_at = time.time()
   rate = None
   # The step last evaluated (a rerun of a finished run does not evaluate
   # again, and the last step is not evaluated twice).
@@ -511,6 +520,9 @@ def run(model_dir: str,
           log(f"input ended at step {step}")
           break
         metrics = step_metrics
+        if time.time() - released_at >= RELEASE_MEMORY_SECONDS:
+          resources.release_free_memory()
+          released_at = time.time()
         if consumed is not None:
           consumed.assign_add(tf.cast(done, tf.int64))
         step = int(step_counter.numpy())

@@ -25,6 +25,7 @@ import tensorflow as tf
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
+from sentzoo.common import resources
 from sentzoo.tests import local_cluster
 from sentzoo.trainers import training_loop
 
@@ -335,6 +336,21 @@ class StepsPerCallTest(tf.test.TestCase):
     # One step per call, then calls of up to 3 steps, cut at the log (8,
     # 16) and checkpoint (10) steps.
     self.assertEqual(counts, [1] * 20 + [3, 3, 2, 2, 3, 3, 3, 1])
+
+  def test_freed_memory_is_released_between_calls_once_its_interval_passed(
+      self):
+    released = {}
+    for seconds in (0.0, 3600.0):
+      calls = []
+      with mock.patch.object(resources, "release_free_memory",
+                             lambda: calls.append(1)), \
+          mock.patch.object(training_loop, "RELEASE_MEMORY_SECONDS", seconds):
+        self._run(os.path.join(self.get_temp_dir(), f"every{seconds}"), 3,
+                  log_every_steps=8, checkpoint_every_steps=10)
+      released[seconds] = len(calls)
+    # Calls of 3, 3, 2, 2, 3, 3, 3 and 1 steps (see above), then the final
+    # checkpoint; no evaluation: a release after each call, or none.
+    self.assertEqual(released, {0.0: 8, 3600.0: 0})
 
   def test_actions_run_after_every_call_of_the_steps(self):
     seen = []
