@@ -9,8 +9,8 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
-from sentzoo.evaluation import senteval_fixtures
-from sentzoo.evaluation import test_util
+from sentzoo.tests import senteval_fixtures
+from sentzoo.tests import test_util
 
 FAST = senteval.TransferConfig(outer_folds=3, inner_folds=3,
                                l2_grid=(1e-2, 1.0), seed=7)

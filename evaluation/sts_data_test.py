@@ -7,7 +7,7 @@ import numpy as np
 
 from sentzoo.common import errors
 from sentzoo.evaluation import sts_data
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 
 
 class StsDataTest(absltest.TestCase):

@@ -16,7 +16,7 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 from sentzoo.inputs import scored_pairs
 
 
