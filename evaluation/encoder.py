@@ -1,16 +1,7 @@
 """The one small interface evaluation uses for any sentence encoder.
 
-An encoder maps a list of n sentences to a float32 array of shape [n, dim].
-Two implementations cover the project's needs:
-
-  * `FunctionEncoder` wraps an in-memory callable (e.g. a `tf.Module`'s
-    `tf.function`) that takes a 1-D tf.string tensor [batch] and returns a
-    float tensor [batch, dim].
-  * `SavedModelEncoder` loads an export (a SavedModel whose
-    "serving_default" signature takes `sentences` [batch] tf.string and
-    returns {"embeddings": [batch, dim] float}).
-
-Usage:
+An encoder maps a list of n sentences to a float32 array [n, dim]: an
+in-memory callable (`FunctionEncoder`) or an export (`SavedModelEncoder`).
 
   encoder = load_encoder("/path/to/exports/my_model")  # base or version dir
   vectors = encoder.encode(["a man is walking .", "a dog runs ."])  # [2, dim]

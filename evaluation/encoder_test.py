@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 
 SENTENCES = ["a man is walking .", "a dog runs", "", "the cat sleeps on the mat"]
 

@@ -25,9 +25,6 @@ Usage:
 
   clf = LogisticRegression(l2=1e-3).fit(train_x, train_y)
   accuracy = clf.accuracy(test_x, test_y)
-  # warm start another penalty from this solution:
-  clf2 = LogisticRegression(l2=1e-4).fit(train_x, train_y,
-                                         initial=clf.parameters)
 """
 
 import contextlib
@@ -137,8 +134,8 @@ def standardization(features) -> tuple:
 
 
 def fit_weights(features, labels, num_classes: int, l2: float,
-                train_masks=None, initial=None, max_iterations: int = 1000,
-                tolerance: float = 1e-6) -> tuple:
+                train_masks=None, initial=None, tolerance: float = 1e-6
+                ) -> tuple:
   """Fits f independent L2 logistic regressions on subsets of one data set.
 
   Used for k-fold cross-validation: problem j trains on the examples where
@@ -153,7 +150,6 @@ def fit_weights(features, labels, num_classes: int, l2: float,
     l2: the penalty (see the module docstring).
     train_masks: bool [f, n]; default one problem on all examples.
     initial: (weights [f, d, k], bias [f, k]) to start from; zeros default.
-    max_iterations: L-BFGS iteration cap.
     tolerance: L-BFGS `ftol` (relative objective change); `gtol` is
       tolerance / 10.
 
@@ -191,7 +187,7 @@ def fit_weights(features, labels, num_classes: int, l2: float,
   with single_threaded_blas():
     result = optimize.minimize(
         objective, theta0, jac=True, method="L-BFGS-B",
-        options={"maxiter": int(max_iterations), "ftol": float(tolerance),
+        options={"maxiter": 1000, "ftol": float(tolerance),
                  "gtol": float(tolerance) / 10})
   theta = result.x
   weights = theta[:d * f * k].reshape([d, f, k]).transpose(1, 0, 2)
@@ -205,38 +201,23 @@ class LogisticRegression:
   Args:
     l2: the penalty weight (see the module docstring), >= 0.
     standardize: scale features by the training set's mean and std.
-    max_iterations: L-BFGS iteration cap.
-    tolerance: L-BFGS `ftol` (relative reduction of the objective); the
-      largest gradient component must fall below tolerance / 10.
 
   Attributes (after `fit`):
     weights: np.ndarray float64 [d, k] (on standardised features).
     bias: np.ndarray float64 [k].
     num_classes: k.
-    iterations: L-BFGS iterations used by the last fit.
   """
 
-  def __init__(self, l2: float = 1e-4, standardize: bool = True,
-               max_iterations: int = 1000, tolerance: float = 1e-6):
+  def __init__(self, l2: float = 1e-4, standardize: bool = True):
     if l2 < 0:
       raise ValueError(f"l2 must be >= 0, got {l2}")
     self.l2 = float(l2)
     self.standardize = standardize
-    self.max_iterations = int(max_iterations)
-    self.tolerance = float(tolerance)
     self.weights = None
     self.bias = None
     self.num_classes = None
-    self.iterations = 0
     self._mean = None
     self._scale = None
-
-  @property
-  def parameters(self) -> np.ndarray:
-    """float64 [d * k + k]: the fitted [W.ravel(); b] (for warm starts)."""
-    if self.weights is None:
-      raise ValueError("the classifier is not fitted yet")
-    return np.concatenate([self.weights.ravel(), self.bias])
 
   def _transform(self, features) -> np.ndarray:
     x = np.asarray(features, np.float64)
@@ -246,20 +227,10 @@ class LogisticRegression:
       x = (x - self._mean) / self._scale
     return x
 
-  def fit(self, features, labels, num_classes: Optional[int] = None,
-          initial: Optional[np.ndarray] = None) -> "LogisticRegression":
-    """Fits the classifier.
-
-    Args:
-      features: float [n, d].
-      labels: int [n], values in [0, num_classes).
-      num_classes: k (default: max label + 1, at least 2).
-      initial: float [d * k + k] starting parameters (e.g. `parameters` of a
-        fit with another penalty on the same data); zeros by default.
-
-    Returns:
-      self.
-    """
+  def fit(self, features, labels, num_classes: Optional[int] = None
+          ) -> "LogisticRegression":
+    """Fits the classifier on features float [n, d] and labels int [n] in
+    [0, num_classes) (default: max label + 1, at least 2); returns self."""
     x = np.asarray(features, np.float64)
     y = np.asarray(labels, np.int64).reshape([-1])
     if x.ndim != 2 or x.shape[0] != y.size:
@@ -275,18 +246,7 @@ class LogisticRegression:
       self._mean, self._scale = standardization(x)
     else:
       self._mean = self._scale = None
-    x = self._transform(x)
-    d = x.shape[1]
-    init = None
-    if initial is not None:
-      theta0 = np.asarray(initial, np.float64).reshape([-1])
-      if theta0.size != d * k + k:
-        raise ValueError(f"initial has {theta0.size} parameters, expected "
-                         f"{d * k + k} (d={d}, k={k})")
-      init = (theta0[:d * k].reshape([1, d, k]), theta0[d * k:])
-    weights, bias, self.iterations = fit_weights(
-        x, y, k, self.l2, initial=init, max_iterations=self.max_iterations,
-        tolerance=self.tolerance)
+    weights, bias, _ = fit_weights(self._transform(x), y, k, self.l2)
     self.weights, self.bias = weights[0], bias[0]
     self.num_classes = k
     return self

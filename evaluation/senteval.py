@@ -123,11 +123,6 @@ class TaskResult:
   def to_json(self) -> dict:
     return dataclasses.asdict(self)
 
-  @classmethod
-  def from_json(cls, data: Mapping[str, Any]) -> "TaskResult":
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})
-
 
 # ------------------------------------------------------------ CV logic --
 

@@ -144,17 +144,6 @@ def load_binary_files(paths: Sequence[str], label_names: Sequence[str]
                             tuple(label_names))
 
 
-def load_binary_task(data_dir: str, task: str) -> ClassificationData:
-  """Loads MR, CR, SUBJ or MPQA from `<data_dir>/senteval/<TASK>/`."""
-  if task not in BINARY_TASKS:
-    raise ValueError(f"unknown binary task {task!r}; choose from "
-                     f"{', '.join(BINARY_TASKS)}")
-  folder, files = BINARY_TASKS[task]
-  base = os.path.join(data_dir, "senteval", folder)
-  return load_binary_files([os.path.join(base, f) for f, _ in files],
-                           [label for _, label in files])
-
-
 def load_trec_file(path: str) -> ClassificationData:
   """Loads a TREC file: lines `COARSE:fine question` (coarse labels).
 
@@ -186,9 +175,8 @@ def load_trec_file(path: str) -> ClassificationData:
 
 def load_trec(data_dir: str) -> Dict[str, ClassificationData]:
   """{"train": 5,452 questions, "test": 500} from `<data_dir>/senteval/TREC`."""
-  base = os.path.join(data_dir, "senteval", "TREC")
-  return {split: load_trec_file(os.path.join(base, name))
-          for split, name in TREC_FILES.items()}
+  return {split: load_trec_file(path) for split, path in
+          zip(TREC_FILES, task_files(data_dir, "TREC"))}
 
 
 def load_msrp_file(path: str) -> PairData:
@@ -224,15 +212,6 @@ def load_msrp_file(path: str) -> PairData:
                   MSRP_LABELS)
 
 
-def concat_pairs(parts: Sequence[PairData]) -> PairData:
-  """Concatenates pair sets (same label names)."""
-  return PairData(
-      [s for p in parts for s in p.sentences1],
-      [s for p in parts for s in p.sentences2],
-      np.concatenate([p.labels for p in parts]) if parts else np.zeros([0]),
-      parts[0].label_names if parts else MSRP_LABELS)
-
-
 def load_msrp(data_dir: str) -> Dict[str, PairData]:
   """{"train": train + val (4,076 pairs), "test": 1,725} from `<data_dir>/msrp`.
 
@@ -244,7 +223,10 @@ def load_msrp(data_dir: str) -> Dict[str, PairData]:
   val_path = os.path.join(base, MSRP_FILES["val"])
   if os.path.isfile(val_path):
     train.append(load_msrp_file(val_path))
-  return {"train": concat_pairs(train),
+  return {"train": PairData([s for p in train for s in p.sentences1],
+                            [s for p in train for s in p.sentences2],
+                            np.concatenate([p.labels for p in train]),
+                            MSRP_LABELS),
           "test": load_msrp_file(os.path.join(base, MSRP_FILES["test"]))}
 
 
@@ -271,7 +253,8 @@ def task_available(data_dir: str, task: str) -> bool:
 def load_task(data_dir: str, task: str):
   """ClassificationData (MR/CR/SUBJ/MPQA) or a {"train", "test"} dict."""
   if task in BINARY_TASKS:
-    return load_binary_task(data_dir, task)
+    return load_binary_files(task_files(data_dir, task),
+                             [label for _, label in BINARY_TASKS[task][1]])
   if task == "TREC":
     return load_trec(data_dir)
   if task == "MSRP":

@@ -7,8 +7,8 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.evaluation import senteval_data
-from sentzoo.evaluation import senteval_fixtures
-from sentzoo.evaluation import test_util
+from sentzoo.tests import senteval_fixtures
+from sentzoo.tests import test_util
 
 
 class LoadersOnFixturesTest(tf.test.TestCase):

@@ -52,15 +52,13 @@ class WilcoxonResult:
     return not math.isnan(self.pvalue) and self.pvalue < alpha
 
 
-def wilcoxon(predicted_a, predicted_b, name: str = "",
-             zero_method: str = "wilcox") -> WilcoxonResult:
+def wilcoxon(predicted_a, predicted_b, name: str = "") -> WilcoxonResult:
   """Wilcoxon signed-rank test between two prediction vectors [n].
 
   Args:
     predicted_a: float [n], model A's scores for n pairs.
     predicted_b: float [n], model B's scores for the same pairs.
     name: the set's name, for the result.
-    zero_method: passed to scipy.stats.wilcoxon.
 
   Returns:
     A WilcoxonResult; p = 1.0 (statistic 0.0) when every difference is zero,
@@ -76,7 +74,7 @@ def wilcoxon(predicted_a, predicted_b, name: str = "",
   if np.all(a - b == 0):
     return WilcoxonResult(name, n, 0.0, 1.0)
   from scipy import stats  # pylint: disable=import-outside-toplevel
-  result = stats.wilcoxon(a, b, zero_method=zero_method)
+  result = stats.wilcoxon(a, b, zero_method="wilcox")
   return WilcoxonResult(name, n, float(result.statistic), float(result.pvalue))
 
 
@@ -84,15 +82,13 @@ def _set_results(results) -> Mapping:
   return results.sets if hasattr(results, "sets") else results
 
 
-def wilcoxon_per_set(results_a, results_b, zero_method: str = "wilcox"
-                     ) -> dict:
+def wilcoxon_per_set(results_a, results_b) -> dict:
   """Tests model A against model B on every set both were evaluated on.
 
   Args:
     results_a: an `sts.EvalResults` (or a mapping name -> object with a
       `predicted` array [n]) of model A.
     results_b: the same for model B, on the same pair sets.
-    zero_method: passed to scipy.stats.wilcoxon.
 
   Returns:
     dict set name -> WilcoxonResult, in results_a's set order.
@@ -105,8 +101,7 @@ def wilcoxon_per_set(results_a, results_b, zero_method: str = "wilcox"
   for name, set_a in sets_a.items():
     if name not in sets_b:
       continue
-    out[name] = wilcoxon(set_a.predicted, sets_b[name].predicted, name=name,
-                         zero_method=zero_method)
+    out[name] = wilcoxon(set_a.predicted, sets_b[name].predicted, name=name)
   return out
 
 

@@ -93,17 +93,6 @@ class EvalResults:
   model_name: str = ""
 
 
-def cosine_similarities(embeddings1: np.ndarray, embeddings2: np.ndarray
-                        ) -> np.ndarray:
-  """Row-wise cosine of two arrays [n, dim] -> float64 [n].
-
-  A zero vector on either side gives 0.0 (never nan).
-  """
-  a = _unit_rows(embeddings1)
-  b = _unit_rows(embeddings2)
-  return np.clip(np.sum(a * b, axis=1), -1.0, 1.0)
-
-
 def _unit_rows(x: np.ndarray) -> np.ndarray:
   """float64 [n, dim] rows scaled to norm 1; zero rows stay zero."""
   x = np.asarray(x, np.float64)
@@ -301,16 +290,14 @@ def _row_names(results_list) -> list:
 
 def format_table(results, names: Optional[Sequence[str]] = None,
                  references: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 style: str = "brackets",
-                 significance: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 alpha: float = significance_lib.TABLE_ALPHA,
-                 digits: int = 2,
-                 caption: bool = True) -> str:
+                 significance: Optional[Mapping[str, Mapping[str, Any]]] = None
+                 ) -> str:
   """Formats results as a markdown table in the layout of the paper's Table 1.
 
   Rows: the STS sets grouped by year (missing ones shown as "missing"),
   then other sets (SICK.test, STSB.dev, ...), then the aggregate rows.
-  Columns: the reference columns, then one per model.
+  Columns: the reference columns, then one per model; a cell is
+  "r (rho)", x 100, two decimals.
 
   Args:
     results: an EvalResults or a list of them (one column each).
@@ -319,22 +306,13 @@ def format_table(results, names: Optional[Sequence[str]] = None,
       set name or an aggregate key ("STS2014.mean", "STS.mean") and a value
       is (pearson, spearman), {"pearson": .., "spearman": ..}, a Pearson
       number or a verbatim string. Numbers are x 100, like the results.
-    style: "brackets" ("r (rho)" in one cell) or "columns" (two columns).
     significance: column name -> {set name: CorrelationComparison of that
       column's model (A) against the first model (B)}
       (`significance.compare_per_set`). A cell is bold when its Pearson is
       significantly higher than the first model's and marked with
       significance.WORSE when significantly lower (Holm-corrected p <
-      alpha); nothing else is bold.
-    alpha: the significance threshold.
-    digits: decimals.
-    caption: put a one-line caption above the table.
-
-  Returns:
-    The markdown text.
+      significance.TABLE_ALPHA); nothing else is bold.
   """
-  if style not in ("brackets", "columns"):
-    raise ValueError(f"style must be 'brackets' or 'columns', got {style!r}")
   results_list = [results] if isinstance(results, EvalResults) else list(
       results)
   if names is None:
@@ -352,7 +330,7 @@ def format_table(results, names: Optional[Sequence[str]] = None,
     cells = []
     for ref in references.values():
       cells.append(reference_value(ref.get(row_key)))
-    for name, r in zip(names, results_list):
+    for r in results_list:
       entry = r.sets.get(row_key) if is_set else r.aggregates.get(row_key)
       if entry is not None:
         cells.append((entry.pearson, entry.spearman, None))
@@ -363,52 +341,37 @@ def format_table(results, names: Optional[Sequence[str]] = None,
     return cells
 
   def render(row_label, pairs, row_key, is_set):
-    cells = column_cells(row_key, is_set)
-    out = [row_label]
-    if pairs is not None:
-      out.append(pairs)
-    for column, (pearson, spearman, text) in zip(columns, cells):
-      test = significance.get(column, {}).get(row_key) if is_set else None
-      direction = 0 if test is None or pearson is None else test.direction(
-          alpha)
+    out = [row_label, pairs]
+    for column, (pearson, spearman, text) in zip(
+        columns, column_cells(row_key, is_set)):
       if text is not None:
-        parts = [text] if style == "brackets" else [text, text if text else ""]
-      else:
-        p_text = ("" if pearson is None else format_number(pearson, digits))
-        if direction < 0:
-          p_text += significance_lib.WORSE
-        s_text = "" if spearman is None else format_number(spearman, digits)
-        if direction > 0:
-          p_text = f"**{p_text}**"
-        if style == "brackets":
-          parts = [f"{p_text} ({s_text})" if s_text else p_text]
-        else:
-          parts = [p_text, s_text]
-      out.extend(parts)
+        out.append(text)
+        continue
+      test = significance.get(column, {}).get(row_key) if is_set else None
+      direction = (0 if test is None or pearson is None else
+                   test.direction())
+      p_text = "" if pearson is None else format_number(pearson, 2)
+      if direction < 0:
+        p_text += significance_lib.WORSE
+      if direction > 0:
+        p_text = f"**{p_text}**"
+      s_text = "" if spearman is None else format_number(spearman, 2)
+      out.append(f"{p_text} ({s_text})" if s_text else p_text)
     return "| " + " | ".join(out) + " |"
 
-  header = ["set", "pairs"]
-  for column in columns:
-    if style == "brackets":
-      header.append(column)
-    else:
-      header.extend([f"{column} Pearson", f"{column} Spearman"])
-  lines = []
-  if caption:
-    text = ("Pearson's r \u00d7 100 (Spearman's \u03c1 \u00d7 100)"
-            if style == "brackets" else
-            "Pearson's r and Spearman's \u03c1, \u00d7 100")
-    text += "; cosine similarity of the sentence embeddings."
-    if significance:
-      text += (f" **Bold**: Pearson significantly higher than {names[0]}'s, "
-               f"{significance_lib.WORSE}: significantly lower (Williams' "
-               "test of dependent correlations with the gold scores, "
-               f"Holm-corrected over the table's sets, p < {alpha:g}, and "
-               f"at least {significance_lib.MIN_DIFFERENCE:g} apart); other "
-               "differences are not significant.")
-    lines.extend([text, ""])
-  lines.append("| " + " | ".join(header) + " |")
-  lines.append("|---|---:|" + "---:|" * (len(header) - 2))
+  header = ["set", "pairs"] + columns
+  caption = ("Pearson's r \u00d7 100 (Spearman's \u03c1 \u00d7 100); cosine "
+             "similarity of the sentence embeddings.")
+  if significance:
+    caption += (f" **Bold**: Pearson significantly higher than {names[0]}'s, "
+                f"{significance_lib.WORSE}: significantly lower (Williams' "
+                "test of dependent correlations with the gold scores, "
+                "Holm-corrected over the table's sets, p < "
+                f"{significance_lib.TABLE_ALPHA:g}, and at least "
+                f"{significance_lib.MIN_DIFFERENCE:g} apart); other "
+                "differences are not significant.")
+  lines = [caption, "", "| " + " | ".join(header) + " |",
+           "|---|---:|" + "---:|" * (len(header) - 2)]
 
   def pairs_of(name):
     for r in results_list:
@@ -437,6 +400,8 @@ def format_table(results, names: Optional[Sequence[str]] = None,
   for key, label in aggregate_labels.items():
     lines.append(render(f"**{label}**", "", key, is_set=False))
   return "\n".join(lines) + "\n"
+
+
 # ------------------------------------------------------------------ json --
 
 

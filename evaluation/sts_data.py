@@ -21,7 +21,7 @@ counted from 1).
 
 import math
 import os
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -134,31 +134,19 @@ def sts_test_files(data_dir: str, year: int, set_name: str) -> tuple:
           os.path.join(folder, f"STS.gs.{set_name}.txt"))
 
 
-def load_sts_test_sets(data_dir: str,
-                       names: Optional[Iterable[str]] = None) -> tuple:
+def load_sts_test_sets(data_dir: str) -> tuple:
   """Loads the SemEval STS 2012-2015 test sets that are present.
-
-  Args:
-    data_dir: the data directory (holding sts/STS20XX-test/).
-    names: canonical set names to load (default: all of STS_TEST_SET_NAMES).
 
   Returns:
     (pair_sets, missing): a list of PairSet in STS_TEST_SETS order, and the
-    names of requested sets whose input or gold file is absent.
+    names of the sets whose input or gold file is absent from
+    `<data_dir>/sts/STS20XX-test/`.
 
   Raises:
-    ValueError: an unknown set name.
     errors.DataFormatError: a malformed file.
   """
-  wanted = STS_TEST_SET_NAMES if names is None else tuple(names)
-  unknown = [n for n in wanted if n not in STS_TEST_SET_NAMES]
-  if unknown:
-    raise ValueError(f"unknown STS sets {unknown}; known: "
-                     f"{list(STS_TEST_SET_NAMES)}")
   pair_sets, missing = [], []
   for (year, set_name), name in zip(STS_TEST_SETS, STS_TEST_SET_NAMES):
-    if name not in wanted:
-      continue
     input_path, gold_path = sts_test_files(data_dir, year, set_name)
     if not (os.path.isfile(input_path) and os.path.isfile(gold_path)):
       missing.append(name)

@@ -16,7 +16,7 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 from sentzoo.inputs import scored_pairs
 
 
@@ -55,21 +55,6 @@ TOY = scored_pairs.PairSet(
     "toy", ["abc", "aaa", "", "xyz zz", "hello", "b"],
     ["abd", "bbb", "abc", "zzz", "hello world", "!!!"],
     [4.0, 1.0, 0.5, 3.0, 3.5, 2.0])
-
-
-class CosineTest(absltest.TestCase):
-
-  def test_zero_vector_gives_zero(self):
-    a = np.array([[0, 0, 0], [1, 2, 3], [1, 0, 0], [0, 0, 0]], np.float32)
-    b = np.array([[1, 1, 1], [0, 0, 0], [2, 0, 0], [0, 0, 0]], np.float32)
-    out = sts.cosine_similarities(a, b)
-    self.assertFalse(np.any(np.isnan(out)))
-    np.testing.assert_allclose(out, [0.0, 0.0, 1.0, 0.0])
-
-  def test_values(self):
-    a = np.array([[1.0, 0.0], [1.0, 1.0]])
-    b = np.array([[0.0, 3.0], [-2.0, -2.0]])
-    np.testing.assert_allclose(sts.cosine_similarities(a, b), [0.0, -1.0])
 
 
 class EvaluateTest(absltest.TestCase):
@@ -213,17 +198,6 @@ class EvaluateTest(absltest.TestCase):
     forums = next(l for l in lines
                   if l.startswith("| STS2015.answers-forums |"))
     self.assertIn("| 3 |", forums)  # Scored pairs only.
-
-    two_columns = sts.format_table([results_a, results_b], names=["a", "b"],
-                                   style="columns",
-                                   caption=False)
-    lines = two_columns.splitlines()
-    self.assertEqual(lines[0], "| set | pairs | a Pearson | a Spearman | "
-                     "b Pearson | b Spearman |")
-    row = next(l for l in lines if l.startswith("| STS2012.MSRpar |"))
-    self.assertIn(f"| {msrpar.pearson:.2f} | {msrpar.spearman:.2f} |", row)
-    self.assertIn("| STS2013.SMT |  | missing | missing | missing | "
-                  "missing |", two_columns)
 
   def test_marks_only_significant_differences(self):
     results = sts.evaluate_pair_sets(LetterEncoder(), [TOY], model_name="A")

@@ -70,10 +70,8 @@ class AveragingSentenceEncoder(tf.Module):
   int8 values as vectors. Only the rows a call gathers are cast to float32
   (and scaled); the output is float32 [batch, dim] in every mode.
 
-  Every sentence is cut to `max_bytes_per_sentence` bytes before it is
-  tokenised and to `max_tokens_per_sentence` tokens after
-  (`export.input_limits`), in `__call__` and so in `serving_default`: the
-  memory of a call is linear in batch x the caps, whatever the input.
+  Every sentence is cut to the caps (`export.input_limits`) in `__call__`,
+  and so in `serving_default`.
 
   Args:
     text_to_ids: `inputs.text_to_ids.TextToIds` (tokeniser + vocabulary), or

@@ -4,8 +4,8 @@ A model directory written by `trainers/charagram.py` has model_config.json
 with "model_type": "charagram", "variant" (one of VARIANTS), the Keras model
 config, and the featuriser config; the vocabulary is `ngrams.txt` (n-gram or
 character variants) or `vocab.txt` (PARAGRAM-PHRASE words). The export is a
-`FeaturizedEncoder`: raw `tf.string` sentences -> float32 [batch, dim], core
-ops only.
+`FeaturizedEncoder`, core ops only; serving_default: `sentences` tf.string
+[batch] -> `embeddings` float32 [batch, dim].
 
 `quantize` ("float16" or "int8"; `export.table_quantization`) applies to
 PARAGRAM-PHRASE only, the one variant that averages the rows of a table: its
@@ -24,7 +24,6 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
 from sentzoo.export import featurized_encoder
-from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
@@ -81,31 +80,19 @@ def build_model(variant, model_config):
   return model
 
 
-def make_encoder(featurizer, model, metadata=None, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)):
+def make_encoder(featurizer, model, metadata=None, **input_caps):
   """The `FeaturizedEncoder` of a featuriser and a built model."""
-  return featurized_encoder.FeaturizedEncoder(
-      featurizer, model, metadata,
-      max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence)
+  return featurized_encoder.FeaturizedEncoder(featurizer, model, metadata,
+                                              **input_caps)
 
 
-def build_module(model_dir, config, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none"):
+def build_module(model_dir, config, *, quantize="none", **input_caps):
   """Restores the latest checkpoint of a CHARAGRAM-family model directory.
 
-  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
-  each input sentence (`export.input_limits`; character n-grams come from
-  the kept tokens), recorded in the model card. `quantize`: "none", or for
-  paragram_phrase also "float16" / "int8" (inference only; see the module
-  docstring).
+  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence
+  (`export.input_limits`; character n-grams come from the kept tokens).
+  `quantize`: "none", or for paragram_phrase also "float16" / "int8" (see
+  the module docstring).
   """
   variant = config["variant"]
   if quantize != "none" and variant != "paragram_phrase":
@@ -119,8 +106,7 @@ def build_module(model_dir, config, *,
   dim = int(model.embedding_dim)
   card = model_card.base_model_card(
       model_specs.CHARAGRAM, config, checkpoint,
-      {"inputs": {"sentences": "tf.string [batch]"},
-       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+      model_card.encoder_signature(dim))
   card.update({
       "variant": variant,
       "embedding_dim": dim,
@@ -133,8 +119,5 @@ def build_module(model_dir, config, *,
   if quantize != "none":
     return averaging_encoder.AveragingSentenceEncoder(
         featurizer, model.word_embedding.embeddings.numpy(), card,
-        max_bytes_per_sentence=max_bytes_per_sentence,
-        max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
-  return make_encoder(featurizer, model, card,
-                      max_bytes_per_sentence=max_bytes_per_sentence,
-                      max_tokens_per_sentence=max_tokens_per_sentence)
+        quantize=quantize, **input_caps)
+  return make_encoder(featurizer, model, card, **input_caps)

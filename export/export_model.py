@@ -40,15 +40,10 @@ from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
 from sentzoo.models import model_specs
 
-# Model type X (as its trainer writes it, registered in models/model_specs.py)
-# is exported by export/X_export.py, a module with
-# `build_module(model_dir, config) -> tf.Module` (the module has a `serve`
-# tf.function and a `metadata` dict). Imported lazily, so that exporting one
-# model never imports the others.
-
 
 def exporter_for(model_type):
-  """The exporter module of `model_type` (models/model_specs.py names it)."""
+  """The exporter module of `model_type` (models/model_specs.py names it),
+  imported lazily, so that exporting one model never imports the others."""
   try:
     spec = model_specs.get(str(model_type))
   except KeyError as e:
@@ -125,12 +120,10 @@ def export(model_dir, export_dir, version=None, data_dir=None,
       table is not restored from the checkpoint a second time); default:
       built from the latest checkpoint (the caller sets its input caps).
     max_bytes_per_sentence, max_tokens_per_sentence: the serving
-      signature's caps on one input sentence (export/input_limits.py),
-      recorded in the model card.
+      signature's caps on one input sentence (export/input_limits.py).
     quantize: "none", "float16" or "int8": how an averaging model's table
-      is stored (`export.table_quantization`; not "none": an
-      inference-only export, recorded in the model card). A given `module`
-      must have been built with the same mode.
+      is stored (`export.table_quantization`); a given `module` must have
+      been built with the same mode.
   """
   table_quantization.check_mode(quantize)
   if module is None:

@@ -32,10 +32,8 @@ class FeaturizedEncoder(tf.Module):
   export/averaging_encoder.py), a `serve` function for `serving_default`,
   and a `metadata` dict (the model card).
 
-  Every sentence is cut to `max_bytes_per_sentence` bytes before it is
-  featurised and to `max_tokens_per_sentence` tokens (n-grams come from the
-  kept tokens), in `__call__` and so in `serving_default`
-  (`export.input_limits`).
+  Every sentence is cut to the caps (`export.input_limits`; n-grams come
+  from the kept tokens) in `__call__`, and so in `serving_default`.
 
   Args:
     featurizer: a tf.Module mapping (tf.string [batch], max_bytes=,

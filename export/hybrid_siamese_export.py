@@ -140,18 +140,13 @@ def restore_model(model_dir, config):
   return model, model_dir_lib.restore_latest(model_dir, model=model)
 
 
-def build_module(model_dir, config, encoder_only=False, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none"):
+def build_module(model_dir, config, encoder_only=False, *, quantize="none",
+                 **input_caps):
   """The pair classifier (or, with `encoder_only`, the encoder) module.
 
-  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
-  each input sentence (`export.input_limits`), recorded in the model card.
-  `quantize`: only "none" (an RNN/CNN encoder does not average the rows of
-  one table; `export.table_quantization` covers the averaging models).
+  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence
+  (`export.input_limits`). `quantize`: only "none" (an RNN/CNN encoder does
+  not average the rows of one table).
   """
   if quantize != "none":
     raise errors.UserError(
@@ -166,8 +161,7 @@ def build_module(model_dir, config, encoder_only=False, *,
   model, checkpoint = restore_model(model_dir, config)
   dim = model.encoding_dim
   if encoder_only:
-    signature = {"inputs": {"sentences": "tf.string [batch]"},
-                 "outputs": {"embeddings": f"float32 [batch, {dim}]"}}
+    signature = model_card.encoder_signature(dim)
   else:
     signature = {"inputs": {"sentences_a": "tf.string [batch]",
                             "sentences_b": "tf.string [batch]"},
@@ -189,12 +183,10 @@ def build_module(model_dir, config, encoder_only=False, *,
                                       "dropped; truncated to max_length"},
       "callable": f"module(sentences) -> float32 [batch, {dim}] encodings",
   })
-  limits = {"max_bytes_per_sentence": max_bytes_per_sentence,
-            "max_tokens_per_sentence": max_tokens_per_sentence}
   if encoder_only:
-    return HybridSiameseEncoder(text_to_ids, model, card, **limits)
+    return HybridSiameseEncoder(text_to_ids, model, card, **input_caps)
   return HybridSiamesePairClassifier(text_to_ids, model, config["mode"],
-                                     config["threshold"], card, **limits)
+                                     config["threshold"], card, **input_caps)
 
 
 FLAGS = flags.FLAGS

@@ -15,11 +15,14 @@ import keras
 import tensorflow as tf
 
 
-def base_model_card(spec, config, checkpoint, signature):
-  """Model card fields every export has; exporters add their own.
+def encoder_signature(dim):
+  """The card's "signature" of a sentence encoder's serving_default."""
+  return {"inputs": {"sentences": "tf.string [batch]"},
+          "outputs": {"embeddings": f"float32 [batch, {dim}]"}}
 
-  `spec`: the model's `models.model_specs.ModelSpec` (its type and paper).
-  """
+
+def base_model_card(spec, config, checkpoint, signature):
+  """`spec`: the model's `models.model_specs.ModelSpec` (type and paper)."""
   return {
       "model_type": spec.name,
       "paper": spec.paper,

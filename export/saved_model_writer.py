@@ -97,15 +97,9 @@ def write(module, export_dir, version=None):
   """Saves `module` (with `serve` as `serving_default`) as a new version.
 
   The SavedModel is written to a hidden temporary folder next to the final
-  one and renamed into place, so TF Serving or a reader never sees a half
-  written version, and a failed export leaves no version folder.
-
-  Concurrent exports into one `export_dir` (threads or processes) each get
-  their own temporary folder and a distinct version: the version number is
-  claimed by the final rename, and a writer that loses a race for a number
-  takes the next one (see `_publish`). An explicit `version` that exists,
-  before or by the end of the export, is a `VersionExistsError` (a
-  `UserError`: one `error:` line and exit 2 through `common.cli.run`).
+  one and renamed into place (`_publish`), so TF Serving or a reader never
+  sees a half written version, a failed export leaves no version folder,
+  and concurrent exports into one `export_dir` get distinct versions.
 
   Args:
     module: a tf.Module with a `serve` tf.function (string inputs, named
@@ -119,7 +113,8 @@ def write(module, export_dir, version=None):
     The path of the new version folder.
 
   Raises:
-    VersionExistsError: `version` was given and exists.
+    VersionExistsError: `version` was given and exists (before or by the
+      end of the export).
     errors.UserError: `version` is not an integer >= 0, `export_dir` is
       not a folder that can be created, or the export cannot be written
       there (a full disk, with the size it needs and the space free; a

@@ -1,13 +1,11 @@
 """Exporter for Sent2Vec: mean of unigram and hashed n-gram source vectors.
 
-The exported graph runs `inputs.sent2vec_featurizer.Sent2VecFeaturizer` (the
-tokeniser, vocabulary lookup and n-gram hash of training; core ops only) and
-`export.averaging_encoder.ragged_average` over the source table.
-
+serving_default: `sentences` tf.string [batch] -> `embeddings` float32
+[batch, dim]. The graph runs `inputs.sent2vec_featurizer.Sent2VecFeaturizer`
+(the tokeniser, vocabulary lookup and n-gram hash of training; core ops
+only) and averages the source table's rows (`export.averaging_encoder`).
 `quantize` ("none", "float16" or "int8"; `export.table_quantization`)
-stores the source table compactly: a quantised export is for inference
-only (no trainable variables) and records the mode in its model card under
-"quantization".
+stores the source table compactly, for inference only.
 """
 
 import os
@@ -17,13 +15,11 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
-from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import model_specs
-
 
 
 def make_featurizer(vocabulary, config):
@@ -34,20 +30,13 @@ def make_featurizer(vocabulary, config):
       num_buckets=config["model"]["num_buckets"])
 
 
-def build_module(model_dir, config, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none"):
+def build_module(model_dir, config, *, quantize="none", **input_caps):
   """Restores the latest checkpoint of a Sent2Vec model directory.
 
   Only the source table is read (straight from the checkpoint), so a
   5.9 GB uni+bi table is held twice at most while the module is built.
-  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
-  each input sentence (`export.input_limits`; n-grams are formed from the
-  kept tokens), recorded in the model card. `quantize`: how the table is
-  stored (`export.table_quantization.MODES`; not "none": inference only).
+  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence
+  (`export.input_limits`; n-grams are formed from the kept tokens).
   """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -64,29 +53,24 @@ def build_module(model_dir, config, *,
   table = reader.get_tensor(names[0])
   featurizer = make_featurizer(vocabulary, config)
   return _module(config, featurizer, table, checkpoint, len(vocabulary),
-                 max_bytes_per_sentence, max_tokens_per_sentence, quantize)
+                 quantize, input_caps)
 
 
 def module_from_model(model_dir, config, model, featurizer, step, *,
-                      max_bytes_per_sentence=(
-                          input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                      max_tokens_per_sentence=(
-                          input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                      quantize="none"):
+                      quantize="none", **input_caps):
   """The same module from a trained model in memory (the trainer's export)."""
   del model_dir
   return _module(config, featurizer, model.source_embeddings.value,
-                 f"ckpt-{step}", featurizer.vocabulary_size - 1,
-                 max_bytes_per_sentence, max_tokens_per_sentence, quantize)
+                 f"ckpt-{step}", featurizer.vocabulary_size - 1, quantize,
+                 input_caps)
 
 
-def _module(config, featurizer, table, checkpoint, vocabulary_size,
-            max_bytes_per_sentence, max_tokens_per_sentence, quantize):
+def _module(config, featurizer, table, checkpoint, vocabulary_size, quantize,
+            input_caps):
   dim = int(table.shape[1])
   card = model_card.base_model_card(
       model_specs.SENT2VEC, config, checkpoint,
-      {"inputs": {"sentences": "tf.string [batch]"},
-       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+      model_card.encoder_signature(dim))
   card.update({
       "embedding_dim": dim,
       "vocabulary_size": vocabulary_size,
@@ -102,5 +86,4 @@ def _module(config, featurizer, table, checkpoint, vocabulary_size,
                                       "none)"},
   })
   return averaging_encoder.AveragingSentenceEncoder(
-      featurizer, table, card, max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize)
+      featurizer, table, card, quantize=quantize, **input_caps)

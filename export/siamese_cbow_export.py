@@ -1,9 +1,9 @@
 """Exporter for Siamese CBOW: word-vector averaging over the trained table.
 
-`quantize` ("none", "float16" or "int8"; `export.table_quantization`)
-stores the word table compactly: a quantised export is for inference only
-(no trainable variables) and records the mode in its model card under
-"quantization".
+serving_default: `sentences` tf.string [batch] -> `embeddings` float32
+[batch, dim]. `quantize` ("none", "float16" or "int8";
+`export.table_quantization`) stores the word table compactly, for inference
+only.
 """
 
 import os
@@ -12,7 +12,6 @@ import tensorflow as tf
 
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
-from sentzoo.export import input_limits
 from sentzoo.export import model_card
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
@@ -21,43 +20,28 @@ from sentzoo.models import model_specs
 from sentzoo.models import siamese_cbow
 
 
-
-def make_encoder(vocabulary, tokenizer, model, metadata, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none", live=False):
+def make_encoder(vocabulary, tokenizer, model, metadata, *, quantize="none",
+                 live=False, **input_caps):
   """An `AveragingSentenceEncoder` with the model's current word vectors
   (`live`: the model's table itself, not a copy, so the encoder follows
   training without a second table in memory).
 
   No training truncation (`max_length`): an exported encoder averages every
-  known word of a sentence's first `max_tokens_per_sentence` tokens (of its
-  first `max_bytes_per_sentence` bytes; `export.input_limits`). `quantize`:
-  how the table is stored (`export.table_quantization.MODES`).
+  known word of a sentence's first max_tokens_per_sentence tokens
+  (`input_caps`, `export.input_limits`).
   """
   return averaging_encoder.AveragingSentenceEncoder(
       text_to_ids_lib.TextToIds(vocabulary, tokenizer),
       model.embedding.embeddings.value if live
-      else model.embedding.embeddings.numpy(), metadata,
-      max_bytes_per_sentence=max_bytes_per_sentence,
-      max_tokens_per_sentence=max_tokens_per_sentence, quantize=quantize,
-      follow=live)
+      else model.embedding.embeddings.numpy(), metadata, quantize=quantize,
+      follow=live, **input_caps)
 
 
-def build_module(model_dir, config, *,
-                 max_bytes_per_sentence=(
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE),
-                 max_tokens_per_sentence=(
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE),
-                 quantize="none"):
+def build_module(model_dir, config, *, quantize="none", **input_caps):
   """Restores the latest checkpoint of a Siamese CBOW model directory.
 
-  `max_bytes_per_sentence`, `max_tokens_per_sentence`: the export's caps on
-  each input sentence (`export.input_limits`), recorded in the model card.
-  `quantize`: how the table is stored (`export.table_quantization.MODES`;
-  not "none": inference only).
+  `input_caps`: max_bytes_per_sentence and max_tokens_per_sentence
+  (`export.input_limits`), recorded in the model card.
   """
   vocabulary = vocabulary_lib.Vocabulary.load(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
@@ -68,8 +52,7 @@ def build_module(model_dir, config, *,
   dim = model.embedding_dim
   card = model_card.base_model_card(
       model_specs.SIAMESE_CBOW, config, checkpoint,
-      {"inputs": {"sentences": "tf.string [batch]"},
-       "outputs": {"embeddings": f"float32 [batch, {dim}]"}})
+      model_card.encoder_signature(dim))
   card.update({
       "embedding_dim": dim,
       "vocabulary_size": len(vocabulary),
@@ -79,7 +62,5 @@ def build_module(model_dir, config, *,
                                       "dropped; sentence = mean of word "
                                       "vectors (zero if none known)"},
   })
-  return make_encoder(vocabulary, tokenizer, model, card,
-                      max_bytes_per_sentence=max_bytes_per_sentence,
-                      max_tokens_per_sentence=max_tokens_per_sentence,
-                      quantize=quantize)
+  return make_encoder(vocabulary, tokenizer, model, card, quantize=quantize,
+                      **input_caps)

@@ -61,10 +61,10 @@ def _tensor_info(proto):
   return TensorInfo(proto.name, types_pb2.DataType.Name(proto.dtype), shape)
 
 
-def read_signature(export_path, key="serving_default", tag="serve"):
-  """The SignatureDef `key` of the meta graph tagged `tag`."""
+def read_signature(export_path, key="serving_default"):
+  """The SignatureDef `key` of the meta graph tagged "serve"."""
   for meta_graph in read_saved_model_proto(export_path).meta_graphs:
-    if tag in meta_graph.meta_info_def.tags:
+    if "serve" in meta_graph.meta_info_def.tags:
       if key not in meta_graph.signature_def:
         raise errors.UserError(
             f"{export_path!r} has no signature {key!r}; it has "
@@ -74,7 +74,7 @@ def read_signature(export_path, key="serving_default", tag="serve"):
           signature.method_name,
           {k: _tensor_info(v) for k, v in signature.inputs.items()},
           {k: _tensor_info(v) for k, v in signature.outputs.items()})
-  raise errors.UserError(f"{export_path!r} has no meta graph tagged {tag!r}")
+  raise errors.UserError(f"{export_path!r} has no meta graph tagged 'serve'")
 
 
 class InputError(errors.UserError, TypeError):

@@ -6,7 +6,7 @@ import re
 from absl.testing import absltest
 
 from sentzoo.common import errors
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 from sentzoo.reports import baselines
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -10,8 +10,8 @@ import tensorflow as tf
 import collections
 
 from sentzoo.common import errors
-from sentzoo.evaluation import senteval_fixtures
-from sentzoo.evaluation import test_util
+from sentzoo.tests import senteval_fixtures
+from sentzoo.tests import test_util
 from sentzoo.export import averaging_encoder
 from sentzoo.export import saved_model_writer
 from sentzoo.inputs import text_to_ids as text_to_ids_lib

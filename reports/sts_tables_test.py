@@ -15,7 +15,7 @@ from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 from sentzoo.reports import sts_tables
 
 

@@ -83,16 +83,12 @@ def pack(store: store_lib.Store, name: str,
   return write(export_dir, name, manifest.get("scores", {}), output_path)
 
 
-class _Refused(errors.UserError):
-  pass
-
-
 def _one_line(error):
   return " ".join(str(error).split())
 
 
 def _refuse(archive_path, message):
-  raise _Refused(f"archive {archive_path!r} refused: {message}; nothing "
+  raise errors.UserError(f"archive {archive_path!r} refused: {message}; nothing "
                  "was installed")
 
 

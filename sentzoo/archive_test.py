@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from sentzoo import archive
 from sentzoo import store as store_lib
-from sentzoo import zoo_test_util
+from sentzoo.tests import zoo_test_util
 
 run = zoo_test_util.run
 

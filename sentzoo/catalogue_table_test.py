@@ -8,7 +8,7 @@ import tensorflow as tf
 from sentzoo import catalogue
 from sentzoo import catalogue_table
 from sentzoo import store as store_lib
-from sentzoo import zoo_test_util
+from sentzoo.tests import zoo_test_util
 from sentzoo.reports import paper_numbers
 
 

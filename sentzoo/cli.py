@@ -224,14 +224,8 @@ def corpus_embeddings(model, corpus_path, sentences, batch_size):
   return vectors
 
 
-def top_k(query_vectors, corpus_vectors, k):
-  """[[{"corpus_id", "score"}, ...] per query], best first, by cosine."""
-  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
-  return sentence_model.semantic_search(query_vectors, corpus_vectors,
-                                        top_k=k)
-
-
 def cmd_search(args):
+  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
   if args.k < 1:
     raise errors.UserError(f"-k must be >= 1, got {args.k}")
   corpus = _read_lines(args.corpus)
@@ -240,7 +234,8 @@ def cmd_search(args):
   model = _load(args.model)
   corpus_vectors = corpus_embeddings(model, args.corpus, corpus,
                                      args.batch_size)
-  hits = top_k(model.encode(args.query), corpus_vectors, args.k)
+  hits = sentence_model.semantic_search(model.encode(args.query),
+                                        corpus_vectors, top_k=args.k)
   for query, query_hits in zip(args.query, hits):
     if len(args.query) > 1:
       print(f"# {query}")

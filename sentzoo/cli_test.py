@@ -25,7 +25,7 @@ import tensorflow as tf
 import sentzoo
 from sentzoo import cli
 from sentzoo import store as store_lib
-from sentzoo import zoo_test_util
+from sentzoo.tests import zoo_test_util
 from sentzoo.common import errors
 from sentzoo.tests import corpus_fixtures
 

@@ -87,14 +87,15 @@ def measure(model, export_dir: str,
   scores: Dict[str, Any] = {"size_bytes": export_size(export_dir)}
   sentences = list(_FALLBACK_SENTENCES)
   try:
-    data_dir = data_dir_lib.resolve_data_dir(data_dir)
-    pair_sets, _ = sts_data.load_eval_sets(data_dir)
+    pair_sets, missing = sts_data.load_eval_sets(
+        data_dir_lib.resolve_data_dir(data_dir))
   except errors.UserError as e:
     pair_sets = []
     scores["note"] = f"STS scores not measured: {e}"
   can_encode = _can_encode(model)
   if pair_sets and can_encode:
-    results = evaluate(model, data_dir)
+    results = sts.evaluate_pair_sets(ModelEncoder(model), pair_sets,
+                                     missing=missing)
     means = results.aggregates
     scores.update({
         "sts_mean": _rounded(means[sts.STS_MEAN_KEY].pearson)

@@ -18,9 +18,6 @@ integer versions (the highest is used). Two kinds of export exist:
     `encode` function gives the sentence encodings.
 
 Both give `encode` and `similarity`; the pair classifier also `predict`s.
-The sentence encoders are the evaluation code's (`evaluation.encoder`).
-`sentzoo.load` and `sentzoo.similarity` are this module's `load` and
-`similarity`, imported on first use.
 """
 
 import collections
@@ -152,15 +149,6 @@ def quantize_embeddings(embeddings: np.ndarray, precision: str
     return np.packbits(embeddings > 0, axis=-1)
   raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, "
                    f"got {precision!r}")
-
-
-def _output_width(dim, precision):
-  return (dim + 7) // 8 if precision == "ubinary" else dim
-
-
-def _output_dtype(precision):
-  return {"float32": np.float32, "int8": np.int8,
-          "ubinary": np.uint8}[precision]
 
 
 def semantic_search(query_embeddings: np.ndarray,
@@ -353,8 +341,8 @@ class SentenceModel:
                        f"got {precision!r}")
     sentences = _sentence_list(sentences)
     if not sentences:
-      return np.zeros([0, _output_width(self.dim, precision)],
-                      _output_dtype(precision))
+      return quantize_embeddings(np.zeros([0, self.dim], np.float32),
+                                 precision)
     if show_progress_bar is None:
       show_progress_bar = (len(sentences) >= PROGRESS_MIN_SENTENCES and
                            sys.stderr.isatty())

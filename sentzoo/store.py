@@ -16,6 +16,7 @@ Entries are written whole or not at all: into a temporary folder of the
 store, then renamed into place.
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -232,11 +233,23 @@ class Store:
         shutil.copyfile(source, target)
       return self.commit(name, staging, manifest_fields, replace=replace)
 
+  @contextlib.contextmanager
   def staging(self):
-    """A context manager: a fresh folder in the store, removed on exit
-    (unless `commit` moved it into place). The store's root is removed too
-    if this created it and nothing else was written."""
-    return _Staging(self.root)
+    """A fresh folder in the store, removed on exit (unless `commit` moved
+    it into place). The store's root is removed too if this created it and
+    the block failed: nothing was installed, and no folder is left behind."""
+    created_root = _first_missing(self.root)
+    os.makedirs(self.root, exist_ok=True)
+    path = tempfile.mkdtemp(prefix=".incoming-", dir=self.root)
+    try:
+      yield path
+    except BaseException:
+      if created_root:
+        shutil.rmtree(created_root, ignore_errors=True)
+      raise
+    finally:
+      if os.path.exists(path):
+        shutil.rmtree(path, ignore_errors=True)
 
   def commit(self, name: str, staging: str, manifest_fields: Dict[str, Any],
              replace: bool = True) -> str:
@@ -273,29 +286,6 @@ class Store:
     if old:
       shutil.rmtree(old, ignore_errors=True)
     return os.path.join(target, EXPORT_SUBDIR)
-
-
-class _Staging:
-  """See `Store.staging`."""
-
-  def __init__(self, root):
-    self.root = root
-    self.created_root = None
-    self.path = None
-
-  def __enter__(self):
-    self.created_root = _first_missing(self.root)
-    os.makedirs(self.root, exist_ok=True)
-    self.path = tempfile.mkdtemp(prefix=".incoming-", dir=self.root)
-    return self.path
-
-  def __exit__(self, *exc):
-    if os.path.exists(self.path):
-      shutil.rmtree(self.path, ignore_errors=True)
-    if self.created_root and exc[0] is not None:
-      # Nothing was installed: leave no folder behind either.
-      shutil.rmtree(self.created_root, ignore_errors=True)
-    return False
 
 
 def _first_missing(path):

@@ -5,7 +5,7 @@ import os
 import tensorflow as tf
 
 from sentzoo import store as store_lib
-from sentzoo import zoo_test_util
+from sentzoo.tests import zoo_test_util
 from sentzoo.common import errors
 
 

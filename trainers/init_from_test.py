@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.evaluation import test_util
+from sentzoo.tests import test_util
 from sentzoo.export import export_model
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec as sent2vec_model
