@@ -38,14 +38,11 @@ share one set of source rows (the step then costs O(tokens + targets x
 negatives) rows instead of O(targets x tokens)).
 """
 
-import gzip
-import zlib
-
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.common import errors
 from sentzoo.inputs import corpus as corpus_lib
+from sentzoo.inputs import data_integrity
 from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import token_cache as token_cache_lib
@@ -562,21 +559,11 @@ def count_lines(file_patterns):
   files = corpus_lib.list_files(file_patterns)
   total = len(files) - 1  # The boundary line between files.
   for path in files:
-    opener = gzip.open if path.endswith(".gz") else open
-    last = b"\n"
-    try:
-      with opener(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-          total += block.count(b"\n")
-          last = block[-1:]
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-      raise errors.DataDirError(
-          f"{path}: truncated or corrupt gzip ({e}); restore the file (the "
-          "check that --noverify_data skips would have named it too)") from e
-    except OSError as e:
-      raise errors.DataDirError(f"{path}: cannot read ({e})") from e
-    if last != b"\n":  # A last line without a newline still counts.
-      total += 1
+    newlines, ends_with_newline = data_integrity.count_newlines(
+        path, "; restore the file (the check that --noverify_data skips "
+        "would have named it too)")
+    # A last line without a newline still counts.
+    total += newlines + (not ends_with_newline)
   return total
 
 
