@@ -126,19 +126,13 @@ def load_human_labels(path, min_score=None) -> List[PhrasePair]:
   return pairs
 
 
-def load_lexicon(path, max_pairs=None) -> List[PhrasePair]:
-  """Loads `word para1 para2 ...` lines as (word, para_i) pairs."""
+def load_lexicon(path) -> List[PhrasePair]:
+  """Loads `word para1 para2 ...` lines as (word, para_i) pairs (a word
+  without a paraphrase gives none)."""
   pairs = []
-  for number, line in _lines(path):
+  for _, line in _lines(path):
     words = line.split()
-    if not words:
-      continue
-    if len(words) < 2:
-      continue  # A word with no paraphrase: nothing to learn from.
-    for para in words[1:]:
-      pairs.append(PhrasePair(words[0], para))
-      if max_pairs and len(pairs) >= max_pairs:
-        return pairs
+    pairs.extend(PhrasePair(words[0], para) for para in words[1:])
   return pairs
 
 
