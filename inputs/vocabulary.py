@@ -30,6 +30,15 @@ class Vocabulary:
   def __len__(self):
     return len(self.words)
 
+  @classmethod
+  def from_counts(cls, counts, min_count=1, max_size=None):
+    """The words of {word: count} seen at least `min_count` times, by
+    descending count, then text; the first `max_size` when it is set."""
+    kept = sorted(((w, c) for w, c in counts.items() if c >= min_count),
+                  key=lambda wc: (-wc[1], wc[0]))
+    kept = kept[:max_size] if max_size else kept
+    return cls([w for w, _ in kept], [c for _, c in kept])
+
   @property
   def size_with_padding(self):
     """Rows an embedding table needs: one per word plus the padding row."""
@@ -112,9 +121,7 @@ def build_vocabulary(file_patterns, tokenizer, min_count=5, max_size=None,
                      progress=True):
   """Streams a corpus and keeps the words seen at least `min_count` times."""
   counter, _, _ = count_words(file_patterns, tokenizer, progress=progress)
-  kept = [(w, c) for w, c in counter.items() if c >= min_count]
-  kept.sort(key=lambda wc: (-wc[1], wc[0]))
-  if max_size:
-    kept = kept[:max_size]
-  words = [w.decode("utf-8") for w, _ in kept]
-  return Vocabulary(words, [c for _, c in kept])
+  # UTF-8 bytes sort as their text does: the order is that of the bytes.
+  return Vocabulary.from_counts(
+      {w.decode("utf-8"): c for w, c in counter.items() if c >= min_count},
+      min_count, max_size)
