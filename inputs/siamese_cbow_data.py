@@ -123,16 +123,9 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed,
 
 
 def subsample(ids, keep_probability, seed):
-  """Keeps each id with probability `keep_probability[id]`.
-
-  Args:
-    ids: int32 RaggedTensor [lines, (ids)].
-    keep_probability: float32 [vocabulary size with padding].
-    seed: int [2] stateless seed.
-
-  Returns:
-    int32 RaggedTensor [lines, (kept ids)], the kept ids in order.
-  """
+  """int32 ragged [lines, (ids)] -> [lines, (kept ids)], in order: each id
+  kept with probability `keep_probability[id]` (float32 [vocabulary size
+  with padding]), drawn from the stateless `seed` (int [2])."""
   draws = tf.random.stateless_uniform(tf.shape(ids.flat_values), seed)
   keep = draws < tf.gather(keep_probability, ids.flat_values)
   return ragged_rows.keep_values(ids, keep)
@@ -280,13 +273,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   keep_probability=None, batch_layout="by_length"):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
-  Args:
+  Args (the others as `make_groups`):
     file_patterns: corpus files (comma-separated globs or a list).
-    text_to_ids: the `TextToIds` mapping of the model being trained.
-    batch_size: groups per batch.
-    num_negatives: random sentences per group.
-    max_length: ids kept per sentence.
-    num_epochs: passes over the corpus.
     block_lines: lines read from one file at a time.
     blocks_per_mix: blocks (from different files, when there are several)
       whose sentences are shuffled together and serve as negatives.
@@ -295,11 +283,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     shuffle_batches: batches of different lengths are shuffled in a buffer
       this large.
     seed: makes negatives and order reproducible; iterator state checkpoints.
-    negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
-    min_sentence_ids: see `make_groups`.
     line_limits: optional lines read per file (-1: all).
-    nearby_window: see `make_groups`.
-    keep_probability: see `make_groups` (None: no subsampling).
     batch_layout: one of `BATCH_LAYOUTS` (see the module docstring).
 
   Returns:
