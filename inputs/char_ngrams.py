@@ -100,10 +100,7 @@ class CharNgramFeaturizer(tf.Module):
       return tf.strings.reduce_join(tokens, axis=-1, separator=" ")
     if max_bytes:
       texts = tokenizer_lib.truncate_utf8(texts, max_bytes)
-    texts = tf.strings.unicode_transcode(
-        texts, input_encoding="UTF-8", output_encoding="UTF-8",
-        errors="replace")
-    texts = tf.strings.regex_replace(texts, r"\x00", "\ufffd")
+    texts = tokenizer_lib.clean_utf8(texts)
     if self.lowercase:
       texts = tf.strings.lower(texts, encoding="utf-8")
     texts = tf.strings.regex_replace(texts, r"[\s\pZ]+", " ")

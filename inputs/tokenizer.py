@@ -73,7 +73,7 @@ def truncate_utf8(sentences, max_bytes):
   return tf.strings.substr(cut, tf.zeros_like(keep), keep, unit="BYTE")
 
 
-def _clean_utf8(sentences):
+def clean_utf8(sentences):
   """Invalid UTF-8 replaced with U+FFFD, and so is U+0000 (NUL)."""
   text = tf.strings.unicode_transcode(
       sentences, input_encoding="UTF-8", output_encoding="UTF-8",
@@ -133,7 +133,7 @@ class Tokenizer:
     # a batch runs it only if some sentence needs it.
     text = tf.cond(
         tf.reduce_all(tf.strings.regex_full_match(sentences, _CLEAN_UTF8)),
-        lambda: tf.identity(sentences), lambda: _clean_utf8(sentences))
+        lambda: tf.identity(sentences), lambda: clean_utf8(sentences))
     if self.lowercase:
       text = tf.strings.lower(text, encoding="utf-8")
     if self.keep_punctuation:

@@ -156,7 +156,7 @@ class TokenizerTest(tf.test.TestCase):
     data = tokenizer_fixtures.random_byte_strings(1, 2000) + [b"\x7f", b"\xc2\x80", b""]
     clean = tf.strings.regex_full_match(
         tf.constant(data), tokenizer_lib._CLEAN_UTF8).numpy()
-    unchanged = tokenizer_lib._clean_utf8(tf.constant(data)).numpy()
+    unchanged = tokenizer_lib.clean_utf8(tf.constant(data)).numpy()
     for sentence, is_clean, after in zip(data, clean, unchanged):
       self.assertEqual(bool(is_clean), after == sentence, sentence)
     self.assertGreater(clean.sum(), 100)
