@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import corpus as corpus_lib
 
 PADDING_ID = 0
@@ -46,11 +47,8 @@ class Vocabulary:
 
   def save(self, path):
     """Writes `word<TAB>count` lines atomically."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-      for word, count in zip(self.words, self.counts):
-        f.write(f"{word}\t{count}\n")
-    os.replace(tmp, path)
+    model_dir_lib.write_text_atomically(path, "".join(
+        f"{word}\t{count}\n" for word, count in zip(self.words, self.counts)))
 
   @classmethod
   def load(cls, path):

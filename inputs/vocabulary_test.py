@@ -102,7 +102,7 @@ class VocabularyTest(tf.test.TestCase):
     with open(path, encoding="utf-8") as f:
       self.assertEqual(f.read(), "the\t10\ncafé\t5\n😀\t5\nx_y\t1\n")
     self.assertEqual(
-        [n for n in os.listdir(self.dir) if n.startswith("vocab.txt.tmp")], [])
+        [n for n in os.listdir(self.dir) if "vocab.txt" in n], ["vocab.txt"])
     loaded = vocabulary_lib.Vocabulary.load(path)
     self.assertEqual(loaded.words, vocabulary.words)
     self.assertAllEqual(loaded.counts, vocabulary.counts)
