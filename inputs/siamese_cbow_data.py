@@ -52,8 +52,9 @@ BATCH_LAYOUTS = ("by_length", "consecutive")
 NEARBY_WINDOW = 50
 
 
-def _line_blocks(files, block_lines, line_limits=None):
-  """Blocks of `block_lines` raw lines, round-robin over the files.
+def _mixes(files, block_lines, blocks_per_mix, line_limits=None):
+  """Mixes of `blocks_per_mix` blocks of `block_lines` raw lines, the blocks
+  round-robin over the files: tf.string [mixes, blocks, lines].
 
   `line_limits`: optional lines read per file (-1: all), e.g. to keep the
   held-out books at the end of the last file out of training.
@@ -67,7 +68,8 @@ def _line_blocks(files, block_lines, line_limits=None):
       lambda f, limit: corpus_lib.line_dataset_from_tensor(f).take(
           limit).batch(block_lines),
       cycle_length=max(1, len(files)), block_length=1,
-      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).padded_batch(
+          blocks_per_mix, padding_values="")
 
 
 def _flatten_mix(blocks):
@@ -299,8 +301,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
   files = corpus_lib.list_files(file_patterns)
   # Mixes are cut per epoch, then repeated: a mix spanning two epochs would
   # drop a different remainder than `count_batches` counts.
-  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
-      blocks_per_mix, padding_values="").repeat(num_epochs)
+  mixed = _mixes(files, block_lines, blocks_per_mix,
+                 line_limits).repeat(num_epochs)
 
   def to_batches(index, block):
     block_seed = tf.stack([tf.constant(seed, tf.int64), index])
@@ -330,9 +332,8 @@ def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
                   block_lines=2048, blocks_per_mix=8, min_sentence_ids=1,
                   line_limits=None):
   """Batches in one epoch of `group_dataset` with the same settings."""
-  files = corpus_lib.list_files(file_patterns)
-  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
-      blocks_per_mix, padding_values="")
+  mixed = _mixes(corpus_lib.list_files(file_patterns), block_lines,
+                 blocks_per_mix, line_limits)
 
   def count(block):
     ids = text_to_ids(_flatten_mix(block))[:, :max_length]

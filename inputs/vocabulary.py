@@ -99,6 +99,12 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
   start = time.time()
   # A line rewritten in place on a terminal; in a log file, only the total.
   rewrite = progress and sys.stderr.isatty()
+
+  def say(end):
+    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
+          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
+          end=end, file=sys.stderr, flush=True)
+
   dataset = dataset.map(block_counts, num_parallel_calls=tf.data.AUTOTUNE)
   for i, (unique, counts, non_empty) in enumerate(
       dataset.prefetch(tf.data.AUTOTUNE).as_numpy_iterator()):
@@ -106,12 +112,9 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
     sentences += int(non_empty)
     tokens += int(counts.sum())
     if rewrite and i % 50 == 0:
-      print(f"\rcounting words: {sentences:,} sentences, {tokens:,} tokens, "
-            f"{time.time() - start:.0f}s", end="", file=sys.stderr, flush=True)
+      say(end="")
   if progress:
-    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
-          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
-          file=sys.stderr, flush=True)
+    say(end="\n")
   return counter, sentences, tokens
 
 
