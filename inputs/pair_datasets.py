@@ -55,6 +55,16 @@ def _lines(path):
       yield number, line.rstrip("\r\n")
 
 
+def header_columns(path, header, required):
+  """{column name: index} of a header line's fields; a `required` name
+  missing is an `errors.DataFormatError` at `path`:1."""
+  columns = {name: i for i, name in enumerate(header)}
+  for name in required:
+    if name not in columns:
+      raise errors.DataFormatError(path, 1, f"header lacks column {name!r}")
+  return columns
+
+
 def _headed_tsv(path, required):
   """(line number, fields, column index by name) per data line of a TSV whose
   first line names its columns; blank lines skipped.
@@ -66,11 +76,7 @@ def _headed_tsv(path, required):
   for number, line in _lines(path):
     fields = line.split("\t")
     if columns is None:
-      columns = {name: i for i, name in enumerate(fields)}
-      for name in required:
-        if name not in columns:
-          raise errors.DataFormatError(path, number,
-                                       f"header lacks column {name!r}")
+      columns = header_columns(path, fields, required)
       continue
     if not line.strip():
       continue
@@ -212,10 +218,8 @@ def load_quora_raw(path):
       header = next(reader)
     except StopIteration:
       return PairSet(os.path.basename(path), [], [], np.zeros([0], np.int32))
-    columns = {name: i for i, name in enumerate(header)}
-    for name in ("question1", "question2", "is_duplicate"):
-      if name not in columns:
-        raise errors.DataFormatError(path, 1, f"header lacks column {name!r}")
+    columns = header_columns(path, header,
+                             ("question1", "question2", "is_duplicate"))
 
     def rows():
       for fields in reader:

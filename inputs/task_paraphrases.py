@@ -59,11 +59,8 @@ def _sick_rows(path):
   for number, line in enumerate(scored_pairs.read_lines(path), start=1):
     fields = line.split("\t")
     if columns is None:
-      columns = {name: i for i, name in enumerate(fields)}
-      for name in ("sentence_A", "sentence_B", "relatedness_score"):
-        if name not in columns:
-          raise errors.DataFormatError(path, number,
-                                       f"header lacks column {name!r}")
+      columns = pair_datasets.header_columns(
+          path, fields, ("sentence_A", "sentence_B", "relatedness_score"))
       continue
     if not line.strip():
       continue
