@@ -90,11 +90,6 @@ class Tokenizer:
   replaced with U+FFFD first, so any byte string tokenises without error; so is
   U+0000 (NUL), which would otherwise cut the sentence short when lower-cased.
 
-  `tokenize` can bound its work per sentence: `max_bytes` cuts each
-  sentence (`truncate_utf8`) before anything else runs, `max_tokens` keeps
-  the first tokens only. Exports set both (`export.input_limits`); the
-  training pipelines pass their own caps through the same method.
-
   Siamese CBOW's reference code drops punctuation tokens; the project's
   word2vec and Sent2Vec baselines keep them. Both are one flag away.
 
@@ -108,18 +103,11 @@ class Tokenizer:
     self.keep_punctuation = keep_punctuation
 
   def tokenize(self, sentences, max_bytes=None, max_tokens=None):
-    """Splits sentences into tokens.
+    """tf.string [batch] -> tf.string ragged [batch, (tokens)].
 
-    Args:
-      sentences: tf.string tensor of shape [batch].
-      max_bytes: if set (>= 1), each sentence is first cut to this many bytes
-        at a character boundary (`truncate_utf8`): the rest is never read.
-      max_tokens: if set (>= 1), at most this many tokens (the first ones)
-        are kept per sentence.
-
-    Returns:
-      tf.RaggedTensor of tf.string, shape [batch, (tokens)], at most
-      `max_tokens` tokens per row when set.
+    Exports bound the work per sentence (`export.input_limits`): `max_bytes`
+    cuts each sentence at a character boundary (`truncate_utf8`) before
+    anything else reads it, `max_tokens` keeps its first tokens. None: no cap.
     """
     sentences = tf.convert_to_tensor(sentences, tf.string)
     if max_bytes:
