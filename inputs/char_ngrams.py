@@ -112,11 +112,8 @@ class CharNgramFeaturizer(tf.Module):
     return texts
 
   def ngrams(self, texts, max_bytes=None, max_tokens=None):
-    """tf.string [batch] -> tf.RaggedTensor of n-gram strings [batch, (k)].
-
-    `max_bytes`, `max_tokens`: see `normalize`; the n-grams are those of
-    the capped text.
-    """
+    """tf.string [batch] -> n-gram strings [batch, (k)] of the capped text
+    (`normalize`)."""
     texts = self.normalize(texts, max_bytes, max_tokens)
     padded = tf.where(tf.strings.length(texts) > 0,
                       tf.strings.join([" ", texts, " "]), texts)
@@ -124,11 +121,8 @@ class CharNgramFeaturizer(tf.Module):
     return tf.strings.ngrams(chars, list(self.ngram_sizes), separator="")
 
   def __call__(self, texts, max_bytes=None, max_tokens=None):
-    """tf.string [batch] -> int32 tf.RaggedTensor [batch, (ids)], ids >= 1.
-
-    `max_bytes`, `max_tokens`: caps on each text (see `normalize`); None: no
-    cap. Exports set them (`export.input_limits`).
-    """
+    """tf.string [batch] -> int32 ragged [batch, (ids)], ids >= 1, of the
+    capped text (`normalize`); an empty text has no ids."""
     grams = self.ngrams(texts, max_bytes, max_tokens)
     if self.num_buckets:
       ids = tf.strings.to_hash_bucket_fast(grams.flat_values,

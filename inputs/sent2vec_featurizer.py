@@ -93,11 +93,7 @@ class Sent2VecFeaturizer(tf.Module):
   def word_ids_and_line_tokens(self, sentences, max_bytes=None,
                                max_tokens=None):
     """(int32 ragged [batch, (known words)], int64 [batch] tokens per line,
-    unknown words included).
-
-    `max_bytes` and `max_tokens` cap each line before the lookup
-    (`Tokenizer.tokenize`; None: no cap): the counts are of the tokens kept.
-    """
+    unknown words included) of the lines capped by `Tokenizer.tokenize`."""
     tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
                                      max_tokens=max_tokens)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
