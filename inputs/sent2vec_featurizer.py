@@ -55,7 +55,8 @@ class Sent2VecFeaturizer(tf.Module):
 
   A `TextToIds`-like module: `export.averaging_encoder` averages the rows it
   names, and the training pipeline calls `word_ids_and_line_tokens` and
-  `hash_ngrams` of the same object. No n-gram dropout here (inference uses every n-gram).
+  `hash_ngrams` of the same object. No n-gram dropout here (inference uses
+  every n-gram).
 
   Example:
     >>> f = Sent2VecFeaturizer(Vocabulary(["a", "cat"], [9, 5]),
