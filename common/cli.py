@@ -34,21 +34,14 @@ def run(main, flag_values=flags.FLAGS):
   """Runs an absl `main` with this project's exit codes (`errors.EXIT_*`).
 
   The command line is parsed into `flag_values`: absl's global flags, or a
-  command's own `flags.FlagValues` (the trainers': several trainers can then
-  live in one Python process).
-
-  0: `main` finished. 2: a bad flag value (absl's flag parsing, validators
-  included) or an `errors.UserError`, printed as one `error: ...` line on
-  stderr without a traceback. 75: `errors.Interrupted` (stopped with a
-  checkpoint saved), its message printed on stdout. 1: anything else (an
-  uncaught exception prints its traceback).
-
-  TensorFlow's INFO logging is hidden unless --verbose (or
-  SENTZOO_VERBOSE=1); see common/console.py.
+  command's own `flags.FlagValues` (several commands can then live in one
+  Python process). 2: a bad flag or an `errors.UserError`, one `error: ...`
+  line on stderr without a traceback. 75: `errors.Interrupted`, its message
+  on stdout. 1: anything else, with its traceback.
 
   stdout is line-buffered even when it is a file or a pipe (`nohup ... >
-  train.log`): each progress line reaches the log when printed, and the
-  log of a run that is killed or hangs ends where the run stopped.
+  train.log`): the log of a run that is killed or hangs ends where the run
+  stopped.
   """
 
   def guarded(argv):
@@ -141,7 +134,7 @@ def undecodable_flagfile(argv):
   the encoding absl reads it with: (path, line number, UnicodeDecodeError),
   or None."""
   encoding = locale.getpreferredencoding(False)
-  pending = [value for value in _flagfile_values(argv)]
+  pending = list(_flagfile_values(argv))
   seen = set()
   while pending:
     path = pending.pop(0)
@@ -186,41 +179,27 @@ def exit_if_interrupted(outcome):
 
 
 def positive_float(name, flag_values=flags.FLAGS):
-  """Registers a validator: the float flag `name` must be finite and > 0
-  (None allowed).
-
-  absl's `lower_bound` allows the bound itself; a learning rate of 0 would
-  train nothing, and one of inf trains to NaN.
-  """
+  """Registers a validator: the float flag `name` is None or finite and > 0
+  (absl's `lower_bound` allows the bound: a learning rate of 0 trains
+  nothing)."""
   flags.register_validator(
       name, lambda value: value is None or (math.isfinite(value) and value > 0),
       message="must be a finite number > 0", flag_values=flag_values)
 
 
-def finite_floats(flag_values=flags.FLAGS, names=None):
-  """Registers a validator on float flags: nan, inf and -inf are refused.
+def finite_floats(flag_values=flags.FLAGS):
+  """Registers a validator on every float flag defined in `flag_values` now:
+  nan, inf and -inf are refused. Returns the flags' names.
 
   absl's `lower_bound`/`upper_bound` let nan through (every comparison with
   nan is false), so `--sample=nan` passed Sent2Vec's [0, 1] check and
   turned subsampling off, and `--final_learning_rate_fraction=nan` trained
   to NaN with exit 0. No float flag of this project has a meaning for nan
   or an infinity.
-
-  Call it once, when the command's flags are defined (before they are
-  parsed).
-
-  Args:
-    flag_values: the command's `FlagValues`.
-    names: the float flags to check; None: every float flag defined in
-      `flag_values` now.
-
-  Returns:
-    The names of the flags given the validator.
   """
-  if names is None:
-    names = sorted(name for name in flag_values
-                   if name == flag_values[name].name
-                   and isinstance(flag_values[name].parser, flags.FloatParser))
+  names = sorted(name for name in flag_values
+                 if name == flag_values[name].name
+                 and isinstance(flag_values[name].parser, flags.FloatParser))
   for name in names:
     flags.register_validator(
         name, lambda value: value is None or math.isfinite(value),
@@ -248,13 +227,8 @@ def require_flags(*names, flag_values=flags.FLAGS):
 
   Trainers call it at the top of `main` instead of defining these flags with
   `required=True`: absl checks a required flag whenever the flags are parsed,
-  so a test that imports the trainer and runs `tf.test.main()` (or
-  `absltest.main()`, as `bazel test` and `python -m` do) would fail with a
-  flag error before any test runs.
-
-  Args:
-    names: flag names, e.g. "model_dir".
-    flag_values: the parsed `FlagValues` (default: absl's global flags).
+  so a test that imports the trainer and runs `tf.test.main()` would fail
+  with a flag error before any test runs.
   """
   missing = [f"--{name}" for name in names
              if getattr(flag_values, name) in (None, "")]
@@ -265,15 +239,9 @@ def require_flags(*names, flag_values=flags.FLAGS):
 
 
 def parse_own_flags(define_flags, argv):
-  """Flags parsed into a fresh `FlagValues`, for commands run in-process.
-
-  Args:
-    define_flags: function(flag_values) that defines the command's flags.
-    argv: the command line; argv[0] is the program.
-
-  Raises:
-    errors.UserError: a bad flag, or arguments that are not flags.
-  """
+  """`argv` (argv[0]: the program) parsed into a fresh `FlagValues` that
+  `define_flags(flag_values)` fills, for a command run in-process; a bad
+  flag or an argument that is not a flag is an `errors.UserError`."""
   flag_values = flags.FlagValues()
   define_flags(flag_values)
   reject_arguments(parse_argv(argv, flag_values))
@@ -281,13 +249,8 @@ def parse_own_flags(define_flags, argv):
 
 
 def run_with_own_flags(define_flags, command):
-  """Runs `command(flag_values)` as the program's main, through `run`.
-
-  The command line is parsed into a fresh `FlagValues` that
-  `define_flags(flag_values)` fills (the same flags as `parse_own_flags`
-  gives a command run in-process); arguments that are not flags are a
-  user error.
-  """
+  """Runs `command(flag_values)` through `run`, with the flags that
+  `parse_own_flags` gives a command run in-process."""
   flag_values = flags.FlagValues()
   define_flags(flag_values)
 

@@ -11,7 +11,7 @@ that a second Ctrl-C while the command unwinds and TensorFlow tears down
 cannot turn exit 75 into a traceback and exit 130, or exit 0 into death by
 SIGTERM.
 
-Two places where a KeyboardInterrupt is not the command's:
+Three places where a KeyboardInterrupt is not the command's:
 - raised while Python imports the command's modules (TensorFlow takes
   seconds), before `common.cli.run` catches anything: the interpreter would
   print a traceback and exit 130. `install_for_command`'s `sys.excepthook`
@@ -21,7 +21,6 @@ Two places where a KeyboardInterrupt is not the command's:
   prints "Exception ignored in ..." with a traceback and drops the interrupt,
   and the command would go on. The `sys.unraisablehook` re-delivers it to the
   main thread a moment later instead, without the traceback.
-
 - raised while a C++ extension builds an exception of its own (TensorFlow's
   pybind11 code, e.g. the `InvalidArgumentError` that `tf.saved_model.load`
   raises and catches while it reads a graph's attributes): pybind11 replaces

@@ -69,14 +69,8 @@ def read_model_config(model_dir):
 
 def restore_latest(model_dir, **objects):
   """Restores `objects` (e.g. model=...) from the newest checkpoint that can
-  be read (a damaged newest one is skipped with a warning on stderr).
-
-  Returns:
-    The checkpoint path restored.
-
-  Raises:
-    errors.UserError: when `model_dir` holds no checkpoint that restores.
-  """
+  be read (a damaged newest one is skipped with a warning on stderr);
+  returns its path."""
   folder = os.path.join(model_dir, CHECKPOINT_SUBDIR)
   paths = checkpoints_newest_first(model_dir)
   if not paths:
@@ -136,8 +130,7 @@ def write_text_atomically(path, text):
 
 
 def current_umask():
-  """The process's umask (read by setting it and setting it back)."""
-  mask = os.umask(0o022)
+  mask = os.umask(0o022)  # Read by setting it and setting it back.
   os.umask(mask)
   return mask
 

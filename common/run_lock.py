@@ -86,15 +86,10 @@ class RunLock:
 
   def __init__(self, model_dir, what="run", announce=None,
                read_only_ok=False):
-    """
-    Args:
-      model_dir: the folder (it is made if missing).
-      what: what holds it ("training", "export"), recorded in the file.
-      announce: function(str) for the take-over line (default: stderr).
-      read_only_ok: a run that only reads the folder (an export elsewhere)
-        goes on without the lock when the folder cannot be written (then
-        no run can write it either).
-    """
+    """`what` ("training", "export") is recorded in the file; `announce`
+    prints the take-over line (default: on stderr); with `read_only_ok`, a
+    run that only reads the folder (an export elsewhere) goes on without the
+    lock when the folder cannot be written (then no run can write it)."""
     self.model_dir = model_dir
     self.path = os.path.join(model_dir, LOCK_FILE)
     self.what = what
@@ -109,15 +104,8 @@ class RunLock:
 
   def acquire(self):
     """Takes the lock, or raises `DirectoryInUseError` naming the holder.
-
-    Returns:
-      The holder this run replaced ({} if there was none): a dict with the
-      dead run's pid and host when a stale lock file was taken over.
-
-    Raises:
-      DirectoryInUseError: another live process holds the lock.
-      errors.UserError: the folder cannot be made or written.
-    """
+    Returns the holder this run replaced ({}: none), e.g. a dead run's pid
+    and host."""
     if self._fd is not None:
       raise RuntimeError(f"{self.path} is already held by this object")
     try:

@@ -13,7 +13,7 @@ from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
-from sentzoo.inputs import tokenizer_test_util
+from sentzoo.tests import tokenizer_fixtures
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.layers import masked_average
 from sentzoo.layers import shared_embedding
@@ -298,7 +298,7 @@ def _previous_encode(table, vocabulary, sentences, keep_punctuation,
   """The averaging graph before issue 34: the previous tokeniser, a lookup,
   a gather of every row and an unsorted segment sum (the reference for the
   fused mean and the new tokeniser)."""
-  tokens = tokenizer_test_util.previous_tokenize(
+  tokens = tokenizer_fixtures.previous_tokenize(
       sentences, keep_punctuation,
       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
       input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)
@@ -335,10 +335,10 @@ class PreviousComputationTest(tf.test.TestCase):
           self.assertAllClose(got, want, atol=1e-5, rtol=1e-5)
 
   def test_fixture_sentences(self):
-    sentences = (tokenizer_test_util.TRICKY + QUANTIZE_SENTENCES +
-                 tokenizer_test_util.random_byte_strings(3, 200))
-    words = sorted({t for s in tokenizer_test_util.TRICKY + QUANTIZE_SENTENCES
-                    for t in tokenizer_test_util.python_reference(s, True)})
+    sentences = (tokenizer_fixtures.TRICKY + QUANTIZE_SENTENCES +
+                 tokenizer_fixtures.random_byte_strings(3, 200))
+    words = sorted({t for s in tokenizer_fixtures.TRICKY + QUANTIZE_SENTENCES
+                    for t in tokenizer_fixtures.python_reference(s, True)})
     self._check(sentences, words, 7)
 
   def _sts_sentences(self):
@@ -355,7 +355,7 @@ class PreviousComputationTest(tf.test.TestCase):
     sentences = self._sts_sentences()
     counts = {}
     for sentence in sentences:
-      for token in tokenizer_test_util.python_reference(sentence, True):
+      for token in tokenizer_fixtures.python_reference(sentence, True):
         counts[token] = counts.get(token, 0) + 1
     words = sorted(w for w, c in counts.items() if c >= 2)
     self._check(sentences, words, 16)
@@ -368,7 +368,7 @@ class PreviousComputationTest(tf.test.TestCase):
     for keep in (False, True):
       got = tokenizer_lib.Tokenizer(keep_punctuation=keep).tokenize(
           tf.constant(sentences), 65536, 1024)
-      want = tokenizer_test_util.previous_tokenize(tf.constant(sentences), keep, 65536, 1024)
+      want = tokenizer_fixtures.previous_tokenize(tf.constant(sentences), keep, 65536, 1024)
       self.assertAllEqual(got.row_splits, want.row_splits)
       self.assertAllEqual(got.flat_values, want.flat_values)
 

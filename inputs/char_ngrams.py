@@ -18,14 +18,12 @@ loads in TF Serving and in processes that never imported tensorflow_text.
 import collections
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
 
 NGRAM_VOCABULARY_FILE = "ngrams.txt"
-PADDING_ID = vocabulary_lib.PADDING_ID
 
 
 class CharNgramFeaturizer(tf.Module):
@@ -102,10 +100,7 @@ class CharNgramFeaturizer(tf.Module):
       return tf.strings.reduce_join(tokens, axis=-1, separator=" ")
     if max_bytes:
       texts = tokenizer_lib.truncate_utf8(texts, max_bytes)
-    texts = tf.strings.unicode_transcode(
-        texts, input_encoding="UTF-8", output_encoding="UTF-8",
-        errors="replace")
-    texts = tf.strings.regex_replace(texts, r"\x00", "\ufffd")
+    texts = tokenizer_lib.clean_utf8(texts)
     if self.lowercase:
       texts = tf.strings.lower(texts, encoding="utf-8")
     texts = tf.strings.regex_replace(texts, r"[\s\pZ]+", " ")
@@ -117,11 +112,8 @@ class CharNgramFeaturizer(tf.Module):
     return texts
 
   def ngrams(self, texts, max_bytes=None, max_tokens=None):
-    """tf.string [batch] -> tf.RaggedTensor of n-gram strings [batch, (k)].
-
-    `max_bytes`, `max_tokens`: see `normalize`; the n-grams are those of
-    the capped text.
-    """
+    """tf.string [batch] -> n-gram strings [batch, (k)] of the capped text
+    (`normalize`)."""
     texts = self.normalize(texts, max_bytes, max_tokens)
     padded = tf.where(tf.strings.length(texts) > 0,
                       tf.strings.join([" ", texts, " "]), texts)
@@ -129,11 +121,8 @@ class CharNgramFeaturizer(tf.Module):
     return tf.strings.ngrams(chars, list(self.ngram_sizes), separator="")
 
   def __call__(self, texts, max_bytes=None, max_tokens=None):
-    """tf.string [batch] -> int32 tf.RaggedTensor [batch, (ids)], ids >= 1.
-
-    `max_bytes`, `max_tokens`: caps on each text (see `normalize`); None: no
-    cap. Exports set them (`export.input_limits`).
-    """
+    """tf.string [batch] -> int32 ragged [batch, (ids)], ids >= 1, of the
+    capped text (`normalize`); an empty text has no ids."""
     grams = self.ngrams(texts, max_bytes, max_tokens)
     if self.num_buckets:
       ids = tf.strings.to_hash_bucket_fast(grams.flat_values,
@@ -158,42 +147,23 @@ class CharNgramFeaturizer(tf.Module):
     return cls(vocabulary=vocabulary, **config)
 
 
-def count_ngrams(texts, ngram_sizes, lowercase=True, tokenize=True,
-                 batch_size=4096):
-  """Counts the n-grams of `texts` with exactly the featuriser's code.
-
-  Returns:
-    collections.Counter of n-gram (str) -> occurrences.
-  """
+def build_ngram_vocabulary(texts, ngram_sizes, min_count=1, max_size=None,
+                           lowercase=True, tokenize=True):
+  """The n-grams of `texts` seen at least `min_count` times, most frequent
+  first (ties broken by the n-gram's text), counted with exactly the
+  featuriser's code: an `inputs.vocabulary.Vocabulary`."""
   featurizer = CharNgramFeaturizer(ngram_sizes, num_buckets=1,
                                    lowercase=lowercase, tokenize=tokenize)
   ngrams_fn = tf.function(featurizer.ngrams,
                           input_signature=[tf.TensorSpec([None], tf.string)])
   counter = collections.Counter()
   texts = list(texts)
-  for start in range(0, len(texts), batch_size):
-    grams = ngrams_fn(tf.constant(texts[start:start + batch_size], tf.string))
+  for start in range(0, len(texts), 4096):
+    grams = ngrams_fn(tf.constant(texts[start:start + 4096], tf.string))
     unique, _, counts = tf.unique_with_counts(grams.flat_values)
     counter.update(dict(zip(unique.numpy().tolist(), counts.numpy().tolist())))
-  return collections.Counter(
-      {k.decode("utf-8"): v for k, v in counter.items()})
-
-
-def build_ngram_vocabulary(texts, ngram_sizes, min_count=1, max_size=None,
-                           lowercase=True, tokenize=True):
-  """The n-grams of `texts` seen at least `min_count` times, most frequent first.
-
-  Returns:
-    `inputs.vocabulary.Vocabulary` (ties broken by the n-gram's text).
-  """
-  counter = count_ngrams(texts, ngram_sizes, lowercase=lowercase,
-                         tokenize=tokenize)
-  kept = [(g, c) for g, c in counter.items() if c >= min_count]
-  kept.sort(key=lambda gc: (-gc[1], gc[0]))
-  if max_size:
-    kept = kept[:max_size]
-  return vocabulary_lib.Vocabulary([g for g, _ in kept],
-                                   np.array([c for _, c in kept], np.int64))
+  return vocabulary_lib.Vocabulary.from_counts(
+      {g.decode("utf-8"): c for g, c in counter.items()}, min_count, max_size)
 
 
 def vocabulary_path(model_dir):

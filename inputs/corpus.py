@@ -23,12 +23,8 @@ def list_files(file_patterns):
 
 
 def book_corpus_pattern(data_dir, parts=None):
-  """The Gutenberg book corpus files under `data_dir`, all parts or some.
-
-  Args:
-    data_dir: the data directory (holds `gutenberg/partNN.txt.gz`).
-    parts: optional list of part numbers, e.g. [1] for `part01` alone.
-  """
+  """The `gutenberg/partNN.txt.gz` files under `data_dir`: all, or the
+  `parts` numbers ([1]: part01 alone)."""
   if not parts:
     return os.path.join(data_dir, "gutenberg", "part*.txt.gz")
   return ",".join(os.path.join(data_dir, "gutenberg", f"part{int(p):02d}.txt.gz")
@@ -36,15 +32,9 @@ def book_corpus_pattern(data_dir, parts=None):
 
 
 def last_books_start(data_dir, part, num_books):
-  """First line (0-based) of the last `num_books` books of a corpus part.
-
-  Reads `<data_dir>/gutenberg/index.tsv` (one row per book: part,
-  first_line_in_part counted from 1, ...).
-
-  Raises:
-    errors.DataDirError: no index, or the part has no more than `num_books`
-      books (nothing would be left to train on).
-  """
+  """First line (0-based) of the last `num_books` books of a corpus part,
+  from `gutenberg/index.tsv` (first_line_in_part counts from 1); the part
+  must keep a book to train on."""
   path = data_integrity.book_index_path(data_dir)
   if not os.path.exists(path):
     raise errors.DataDirError(f"{path}: not found (needed to hold out books)")

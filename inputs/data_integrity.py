@@ -64,16 +64,8 @@ def _normalize_listed(name):
 
 
 def read_checksums(path):
-  """Reads a `sha256sum` listing into {relative path: lower-case hex digest}.
-
-  Args:
-    path: the SHA256SUMS file; lines are `<64 hex>  ./relative/path` (or
-      `<64 hex> *path`, sha256sum's binary mode); empty lines are ignored.
-
-  Raises:
-    errors.DataFormatError: a line that is not `<digest> <path>`.
-    errors.DataDirError: the file cannot be read.
-  """
+  """{relative path: lower-case hex digest} of a `sha256sum` listing
+  (`<64 hex>  ./relative/path`, or `<64 hex> *path` in binary mode)."""
   digests = {}
   try:
     with open(path, encoding="utf-8") as f:
@@ -93,7 +85,6 @@ def read_checksums(path):
 
 
 def sha256_file(path):
-  """The hex sha256 of a file, read in chunks of CHUNK_BYTES."""
   digest = hashlib.sha256()
   try:
     with open(path, "rb") as f:
@@ -105,22 +96,8 @@ def sha256_file(path):
 
 
 def verify_checksums(data_dir, files):
-  """Checks each file against `<data_dir>/SHA256SUMS`, if that file exists.
-
-  Args:
-    data_dir: the data directory; SHA256SUMS lists paths relative to it.
-    files: paths of the files to check. Files that SHA256SUMS does not list
-      (or that lie outside `data_dir`) are skipped.
-
-  Returns:
-    How many files were checked (0 when there is no SHA256SUMS).
-
-  Raises:
-    errors.DataDirError: a file's sha256 differs from the listed one (the
-      message names the file and both digests, shortened), or a file cannot
-      be read.
-    errors.DataFormatError: a malformed SHA256SUMS line.
-  """
+  """Checks the files that `<data_dir>/SHA256SUMS` lists (paths relative to
+  `data_dir`) against their sha256; returns how many it checked."""
   sums_path = os.path.join(data_dir, SHA256SUMS)
   if not os.path.isfile(sums_path):
     return 0
@@ -141,51 +118,39 @@ def verify_checksums(data_dir, files):
   return checked
 
 
-def verify_gzip_complete(path):
-  """Reads a file to its end and returns its number of lines (b"\\n" count).
+def count_newlines(path, corrupt_advice=""):
+  """(b"\\n" count, whether the file ends with one or is empty) of a file
+  read to its end.
 
   A `.gz` file is decompressed with Python's gzip module, which, unlike TF's
   TextLineDataset, checks the end-of-stream marker, the CRC and the length.
-  Any other file is read as plain bytes.
 
   Raises:
-    errors.DataDirError: `<path>: truncated or corrupt gzip (<reason>)`, or
-      the file cannot be read.
+    errors.DataDirError: `<path>: truncated or corrupt gzip (<reason>)` and
+      `corrupt_advice`, or the file cannot be read.
   """
-  lines = 0
+  lines, last = 0, b"\n"
+  opener = gzip.open if path.endswith(".gz") else open
   try:
-    if path.endswith(".gz"):
-      with gzip.open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
-          lines += chunk.count(b"\n")
-    else:
-      with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
-          lines += chunk.count(b"\n")
+    with opener(path, "rb") as f:
+      for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
+        lines += chunk.count(b"\n")
+        last = chunk[-1:]
   except (EOFError, zlib.error, gzip.BadGzipFile) as e:
     raise errors.DataDirError(
-        f"{path}: truncated or corrupt gzip ({e})") from e
+        f"{path}: truncated or corrupt gzip ({e}){corrupt_advice}") from e
   except OSError as e:
     raise errors.DataDirError(f"{path}: cannot read ({e})") from e
-  return lines
+  return lines, last == b"\n"
 
 
 def book_index_path(data_dir):
-  """The book corpus index, `<data_dir>/gutenberg/index.tsv`."""
   return os.path.join(data_dir, "gutenberg", "index.tsv")
 
 
 def read_book_index_ends(path):
-  """The last sentence line of each part in a book index: {part: line}.
-
-  A part's last sentence line (counted from 1) is first_line_in_part - 1 +
-  num_sentences of its book with the highest first_line_in_part.
-
-  Raises:
-    errors.DataFormatError: no header with the needed columns (line 1), or a
-      row whose fields are missing or not integers (its line).
-    errors.DataDirError: the file cannot be read.
-  """
+  """{part: its last sentence line (from 1)}: first_line_in_part - 1 +
+  num_sentences of the part's last book."""
   ends = {}
   try:
     with open(path, encoding="utf-8") as f:
@@ -226,28 +191,13 @@ def _book_part(data_dir, path):
 
 
 def verify_book_corpus(data_dir, files, line_counts=None):
-  """Checks book corpus parts' line counts against `gutenberg/index.tsv`.
+  """Checks the line counts of the `gutenberg/partNN.txt[.gz]` among
+  `files` that `gutenberg/index.tsv` lists; returns how many it checked.
 
-  A part holds its books' sentences one per line, in index order, with one
-  empty line after each book, the last included: its b"\\n" count is the
-  index's last sentence line + 1 (the form of the shared data). A copy
-  without the final empty line (count = last sentence line) also passes.
-
-  Args:
-    data_dir: the data directory (holds `gutenberg/index.tsv`).
-    files: paths; those that are `<data_dir>/gutenberg/partNN.txt.gz` with a
-      part listed in the index are checked, the rest skipped (as are all of
-      them when there is no index).
-    line_counts: optional {path: b"\\n" count} already measured (by
-      `verify_gzip_complete`); files not in it are read.
-
-  Returns:
-    How many files were checked.
-
-  Raises:
-    errors.DataDirError: a part's line count differs from the index's
-      (naming the file, expected and found counts), or a truncated gzip.
-    errors.DataFormatError: a malformed index line.
+  A part holds its books' sentences one per line with one empty line after
+  each book, the last included: its b"\\n" count is the index's last
+  sentence line + 1. A copy without the final empty line also passes.
+  `line_counts`: {path: b"\\n" count} already measured, not read again.
   """
   index_path = book_index_path(data_dir)
   if not os.path.isfile(index_path):
@@ -266,7 +216,7 @@ def verify_book_corpus(data_dir, files, line_counts=None):
     if line_counts is not None and path in line_counts:
       found = line_counts[path]
     else:
-      found = verify_gzip_complete(path)
+      found = count_newlines(path)[0]
     if found not in (expected, expected + 1):
       raise errors.DataDirError(
           f"{path}: {found:,} lines, but {index_path} implies {expected + 1:,} "
@@ -277,25 +227,10 @@ def verify_book_corpus(data_dir, files, line_counts=None):
 
 
 def verify_corpus(data_dir, files, checksums=True, out=None):
-  """Checks corpus files before training; prints one line per file.
-
-  Reads every file to its end (a truncated or corrupt gzip is an error),
-  checks book corpus parts' line counts against `gutenberg/index.tsv`, and,
-  with `checksums`, each file listed in `SHA256SUMS` against its sha256.
-
-  Args:
-    data_dir: the data directory, or None/"" to check the files alone.
-    files: paths of the corpus files.
-    checksums: whether to compare sha256 digests with SHA256SUMS.
-    out: where progress lines go (default sys.stdout), e.g.
-      `verified part01.txt.gz: 526,745 lines, sha256 ok, index ok (0.4s)`.
-
-  Returns:
-    {path: number of lines (b"\\n" count)} for each file.
-
-  Raises:
-    errors.UserError (DataDirError, DataFormatError): the first problem,
-      naming its file.
+  """Checks corpus files before training, one line per file on `out`
+  (`verified part01.txt.gz: 526,745 lines, sha256 ok, index ok (0.4s)`):
+  complete gzip, index line counts and, with `checksums`, SHA256SUMS.
+  `data_dir` None or "": the files alone. Returns {path: b"\\n" count}.
   """
   out = out or sys.stdout
   counts = {}
@@ -304,7 +239,7 @@ def verify_corpus(data_dir, files, checksums=True, out=None):
     notes = []
     if data_dir and checksums and verify_checksums(data_dir, [path]):
       notes.append("sha256 ok")
-    counts[path] = verify_gzip_complete(path)
+    counts[path] = count_newlines(path)[0]
     if data_dir and verify_book_corpus(data_dir, [path], counts):
       notes.append("index ok")
     notes = "".join(", " + n for n in notes)
@@ -323,10 +258,13 @@ def _sample_digest(path, size):
   tells a copied or touched file (same bytes, new mtime) from a changed one
   of the same size in all but contrived cases."""
   digest = hashlib.sha256()
-  with open(path, "rb") as f:
-    for i in range(SAMPLE_BLOCKS):
-      f.seek(size * i // SAMPLE_BLOCKS)
-      digest.update(f.read(SAMPLE_BYTES))
+  try:
+    with open(path, "rb") as f:
+      for i in range(SAMPLE_BLOCKS):
+        f.seek(size * i // SAMPLE_BLOCKS)
+        digest.update(f.read(SAMPLE_BYTES))
+  except OSError as e:
+    raise errors.DataDirError(f"{path}: cannot read ({e.strerror})") from e
   return digest.hexdigest()
 
 
@@ -345,24 +283,15 @@ def corpus_fingerprint(files):
   prints = []
   for path in files:
     entry = file_fingerprint(path)
-    try:
-      entry["sample_sha256"] = _sample_digest(path, entry["size"])
-    except OSError as e:
-      raise errors.DataDirError(f"{path}: cannot read ({e.strerror})") from e
+    entry["sample_sha256"] = _sample_digest(path, entry["size"])
     prints.append(entry)
   return prints
 
 
 def record_corpus(model_dir, files):
-  """Records the corpus `files` in `<model_dir>/corpus_fingerprint.json`.
-
-  Call it when the first pass over the corpus (the vocabulary, the plan of
-  batches per epoch) is done: `check_corpus_unchanged` compares every rerun
-  with it.
-
-  Args:
-    model_dir: the model directory.
-    files: the corpus files, in the order the run reads them.
+  """Records the corpus `files` (in reading order) in
+  `<model_dir>/corpus_fingerprint.json` once the first pass (vocabulary, plan
+  of batches) is done: `check_corpus_unchanged` compares every rerun with it.
   """
   model_dir_lib.write_text_atomically(
       os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE),
@@ -383,10 +312,7 @@ def check_corpus_unchanged(model_dir, files):
   A file is unchanged when its size and mtime are as recorded (a stat), or,
   when only its mtime moved (a copy, `touch`), when its sampled digest is
   the same. Files are compared in order, so a data directory moved
-  elsewhere with the same files passes.
-
-  Returns:
-    How many files were compared.
+  elsewhere with the same files passes. Returns how many were compared.
   """
   path = os.path.join(model_dir, model_dir_lib.CORPUS_FINGERPRINT_FILE)
   if not os.path.exists(path):
@@ -409,14 +335,9 @@ def check_corpus_unchanged(model_dir, files):
     now = file_fingerprint(file)
     if (now["size"], now["mtime_ns"]) == (entry["size"], entry["mtime_ns"]):
       continue
-    if now["size"] == entry["size"]:
-      try:
-        same = _sample_digest(file, now["size"]) == entry.get("sample_sha256")
-      except OSError as e:
-        raise errors.DataDirError(
-            f"{file}: cannot read ({e.strerror})") from e
-      if same:
-        continue
+    if (now["size"] == entry["size"] and _sample_digest(file, now["size"])
+        == entry.get("sample_sha256")):
+      continue
     raise errors.DataDirError(
         f"the corpus changed since {model_dir!r} was first trained: {file} "
         f"is {_describe(now)}, it was {_describe(entry)}; {advice}")

@@ -62,14 +62,16 @@ class DataIntegrityTest(tf.test.TestCase):
     return [(1, 0, "A", "Book one", "0" * 40, 1, 3, 6),
             (1, 1, "B", "Book two", "1" * 40, 5, 2, 4)]
 
-  # verify_gzip_complete
+  # count_newlines
 
   def test_good_gzip_counts_lines(self):
-    self.assertEqual(data_integrity.verify_gzip_complete(self.part), 7)
+    self.assertEqual(data_integrity.count_newlines(self.part)[0], 7)
 
   def test_plain_file_counts_lines(self):
     path = self._write("plain.txt", "a\nb\n\nc\n")
-    self.assertEqual(data_integrity.verify_gzip_complete(path), 4)
+    self.assertEqual(data_integrity.count_newlines(path), (4, True))
+    path = self._write("no_final_newline.txt", "a\nb")
+    self.assertEqual(data_integrity.count_newlines(path), (1, False))
 
   def test_truncated_gzip_names_file(self):
     data = _gzip_bytes("".join(f"sentence {i} of a longer book.\n"
@@ -79,7 +81,7 @@ class DataIntegrityTest(tf.test.TestCase):
       with self.assertRaisesRegex(
           errors.DataDirError,
           rf"^{re.escape(path)}: truncated or corrupt gzip \(.+\)$"):
-        data_integrity.verify_gzip_complete(path)
+        data_integrity.count_newlines(path)[0]
 
   def test_corrupt_gzip_names_file(self):
     data = bytearray(_gzip_bytes("hello world\n" * 1000))
@@ -87,17 +89,17 @@ class DataIntegrityTest(tf.test.TestCase):
     path = self._write("bad.txt.gz", bytes(data))
     with self.assertRaisesRegex(
         errors.DataDirError, rf"{re.escape(path)}: truncated or corrupt gzip"):
-      data_integrity.verify_gzip_complete(path)
+      data_integrity.count_newlines(path)[0]
     path = self._write("notgzip.txt.gz", "plain text, not gzip\n")
     with self.assertRaisesRegex(
         errors.UserError, rf"{re.escape(path)}: truncated or corrupt gzip"):
-      data_integrity.verify_gzip_complete(path)
+      data_integrity.count_newlines(path)[0]
 
   def test_missing_file_is_a_user_error(self):
     missing = os.path.join(self.data_dir, "missing.txt.gz")
     with self.assertRaisesRegex(errors.DataDirError,
                                 rf"{re.escape(missing)}: cannot read"):
-      data_integrity.verify_gzip_complete(missing)
+      data_integrity.count_newlines(missing)[0]
 
   # verify_checksums
 

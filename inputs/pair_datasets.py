@@ -55,6 +55,16 @@ def _lines(path):
       yield number, line.rstrip("\r\n")
 
 
+def header_columns(path, header, required):
+  """{column name: index} of a header line's fields; a `required` name
+  missing is an `errors.DataFormatError` at `path`:1."""
+  columns = {name: i for i, name in enumerate(header)}
+  for name in required:
+    if name not in columns:
+      raise errors.DataFormatError(path, 1, f"header lacks column {name!r}")
+  return columns
+
+
 def _headed_tsv(path, required):
   """(line number, fields, column index by name) per data line of a TSV whose
   first line names its columns; blank lines skipped.
@@ -66,11 +76,7 @@ def _headed_tsv(path, required):
   for number, line in _lines(path):
     fields = line.split("\t")
     if columns is None:
-      columns = {name: i for i, name in enumerate(fields)}
-      for name in required:
-        if name not in columns:
-          raise errors.DataFormatError(path, number,
-                                       f"header lacks column {name!r}")
+      columns = header_columns(path, fields, required)
       continue
     if not line.strip():
       continue
@@ -212,78 +218,64 @@ def load_quora_raw(path):
       header = next(reader)
     except StopIteration:
       return PairSet(os.path.basename(path), [], [], np.zeros([0], np.int32))
-    columns = {name: i for i, name in enumerate(header)}
-    for name in ("question1", "question2", "is_duplicate"):
-      if name not in columns:
-        raise errors.DataFormatError(path, 1, f"header lacks column {name!r}")
-    a, b, labels = [], [], []
-    for fields in reader:
-      if not fields:
-        continue
-      if len(fields) != len(header):
-        raise errors.DataFormatError(
-            path, reader.line_num,
-            f"expected {len(header)} fields, got {len(fields)}")
-      a.append(fields[columns["question1"]])
-      b.append(fields[columns["question2"]])
-      labels.append(_label01(path, reader.line_num,
-                             fields[columns["is_duplicate"]].strip()))
-  return PairSet(os.path.basename(path), a, b, np.asarray(labels, np.int32))
+    columns = header_columns(path, header,
+                             ("question1", "question2", "is_duplicate"))
+
+    def rows():
+      for fields in reader:
+        if not fields:
+          continue
+        if len(fields) != len(header):
+          raise errors.DataFormatError(
+              path, reader.line_num,
+              f"expected {len(header)} fields, got {len(fields)}")
+        yield (fields[columns["question1"]], fields[columns["question2"]],
+               _label01(path, reader.line_num,
+                        fields[columns["is_duplicate"]].strip()))
+
+    return _pair_set(os.path.basename(path), rows())
+
+
+# {task: (folder, the train, dev and test files)}; quora: the BiMPM partition.
+_TASK_FILES = {
+    "msrp": ("msrp", ("msr-para-train.tsv", "msr-para-val.tsv",
+                      "msr-para-test.tsv")),
+    "sick": ("sick2014", ("SICK_train.txt", "SICK_trial.txt",
+                          "SICK_test_annotated.txt")),
+    "quora": ("quora", tuple(f"{s}.tsv" for s in SPLITS)),
+    "snli": ("snli_1.0", tuple(f"snli_1.0_{s}.jsonl" for s in SPLITS)),
+}
+
+
+def _check_task(task):
+  if task not in TASKS:
+    raise errors.UserError(f"unknown task {task!r}; one of {', '.join(TASKS)}")
 
 
 def task_files(data_dir, task):
-  """{split: path} of the official files of `task` under `data_dir`.
-
-  msrp: msrp/msr-para-{train,val,test}.tsv (val is the dev set).
-  sick: sick2014/SICK_{train,trial,test_annotated}.txt (trial is dev).
-  quora: quora/{train,dev,test}.tsv (the BiMPM partition).
-  snli: snli_1.0/snli_1.0_{train,dev,test}.jsonl.
-  """
-  if task == "msrp":
-    names = {"train": "msr-para-train.tsv", "dev": "msr-para-val.tsv",
-             "test": "msr-para-test.tsv"}
-    folder = "msrp"
-  elif task == "sick":
-    names = {"train": "SICK_train.txt", "dev": "SICK_trial.txt",
-             "test": "SICK_test_annotated.txt"}
-    folder = "sick2014"
-  elif task == "quora":
-    names = {s: f"{s}.tsv" for s in SPLITS}
-    folder = "quora"
-  elif task == "snli":
-    names = {s: f"snli_1.0_{s}.jsonl" for s in SPLITS}
-    folder = "snli_1.0"
-  else:
-    raise errors.UserError(f"unknown task {task!r}; one of {', '.join(TASKS)}")
-  return {s: os.path.join(data_dir, folder, n) for s, n in names.items()}
+  """{split: path} of the official files of `task` under `data_dir`."""
+  _check_task(task)
+  folder, names = _TASK_FILES[task]
+  return {s: os.path.join(data_dir, folder, n) for s, n in zip(SPLITS, names)}
 
 
 def load_file(task, path):
   """Loads one file of `task`; a Quora file with an `is_duplicate` header
   is read as the raw Quora release, otherwise as the BiMPM partition."""
-  if task == "msrp":
-    return load_msrp(path)
-  if task == "sick":
-    return load_sick_entailment(path)
-  if task == "snli":
-    return load_snli(path)
+  _check_task(task)
   if task == "quora":
     with _open_text(path) as f:
       first = f.readline()
     if "is_duplicate" in first:
       return load_quora_raw(path)
     return load_quora_bimpm(path)
-  raise errors.UserError(f"unknown task {task!r}; one of {', '.join(TASKS)}")
+  return {"msrp": load_msrp, "sick": load_sick_entailment,
+          "snli": load_snli}[task](path)
 
 
 def load_task(data_dir, task, files=None):
-  """{split: PairSet} for train, dev and test of `task`.
-
-  Args:
-    data_dir: the data directory.
-    task: one of TASKS.
-    files: optional {split: path} overriding `task_files`.
-  """
+  """{split: PairSet} of `task`; `files` ({split: path}) override
+  `task_files`."""
   paths = dict(task_files(data_dir, task))
   paths.update(files or {})
   return {split: load_file(task, path) for split, path in paths.items()}

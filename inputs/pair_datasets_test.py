@@ -55,6 +55,16 @@ class PairDatasetsTest(tf.test.TestCase):
     with self.assertRaisesRegex(errors.DataFormatError, r"SICK.txt:2:"):
       pair_datasets.load_sick_entailment(path)
 
+  def test_header_lacking_a_column_names_file_and_line_1(self):
+    self.assertEqual(pair_datasets.header_columns("f.tsv", ["a", "b"], ["b"]),
+                     {"a": 0, "b": 1})
+    path = self._write("SICK.txt", "pair_ID\tsentence_A\tsentence_B\n"
+                       "1\ta\tb\n")
+    with self.assertRaisesRegex(
+        errors.DataFormatError,
+        r"^.*SICK.txt:1: header lacks column 'entailment_judgment'$"):
+      pair_datasets.load_sick_entailment(path)
+
   def _snli_records(self):
     return [
         {"gold_label": "entailment", "sentence1": "A man.",

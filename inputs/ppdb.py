@@ -51,13 +51,8 @@ def _lines(path):
 
 
 def load_ppdb_release(path, min_score=None) -> List[PhrasePair]:
-  """Loads an official PPDB release file.
-
-  Args:
-    path: `LHS ||| phrase ||| paraphrase ||| features ||| ...` per line.
-    min_score: keep pairs whose PPDB2.0Score feature is at least this (pairs
-      without that feature are kept only when min_score is None).
-  """
+  """Loads an official PPDB release file; with `min_score`, only the pairs
+  whose PPDB2.0Score feature is at least that (none without the feature)."""
   pairs = []
   for number, line in _lines(path):
     if not line.strip():
@@ -98,12 +93,8 @@ def load_pair_tsv(path) -> List[PhrasePair]:
 
 
 def load_human_labels(path, min_score=None) -> List[PhrasePair]:
-  """Loads a PPDB 2.0 human-labels TSV.
-
-  Args:
-    path: `mean_score<TAB>[LABEL]<TAB>phrase1<TAB>phrase2<TAB>ratings` lines.
-    min_score: keep pairs whose mean human score (1-5) is at least this.
-  """
+  """Loads a PPDB 2.0 human-labels TSV; with `min_score`, only the pairs
+  whose mean human score (1-5) is at least that."""
   pairs = []
   for number, line in _lines(path):
     if not line.strip():
@@ -126,19 +117,13 @@ def load_human_labels(path, min_score=None) -> List[PhrasePair]:
   return pairs
 
 
-def load_lexicon(path, max_pairs=None) -> List[PhrasePair]:
-  """Loads `word para1 para2 ...` lines as (word, para_i) pairs."""
+def load_lexicon(path) -> List[PhrasePair]:
+  """Loads `word para1 para2 ...` lines as (word, para_i) pairs (a word
+  without a paraphrase gives none)."""
   pairs = []
-  for number, line in _lines(path):
+  for _, line in _lines(path):
     words = line.split()
-    if not words:
-      continue
-    if len(words) < 2:
-      continue  # A word with no paraphrase: nothing to learn from.
-    for para in words[1:]:
-      pairs.append(PhrasePair(words[0], para))
-      if max_pairs and len(pairs) >= max_pairs:
-        return pairs
+    pairs.extend(PhrasePair(words[0], para) for para in words[1:])
   return pairs
 
 

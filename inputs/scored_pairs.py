@@ -1,13 +1,8 @@
 """Sentence pairs with graded gold scores, and the line reader of their files.
 
-A `PairSet` is what every sentence-similarity reader returns: the SemEval STS,
-SICK and STS Benchmark readers of `evaluation.sts_data`, and the Twitter PIT
-reader of `inputs.twitter_pit` (which trainers use too, so it lives in
-`inputs/`, below `evaluation/`: inputs never imports evaluation).
-`evaluation.sts.evaluate_pair_sets` scores any of them.
-
-(Pairs with binary match labels for training classifiers are
-`inputs.pair_datasets.PairSet`.)
+What every sentence-similarity reader returns (`evaluation.sts_data`'s and
+`inputs.twitter_pit`'s, which trainers use too: inputs never imports
+evaluation). Pairs with binary labels are `inputs.pair_datasets.PairSet`.
 """
 
 import dataclasses
@@ -17,14 +12,8 @@ import numpy as np
 
 @dataclasses.dataclass
 class PairSet:
-  """n sentence pairs with gold similarity scores.
-
-  Attributes:
-    name: e.g. "STS2012.MSRpar", "SICK.test", "STSB.dev".
-    sentences1: n first sentences.
-    sentences2: n second sentences.
-    scores: np.ndarray float64 [n], the gold scores.
-  """
+  """n sentence pairs with gold similarity scores (float64 [n]); `name`
+  e.g. "STS2012.MSRpar", "STSB.dev"."""
   name: str
   sentences1: list
   sentences2: list
@@ -42,12 +31,9 @@ class PairSet:
 
 
 def read_lines(path: str) -> list:
-  """Returns the lines of a file (UTF-8, invalid bytes replaced).
-
-  Lines are split on "\\n" only (not on the other separators that
-  str.splitlines knows, which may occur inside sentences); a trailing "\\r"
-  is removed; the empty string after a final newline is not a line.
-  """
+  """The lines of a UTF-8 file (invalid bytes replaced), split on "\\n" only
+  (str.splitlines' other separators occur inside sentences), without a
+  trailing "\\r"."""
   with open(path, "rb") as f:
     text = f.read().decode("utf-8", errors="replace")
   lines = text.split("\n")

@@ -38,14 +38,11 @@ share one set of source rows (the step then costs O(tokens + targets x
 negatives) rows instead of O(targets x tokens)).
 """
 
-import gzip
-import zlib
-
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.common import errors
 from sentzoo.inputs import corpus as corpus_lib
+from sentzoo.inputs import data_integrity
 from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import token_cache as token_cache_lib
@@ -135,13 +132,11 @@ def keep_probabilities(counts, total_tokens, sample, min_count_label):
   return np.concatenate([[0.0], keep]).astype(np.float32)
 
 
-def negative_cdf(counts, power=0.5):
-  """Cumulative distribution over word ids 1..V, proportional to count^power.
-
-  Returns float64 [V]; `sample_negatives` draws id k + 1 with probability
-  cdf[k] - cdf[k - 1].
-  """
-  weights = np.power(np.asarray(counts, np.float64), power)
+def negative_cdf(counts):
+  """Cumulative distribution over word ids 1..V, proportional to
+  sqrt(count): float64 [V]; `sample_negatives` draws id k + 1 with
+  probability cdf[k] - cdf[k - 1]."""
+  weights = np.power(np.asarray(counts, np.float64), 0.5)
   cdf = np.cumsum(weights)
   return cdf / cdf[-1]
 
@@ -184,8 +179,8 @@ def shared_negatives(targets, cdf, num_negatives, group, keys):
   return negatives, weights
 
 
-def sample_negatives(targets, cdf, num_negatives, keys, redraws=3):
-  """Negatives per target, redrawn (up to `redraws` times) when equal to it.
+def sample_negatives(targets, cdf, num_negatives, keys):
+  """Negatives per target, redrawn (up to 3 times) when equal to it.
 
   Args:
     targets: int32 [T] word ids.
@@ -194,7 +189,6 @@ def sample_negatives(targets, cdf, num_negatives, keys, redraws=3):
     keys: uint64 [T], one key per target: draw j of round r is
       `uniform(key, r * k + j)`, so a target's negatives depend only on its
       key (`make_batch` derives it from the line and position).
-    redraws: extra rounds for draws equal to their target.
 
   Returns:
     (int32 [T, k] negatives, float32 [T, k] weights: 0 where a negative still
@@ -208,7 +202,7 @@ def sample_negatives(targets, cdf, num_negatives, keys, redraws=3):
         cdf, uniform(keys[:, None], columns + r * num_negatives))
 
   negatives = draw(0)
-  for r in range(redraws):
+  for r in range(3):
     equal = tf.equal(negatives, targets[:, None])
     negatives = tf.where(equal, draw(r + 1), negatives)
   weights = tf.cast(tf.not_equal(negatives, targets[:, None]), tf.float32)
@@ -355,10 +349,10 @@ def make_batch_from_words(words, line_tokens, featurizer, keep_prob, cdf,
     all_row = tf.gather(all_row, perm)
   else:
     perm, sorted_valid = None, all_valid
-  position = tf.cumsum(tf.cast(sorted_valid, tf.int32)) - 1
+  # Slot -> index of its source entry (if valid).
+  new_index = tf.cumsum(tf.cast(sorted_valid, tf.int32)) - 1
   if perm is not None:
-    position = tf.scatter_nd(perm[:, None], position, tf.shape(perm))
-  new_index = position  # Slot -> index of its source entry (if valid).
+    new_index = tf.scatter_nd(perm[:, None], new_index, tf.shape(perm))
   source_ids = tf.boolean_mask(all_ids, sorted_valid)
   source_row = tf.boolean_mask(all_row, sorted_valid)
   num_source = tf.shape(source_ids)[0]
@@ -562,21 +556,11 @@ def count_lines(file_patterns):
   files = corpus_lib.list_files(file_patterns)
   total = len(files) - 1  # The boundary line between files.
   for path in files:
-    opener = gzip.open if path.endswith(".gz") else open
-    last = b"\n"
-    try:
-      with opener(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-          total += block.count(b"\n")
-          last = block[-1:]
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-      raise errors.DataDirError(
-          f"{path}: truncated or corrupt gzip ({e}); restore the file (the "
-          "check that --noverify_data skips would have named it too)") from e
-    except OSError as e:
-      raise errors.DataDirError(f"{path}: cannot read ({e})") from e
-    if last != b"\n":  # A last line without a newline still counts.
-      total += 1
+    newlines, ends_with_newline = data_integrity.count_newlines(
+        path, "; restore the file (the check that --noverify_data skips "
+        "would have named it too)")
+    # A last line without a newline still counts.
+    total += newlines + (not ends_with_newline)
   return total
 
 

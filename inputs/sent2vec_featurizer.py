@@ -42,50 +42,21 @@ def hash_ngrams(windows, num_buckets):
   return h
 
 
-def ngram_ids(word_ids, order, num_buckets, offset):
-  """Hashed ids of all contiguous n-grams of one order.
-
-  Args:
-    word_ids: int tf.RaggedTensor [batch, (words)].
-    order: n >= 2.
-    num_buckets: hash buckets.
-    offset: id of bucket 0 (vocabulary size including padding).
-
-  Returns:
-    int32 tf.RaggedTensor [batch, (max(words - n + 1, 0))]: the n-gram
-    starting at word j is entry j of its row.
-  """
-  windows = tf.stack([_shifted(word_ids, k, order) for k in range(order)],
-                     axis=-1)
-  hashed = hash_ngrams(windows.flat_values, num_buckets)
-  return windows.with_flat_values(tf.cast(hashed + offset, tf.int32))
-
-
 def _shifted(word_ids, k, order):
   """Rows of `word_ids[i][k : len_i - order + 1 + k]` (empty if too short)."""
-  lengths = word_ids.row_lengths()
-  counts = tf.maximum(lengths - order + 1, 0)
+  counts = tf.maximum(word_ids.row_lengths() - order + 1, 0)
   starts = word_ids.row_starts() + k
-  flat_index = tf.ragged.range(starts, starts + counts)
-  return tf.gather(word_ids.flat_values, flat_index)
-
-
-def add_ngrams(word_ids, word_ngrams, num_buckets, offset):
-  """Each row's unigram ids followed by its hashed 2..word_ngrams-gram ids."""
-  pieces = [word_ids]
-  for order in range(2, word_ngrams + 1):
-    pieces.append(ngram_ids(word_ids, order, num_buckets, offset))
-  if len(pieces) == 1:
-    return word_ids
-  return tf.concat(pieces, axis=1)
+  return tf.gather(word_ids.flat_values,
+                   tf.ragged.range(starts, starts + counts))
 
 
 class Sent2VecFeaturizer(tf.Module):
   """Raw sentences -> source-table ids (unigrams, then hashed n-grams).
 
   A `TextToIds`-like module: `export.averaging_encoder` averages the rows it
-  names, and the training pipeline calls `word_ids` and `hash_ngrams` of the
-  same object. No n-gram dropout here (inference uses every n-gram).
+  names, and the training pipeline calls `word_ids_and_line_tokens` and
+  `hash_ngrams` of the same object. No n-gram dropout here (inference uses
+  every n-gram).
 
   Example:
     >>> f = Sent2VecFeaturizer(Vocabulary(["a", "cat"], [9, 5]),
@@ -120,45 +91,31 @@ class Sent2VecFeaturizer(tf.Module):
     """Rows the source table needs: padding + words + buckets."""
     return self.vocabulary_size + self.num_buckets
 
-  def word_ids(self, sentences, max_bytes=None, max_tokens=None):
-    """int32 ragged [batch, (known words)]; unknown words dropped."""
-    return self.word_ids_and_token_count(sentences, max_bytes, max_tokens)[0]
-
-  def word_ids_and_token_count(self, sentences, max_bytes=None,
-                               max_tokens=None):
-    """(int32 ragged [batch, (known words)], int64 number of tokens read).
-
-    The count includes unknown words (what the reference code's learning
-    rate schedule and words/s count).
-    """
-    ids, line_tokens = self.word_ids_and_line_tokens(sentences, max_bytes,
-                                                     max_tokens)
-    return ids, tf.reduce_sum(line_tokens)
-
   def word_ids_and_line_tokens(self, sentences, max_bytes=None,
                                max_tokens=None):
     """(int32 ragged [batch, (known words)], int64 [batch] tokens per line,
-    unknown words included).
-
-    `max_bytes` and `max_tokens` cap each line before the lookup
-    (`Tokenizer.tokenize`; None: no cap): the counts are of the tokens kept.
-    """
+    unknown words included) of the lines capped by `Tokenizer.tokenize`."""
     tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
                                      max_tokens=max_tokens)
     ids = tokens.with_flat_values(self.table.lookup(tokens.flat_values))
     ids = ragged_rows.keep_values(ids, ids.flat_values > 0)
     return tf.cast(ids, tf.int32), tokens.row_lengths()
 
-  def ids_from_words(self, word_ids):
-    """Source ids of every unigram and n-gram of ragged word ids."""
-    return add_ngrams(word_ids, self.word_ngrams, self.num_buckets,
-                      self.vocabulary_size)
-
   def __call__(self, sentences, max_bytes=None, max_tokens=None):
-    """tf.string [batch] -> int32 ragged [batch, (ids)] of source rows.
+    """tf.string [batch] -> int32 ragged [batch, (ids)] of source rows:
+    each row's unigram ids, then its hashed 2..word_ngrams-gram ids (the
+    n-gram starting at word j is entry j of its order's part).
 
     With `max_tokens`, the n-grams are those of the first `max_tokens`
     tokens only (at most max_tokens x word_ngrams ids per sentence).
     """
-    return self.ids_from_words(self.word_ids(sentences, max_bytes,
-                                             max_tokens))
+    word_ids, _ = self.word_ids_and_line_tokens(sentences, max_bytes,
+                                                max_tokens)
+    pieces = [word_ids]
+    for order in range(2, self.word_ngrams + 1):
+      windows = tf.stack([_shifted(word_ids, k, order) for k in range(order)],
+                         axis=-1)
+      hashed = hash_ngrams(windows.flat_values, self.num_buckets)
+      pieces.append(windows.with_flat_values(
+          tf.cast(hashed + self.vocabulary_size, tf.int32)))
+    return tf.concat(pieces, axis=1) if len(pieces) > 1 else word_ids

@@ -89,9 +89,10 @@ class Sent2VecFeaturizerTest(tf.test.TestCase):
     f = sent2vec_featurizer.Sent2VecFeaturizer(_VOCAB, word_ngrams=1,
                                                num_buckets=1000)
     self.assertEqual(f.num_buckets, 0)
-    ids, count = f.word_ids_and_token_count(tf.constant(["a dog", "x y z"]))
+    ids, line_tokens = f.word_ids_and_line_tokens(
+        tf.constant(["a dog", "x y z"]))
     self.assertEqual(ids.to_list(), [[1], []])
-    self.assertEqual(int(count), 5)
+    self.assertEqual(line_tokens.numpy().tolist(), [2, 3])
 
   def test_bad_arguments(self):
     with self.assertRaises(ValueError):

@@ -52,8 +52,9 @@ BATCH_LAYOUTS = ("by_length", "consecutive")
 NEARBY_WINDOW = 50
 
 
-def _line_blocks(files, block_lines, line_limits=None):
-  """Blocks of `block_lines` raw lines, round-robin over the files.
+def _mixes(files, block_lines, blocks_per_mix, line_limits=None):
+  """Mixes of `blocks_per_mix` blocks of `block_lines` raw lines, the blocks
+  round-robin over the files: tf.string [mixes, blocks, lines].
 
   `line_limits`: optional lines read per file (-1: all), e.g. to keep the
   held-out books at the end of the last file out of training.
@@ -67,7 +68,8 @@ def _line_blocks(files, block_lines, line_limits=None):
       lambda f, limit: corpus_lib.line_dataset_from_tensor(f).take(
           limit).batch(block_lines),
       cycle_length=max(1, len(files)), block_length=1,
-      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True).padded_batch(
+          blocks_per_mix, padding_values="")
 
 
 def _flatten_mix(blocks):
@@ -123,16 +125,9 @@ def _draw_negatives(lines, centers, valid, num_negatives, negatives, seed,
 
 
 def subsample(ids, keep_probability, seed):
-  """Keeps each id with probability `keep_probability[id]`.
-
-  Args:
-    ids: int32 RaggedTensor [lines, (ids)].
-    keep_probability: float32 [vocabulary size with padding].
-    seed: int [2] stateless seed.
-
-  Returns:
-    int32 RaggedTensor [lines, (kept ids)], the kept ids in order.
-  """
+  """int32 ragged [lines, (ids)] -> [lines, (kept ids)], in order: each id
+  kept with probability `keep_probability[id]` (float32 [vocabulary size
+  with padding]), drawn from the stateless `seed` (int [2])."""
   draws = tf.random.stateless_uniform(tf.shape(ids.flat_values), seed)
   keep = draws < tf.gather(keep_probability, ids.flat_values)
   return ragged_rows.keep_values(ids, keep)
@@ -280,13 +275,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   keep_probability=None, batch_layout="by_length"):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
-  Args:
+  Args (the others as `make_groups`):
     file_patterns: corpus files (comma-separated globs or a list).
-    text_to_ids: the `TextToIds` mapping of the model being trained.
-    batch_size: groups per batch.
-    num_negatives: random sentences per group.
-    max_length: ids kept per sentence.
-    num_epochs: passes over the corpus.
     block_lines: lines read from one file at a time.
     blocks_per_mix: blocks (from different files, when there are several)
       whose sentences are shuffled together and serve as negatives.
@@ -295,11 +285,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     shuffle_batches: batches of different lengths are shuffled in a buffer
       this large.
     seed: makes negatives and order reproducible; iterator state checkpoints.
-    negatives: where negatives come from, one of `NEGATIVE_SOURCES`.
-    min_sentence_ids: see `make_groups`.
     line_limits: optional lines read per file (-1: all).
-    nearby_window: see `make_groups`.
-    keep_probability: see `make_groups` (None: no subsampling).
     batch_layout: one of `BATCH_LAYOUTS` (see the module docstring).
 
   Returns:
@@ -315,8 +301,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
   files = corpus_lib.list_files(file_patterns)
   # Mixes are cut per epoch, then repeated: a mix spanning two epochs would
   # drop a different remainder than `count_batches` counts.
-  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
-      blocks_per_mix, padding_values="").repeat(num_epochs)
+  mixed = _mixes(files, block_lines, blocks_per_mix,
+                 line_limits).repeat(num_epochs)
 
   def to_batches(index, block):
     block_seed = tf.stack([tf.constant(seed, tf.int64), index])
@@ -346,9 +332,8 @@ def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
                   block_lines=2048, blocks_per_mix=8, min_sentence_ids=1,
                   line_limits=None):
   """Batches in one epoch of `group_dataset` with the same settings."""
-  files = corpus_lib.list_files(file_patterns)
-  mixed = _line_blocks(files, block_lines, line_limits).padded_batch(
-      blocks_per_mix, padding_values="")
+  mixed = _mixes(corpus_lib.list_files(file_patterns), block_lines,
+                 blocks_per_mix, line_limits)
 
   def count(block):
     ids = text_to_ids(_flatten_mix(block))[:, :max_length]

@@ -338,7 +338,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
                      collections.Counter(self.corpus.centers()))
 
   def test_group_dataset_has_no_autotune_thread(self):
-    # Nor has count_batches: both start from _line_blocks.
+    # Nor has count_batches: both start from _mixes.
     for layout in siamese_cbow_data.BATCH_LAYOUTS:
       self.assertIs(self._dataset(
           batch_layout=layout).options().autotune.enabled, False)

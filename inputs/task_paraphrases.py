@@ -59,11 +59,8 @@ def _sick_rows(path):
   for number, line in enumerate(scored_pairs.read_lines(path), start=1):
     fields = line.split("\t")
     if columns is None:
-      columns = {name: i for i, name in enumerate(fields)}
-      for name in ("sentence_A", "sentence_B", "relatedness_score"):
-        if name not in columns:
-          raise errors.DataFormatError(path, number,
-                                       f"header lacks column {name!r}")
+      columns = pair_datasets.header_columns(
+          path, fields, ("sentence_A", "sentence_B", "relatedness_score"))
       continue
     if not line.strip():
       continue
@@ -143,33 +140,25 @@ def load_source(data_dir, source):
                          f"{', '.join(SOURCES)}")
 
 
-def test_split_pairs(data_dir):
-  """[(name, text1, text2)] of every test split present under data_dir."""
-  out = []
-  for path in sorted(glob.glob(os.path.join(data_dir, "sts", "STS20*-test",
-                                            "STS.input.*.txt"))):
-    name = os.path.basename(path)
-    out += [(name, a, b) for a, b, _ in _sts_rows(path, with_scores=False)]
-  sick = os.path.join(data_dir, "sick2014", "SICK_test_annotated.txt")
-  if os.path.exists(sick):
-    out += [("SICK test", a, b) for a, b, _ in _sick_rows(sick)]
-  msrp = os.path.join(data_dir, "msrp", "msr-para-test.tsv")
-  if os.path.exists(msrp):
-    pairs = pair_datasets.load_msrp(msrp)
-    out += [("MSRP test", a, b)
-            for a, b in zip(pairs.sentences_a, pairs.sentences_b)]
-  try:
-    pit = twitter_pit.load_test_split(data_dir)
-    out += [("Twitter test", a, b)
-            for a, b in zip(pit.sentences1, pit.sentences2)]
-  except errors.DataDirError:
-    pass
-  return out
-
-
 def test_split_keys(data_dir):
   """The `pair_key`s of every test-split pair under data_dir."""
-  return {pair_key(a, b) for _, a, b in test_split_pairs(data_dir)}
+  pairs = []
+  for path in sorted(glob.glob(os.path.join(data_dir, "sts", "STS20*-test",
+                                            "STS.input.*.txt"))):
+    pairs += [(a, b) for a, b, _ in _sts_rows(path, with_scores=False)]
+  sick = os.path.join(data_dir, "sick2014", "SICK_test_annotated.txt")
+  if os.path.exists(sick):
+    pairs += [(a, b) for a, b, _ in _sick_rows(sick)]
+  msrp = os.path.join(data_dir, "msrp", "msr-para-test.tsv")
+  if os.path.exists(msrp):
+    msrp_pairs = pair_datasets.load_msrp(msrp)
+    pairs += zip(msrp_pairs.sentences_a, msrp_pairs.sentences_b)
+  try:
+    pit = twitter_pit.load_test_split(data_dir)
+    pairs += zip(pit.sentences1, pit.sentences2)
+  except errors.DataDirError:
+    pass
+  return {pair_key(a, b) for a, b in pairs}
 
 
 def load_training_paraphrases(data_dir, sources=SOURCES):

@@ -27,18 +27,10 @@ class TextToIds(tf.Module):
     self.table = vocabulary.lookup_table()
 
   def __call__(self, sentences, max_bytes=None, max_tokens=None):
-    """Maps sentences to ids.
-
-    Args:
-      sentences: tf.string [batch].
-      max_bytes, max_tokens: caps on each sentence's bytes and tokens before
-        the lookup (`Tokenizer.tokenize`); None: no cap. Exports set them
-        (`export.input_limits`).
-
-    Returns:
-      int32 tf.RaggedTensor [batch, (ids)] of ids in [1, vocabulary_size);
-      unknown words are left out (an all-unknown sentence has no ids), and at
-      most `max_length` ids are kept per sentence when it is set.
+    """tf.string [batch] -> int32 ragged [batch, (ids)] of ids in
+    [1, vocabulary_size): unknown words left out (an all-unknown sentence has
+    no ids), at most `max_length` ids per sentence when it is set.
+    `max_bytes`, `max_tokens`: `Tokenizer.tokenize`'s caps.
     """
     tokens = self.tokenizer.tokenize(sentences, max_bytes=max_bytes,
                                      max_tokens=max_tokens)

@@ -95,10 +95,7 @@ def is_current(path, expected):
 
 def ensure(path, files, featurizer, vocabulary, block_lines, log=print):
   """Writes the cache at `path` unless a current one is there; returns path.
-
-  Takes about one epoch of tokenising (a minute or two for the 87M-token
-  book corpus on 2 cores) and ~4 bytes per known word of disk.
-  """
+  Costs one epoch of tokenising and ~4 bytes of disk per known word."""
   expected = fingerprint(files, featurizer, vocabulary, block_lines)
   if is_current(path, expected):
     return path

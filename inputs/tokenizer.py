@@ -73,7 +73,7 @@ def truncate_utf8(sentences, max_bytes):
   return tf.strings.substr(cut, tf.zeros_like(keep), keep, unit="BYTE")
 
 
-def _clean_utf8(sentences):
+def clean_utf8(sentences):
   """Invalid UTF-8 replaced with U+FFFD, and so is U+0000 (NUL)."""
   text = tf.strings.unicode_transcode(
       sentences, input_encoding="UTF-8", output_encoding="UTF-8",
@@ -90,11 +90,6 @@ class Tokenizer:
   replaced with U+FFFD first, so any byte string tokenises without error; so is
   U+0000 (NUL), which would otherwise cut the sentence short when lower-cased.
 
-  `tokenize` can bound its work per sentence: `max_bytes` cuts each
-  sentence (`truncate_utf8`) before anything else runs, `max_tokens` keeps
-  the first tokens only. Exports set both (`export.input_limits`); the
-  training pipelines pass their own caps through the same method.
-
   Siamese CBOW's reference code drops punctuation tokens; the project's
   word2vec and Sent2Vec baselines keep them. Both are one flag away.
 
@@ -108,18 +103,11 @@ class Tokenizer:
     self.keep_punctuation = keep_punctuation
 
   def tokenize(self, sentences, max_bytes=None, max_tokens=None):
-    """Splits sentences into tokens.
+    """tf.string [batch] -> tf.string ragged [batch, (tokens)].
 
-    Args:
-      sentences: tf.string tensor of shape [batch].
-      max_bytes: if set (>= 1), each sentence is first cut to this many bytes
-        at a character boundary (`truncate_utf8`): the rest is never read.
-      max_tokens: if set (>= 1), at most this many tokens (the first ones)
-        are kept per sentence.
-
-    Returns:
-      tf.RaggedTensor of tf.string, shape [batch, (tokens)], at most
-      `max_tokens` tokens per row when set.
+    Exports bound the work per sentence (`export.input_limits`): `max_bytes`
+    cuts each sentence at a character boundary (`truncate_utf8`) before
+    anything else reads it, `max_tokens` keeps its first tokens. None: no cap.
     """
     sentences = tf.convert_to_tensor(sentences, tf.string)
     if max_bytes:
@@ -133,7 +121,7 @@ class Tokenizer:
     # a batch runs it only if some sentence needs it.
     text = tf.cond(
         tf.reduce_all(tf.strings.regex_full_match(sentences, _CLEAN_UTF8)),
-        lambda: tf.identity(sentences), lambda: _clean_utf8(sentences))
+        lambda: tf.identity(sentences), lambda: clean_utf8(sentences))
     if self.lowercase:
       text = tf.strings.lower(text, encoding="utf-8")
     if self.keep_punctuation:

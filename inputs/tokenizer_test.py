@@ -5,7 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.inputs import tokenizer as tokenizer_lib
-from sentzoo.inputs import tokenizer_test_util
+from sentzoo.tests import tokenizer_fixtures
 
 def _decode(ragged):
   return [[t.decode("utf-8") for t in row] for row in ragged.to_list()]
@@ -15,15 +15,15 @@ class TokenizerTest(tf.test.TestCase):
 
   def test_matches_python_regex_with_punctuation(self):
     tokens = tokenizer_lib.Tokenizer(keep_punctuation=True).tokenize(
-        tf.constant(tokenizer_test_util.TRICKY))
-    for sentence, got in zip(tokenizer_test_util.TRICKY, _decode(tokens)):
-      self.assertEqual(got, tokenizer_test_util.python_reference(sentence, True), repr(sentence))
+        tf.constant(tokenizer_fixtures.TRICKY))
+    for sentence, got in zip(tokenizer_fixtures.TRICKY, _decode(tokens)):
+      self.assertEqual(got, tokenizer_fixtures.python_reference(sentence, True), repr(sentence))
 
   def test_matches_python_regex_without_punctuation(self):
     tokens = tokenizer_lib.Tokenizer(keep_punctuation=False).tokenize(
-        tf.constant(tokenizer_test_util.TRICKY))
-    for sentence, got in zip(tokenizer_test_util.TRICKY, _decode(tokens)):
-      self.assertEqual(got, tokenizer_test_util.python_reference(sentence, False), repr(sentence))
+        tf.constant(tokenizer_fixtures.TRICKY))
+    for sentence, got in zip(tokenizer_fixtures.TRICKY, _decode(tokens)):
+      self.assertEqual(got, tokenizer_fixtures.python_reference(sentence, False), repr(sentence))
 
   def test_default_drops_punctuation_and_lowercases(self):
     tokens = tokenizer_lib.Tokenizer().tokenize(tf.constant(["Don't panic!"]))
@@ -146,17 +146,17 @@ class TokenizerTest(tf.test.TestCase):
     def tokenize(sentences):
       return tokenizer.tokenize(sentences)
 
-    got = _decode(tokenize(tf.constant(tokenizer_test_util.TRICKY)))
-    self.assertEqual(got, [tokenizer_test_util.python_reference(s, True) for s in tokenizer_test_util.TRICKY])
+    got = _decode(tokenize(tf.constant(tokenizer_fixtures.TRICKY)))
+    self.assertEqual(got, [tokenizer_fixtures.python_reference(s, True) for s in tokenizer_fixtures.TRICKY])
 
   def test_clean_utf8_check_is_exactly_what_transcoding_leaves_alone(self):
     # The tokeniser skips transcoding and the NUL replacement for a batch
     # whose every sentence passes this check: it must pass exactly those
     # strings that the two passes would leave unchanged.
-    data = tokenizer_test_util.random_byte_strings(1, 2000) + [b"\x7f", b"\xc2\x80", b""]
+    data = tokenizer_fixtures.random_byte_strings(1, 2000) + [b"\x7f", b"\xc2\x80", b""]
     clean = tf.strings.regex_full_match(
         tf.constant(data), tokenizer_lib._CLEAN_UTF8).numpy()
-    unchanged = tokenizer_lib._clean_utf8(tf.constant(data)).numpy()
+    unchanged = tokenizer_lib.clean_utf8(tf.constant(data)).numpy()
     for sentence, is_clean, after in zip(data, clean, unchanged):
       self.assertEqual(bool(is_clean), after == sentence, sentence)
     self.assertGreater(clean.sum(), 100)
@@ -165,8 +165,8 @@ class TokenizerTest(tf.test.TestCase):
   def test_same_tokens_as_the_previous_implementation(self):
     # Batches with and without bad bytes (the transcoding branch), over and
     # under the caps (the cutting branches), both punctuation settings.
-    clean = [s.encode("utf-8") for s in tokenizer_test_util.TRICKY if "\x00" not in s]
-    batches = [clean, tokenizer_test_util.random_byte_strings(2), tokenizer_test_util.TRICKY,
+    clean = [s.encode("utf-8") for s in tokenizer_fixtures.TRICKY if "\x00" not in s]
+    batches = [clean, tokenizer_fixtures.random_byte_strings(2), tokenizer_fixtures.TRICKY,
                [b"word " * 40, b"\xe7\x8c\xab" * 30 + b"x"] + clean]
     for keep in (False, True):
       tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=keep)
@@ -174,7 +174,7 @@ class TokenizerTest(tf.test.TestCase):
         for caps in ((None, None), (64, 5), (13, None), (None, 3)):
           with self.subTest(keep=keep, caps=caps):
             got = tokenizer.tokenize(tf.constant(batch), *caps)
-            want = tokenizer_test_util.previous_tokenize(tf.constant(batch), keep, *caps)
+            want = tokenizer_fixtures.previous_tokenize(tf.constant(batch), keep, *caps)
             self.assertEqual(got.to_list(), want.to_list())
 
   def test_a_batch_of_one_with_a_static_shape(self):
@@ -191,12 +191,12 @@ class TokenizerTest(tf.test.TestCase):
 
   def test_inside_dataset_map(self):
     tokenizer = tokenizer_lib.Tokenizer()
-    dataset = tf.data.Dataset.from_tensor_slices(tokenizer_test_util.TRICKY).batch(4).map(
+    dataset = tf.data.Dataset.from_tensor_slices(tokenizer_fixtures.TRICKY).batch(4).map(
         lambda s: tokenizer.tokenize(s).to_tensor(default_value=""))
     got = []
     for batch in dataset.as_numpy_iterator():
       got.extend([[t.decode("utf-8") for t in row if t] for row in batch])
-    self.assertEqual(got, [tokenizer_test_util.python_reference(s, False) for s in tokenizer_test_util.TRICKY])
+    self.assertEqual(got, [tokenizer_fixtures.python_reference(s, False) for s in tokenizer_fixtures.TRICKY])
 
 
 if __name__ == "__main__":

@@ -24,8 +24,7 @@ SET_NAME = "Twitter2015.test"
 FOLDER = "twitter_pit2015"
 
 
-def load_test_data(path, label_path=None, name=SET_NAME
-                   ) -> scored_pairs.PairSet:
+def load_test_data(path, label_path=None) -> scored_pairs.PairSet:
   """Loads a PIT `test.data` file (and checks `test.label` if given).
 
   Raises:
@@ -64,8 +63,8 @@ def load_test_data(path, label_path=None, name=SET_NAME
       raise errors.DataFormatError(
           label_path, 1, f"does not match {path} ({len(graded)} scores for "
           f"{len(scores)} pairs, or different values)")
-  return scored_pairs.PairSet(name, sentences1, sentences2,
-                          np.array(scores, np.float64))
+  return scored_pairs.PairSet(SET_NAME, sentences1, sentences2,
+                              np.array(scores, np.float64))
 
 
 def load_test_split(data_dir) -> scored_pairs.PairSet:

@@ -13,6 +13,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
+from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.inputs import corpus as corpus_lib
 
 PADDING_ID = 0
@@ -30,6 +31,15 @@ class Vocabulary:
   def __len__(self):
     return len(self.words)
 
+  @classmethod
+  def from_counts(cls, counts, min_count=1, max_size=None):
+    """The words of {word: count} seen at least `min_count` times, by
+    descending count, then text; the first `max_size` when it is set."""
+    kept = sorted(((w, c) for w, c in counts.items() if c >= min_count),
+                  key=lambda wc: (-wc[1], wc[0]))
+    kept = kept[:max_size] if max_size else kept
+    return cls([w for w, _ in kept], [c for _, c in kept])
+
   @property
   def size_with_padding(self):
     """Rows an embedding table needs: one per word plus the padding row."""
@@ -37,11 +47,8 @@ class Vocabulary:
 
   def save(self, path):
     """Writes `word<TAB>count` lines atomically."""
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-      for word, count in zip(self.words, self.counts):
-        f.write(f"{word}\t{count}\n")
-    os.replace(tmp, path)
+    model_dir_lib.write_text_atomically(path, "".join(
+        f"{word}\t{count}\n" for word, count in zip(self.words, self.counts)))
 
   @classmethod
   def load(cls, path):
@@ -92,6 +99,12 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
   start = time.time()
   # A line rewritten in place on a terminal; in a log file, only the total.
   rewrite = progress and sys.stderr.isatty()
+
+  def say(end):
+    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
+          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
+          end=end, file=sys.stderr, flush=True)
+
   dataset = dataset.map(block_counts, num_parallel_calls=tf.data.AUTOTUNE)
   for i, (unique, counts, non_empty) in enumerate(
       dataset.prefetch(tf.data.AUTOTUNE).as_numpy_iterator()):
@@ -99,12 +112,9 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
     sentences += int(non_empty)
     tokens += int(counts.sum())
     if rewrite and i % 50 == 0:
-      print(f"\rcounting words: {sentences:,} sentences, {tokens:,} tokens, "
-            f"{time.time() - start:.0f}s", end="", file=sys.stderr, flush=True)
+      say(end="")
   if progress:
-    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
-          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
-          file=sys.stderr, flush=True)
+    say(end="\n")
   return counter, sentences, tokens
 
 
@@ -112,9 +122,7 @@ def build_vocabulary(file_patterns, tokenizer, min_count=5, max_size=None,
                      progress=True):
   """Streams a corpus and keeps the words seen at least `min_count` times."""
   counter, _, _ = count_words(file_patterns, tokenizer, progress=progress)
-  kept = [(w, c) for w, c in counter.items() if c >= min_count]
-  kept.sort(key=lambda wc: (-wc[1], wc[0]))
-  if max_size:
-    kept = kept[:max_size]
-  words = [w.decode("utf-8") for w, _ in kept]
-  return Vocabulary(words, [c for _, c in kept])
+  # UTF-8 bytes sort as their text does: the order is that of the bytes.
+  return Vocabulary.from_counts(
+      {w.decode("utf-8"): c for w, c in counter.items() if c >= min_count},
+      min_count, max_size)

@@ -85,6 +85,15 @@ class VocabularyTest(tf.test.TestCase):
     self.assertEmpty(vocabulary.words)
     self.assertEqual(vocabulary.size_with_padding, 1)
 
+  def test_from_counts_orders_by_count_then_text(self):
+    counts = {"b": 3, "é": 3, "a": 3, "z": 5, "rare": 1}
+    vocabulary = vocabulary_lib.Vocabulary.from_counts(counts, min_count=2)
+    self.assertEqual(vocabulary.words, ["z", "a", "b", "é"])
+    self.assertEqual(vocabulary.counts.tolist(), [5, 3, 3, 3])
+    capped = vocabulary_lib.Vocabulary.from_counts(counts, max_size=2)
+    self.assertEqual(capped.words, ["z", "a"])
+    self.assertEmpty(vocabulary_lib.Vocabulary.from_counts({}).words)
+
   def test_save_load_round_trip(self):
     vocabulary = vocabulary_lib.Vocabulary(
         ["the", "café", "😀", "x_y"], [10, 5, 5, 1])
@@ -93,7 +102,7 @@ class VocabularyTest(tf.test.TestCase):
     with open(path, encoding="utf-8") as f:
       self.assertEqual(f.read(), "the\t10\ncafé\t5\n😀\t5\nx_y\t1\n")
     self.assertEqual(
-        [n for n in os.listdir(self.dir) if n.startswith("vocab.txt.tmp")], [])
+        [n for n in os.listdir(self.dir) if "vocab.txt" in n], ["vocab.txt"])
     loaded = vocabulary_lib.Vocabulary.load(path)
     self.assertEqual(loaded.words, vocabulary.words)
     self.assertAllEqual(loaded.counts, vocabulary.counts)

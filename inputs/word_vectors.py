@@ -25,7 +25,6 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 
 
-
 class WordVectors:
   """Words and their vectors: `matrix[i]` is the vector of `words[i]`."""
 
@@ -45,29 +44,15 @@ class WordVectors:
     return len(self.words)
 
 
-def _open(path):
-  if path.endswith(".gz"):
-    return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-  return open(path, encoding="utf-8", errors="replace")
-
-
 def read_text_vectors(path, wanted=None):
-  """Reads a GloVe / word2vec text file.
-
-  Args:
-    path: the file.
-    wanted: optional set of words; only their vectors are kept (the files
-      hold millions of words).
-
-  Raises:
-    errors.DataFormatError: a line with a wrong number of values or a value
-      that is not a number.
-  """
+  """Reads a GloVe / word2vec text file; only the vectors of the `wanted`
+  words when given (the files hold millions of words)."""
   if not os.path.exists(path):
     raise errors.UserError(f"word vectors {path!r} do not exist")
   words, rows, dim = [], [], None
   seen = set()
-  with _open(path) as f:
+  opener = gzip.open if path.endswith(".gz") else open
+  with opener(path, "rt", encoding="utf-8", errors="replace") as f:
     for number, line in enumerate(f, start=1):
       parts = line.rstrip("\r\n").rstrip(" ").split(" ")
       if number == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
