@@ -313,7 +313,7 @@ class CharagramTrainer(trainer.ModelTrainer):
     init = "random"
     if cfg.model == "paragram_phrase" and cfg.word_vectors:
       init = f"word vectors of {cfg.word_vectors}"
-      if not context.is_resuming():
+      if model_dir_lib.latest_checkpoint(context.model_dir) is None:
         model.word_embedding.embeddings.assign(
             initial_word_vectors(cfg, model.vocab_size))
     steps_per_epoch = len(pairs) // cfg.batch_size

@@ -186,14 +186,13 @@ def _readable(entry, header, variable):
           and entry.size == _nbytes(variable))
 
 
-def restore(checkpoint, items, path, min_bytes=IN_PLACE_MIN_BYTES,
-            chunk_bytes=CHUNK_BYTES):
+def restore(checkpoint, items, path, chunk_bytes=CHUNK_BYTES):
   """`checkpoint.restore(path)` (`checkpoint` built from `items`) without a
   copy of the large variables; returns the load status of the rest. A
   checkpoint that lacks a large variable, or holds it in another shape or
   dtype, is restored the ordinary way altogether, with its usual errors.
   """
-  rest, large = split_large_variables(items, min_bytes)
+  rest, large = split_large_variables(items)
   if large:
     try:
       entries, header = read_index(path)

@@ -35,8 +35,8 @@ from sentzoo.models import hybrid_siamese
 from sentzoo.models import model_specs
 from sentzoo.trainers import config
 from sentzoo.trainers import distribution
-from sentzoo.trainers import hybrid_siamese_optimizer
 from sentzoo.trainers import hybrid_siamese_step
+from sentzoo.trainers import lazy_optimizers
 from sentzoo.trainers import trainer
 
 
@@ -320,7 +320,7 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
           + (f" over {replicas} replicas" if replicas > 1 else ""),
           flush=True)
 
-    optimizer_cls = (hybrid_siamese_optimizer.LazyAdam if cfg.lazy_adam
+    optimizer_cls = (lazy_optimizers.LazyAdam if cfg.lazy_adam
                      else keras.optimizers.Adam)
     with context.scope():
       optimizer = optimizer_cls(learning_rate=cfg.learning_rate)

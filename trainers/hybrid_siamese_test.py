@@ -25,8 +25,8 @@ from sentzoo.inputs import pair_datasets
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.models import hybrid_siamese
 from sentzoo.trainers import hybrid_siamese as trainer
-from sentzoo.trainers import hybrid_siamese_optimizer
 from sentzoo.trainers import hybrid_siamese_step
+from sentzoo.trainers import lazy_optimizers
 from sentzoo.trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -283,7 +283,7 @@ class TrainStepTest(tf.test.TestCase):
         model = hybrid_siamese.HybridSiamese(40, 8, encoder, encoder_units=6,
                                              cnn_filters=4, mlp_units=(8,))
         model.build()
-        optimizer = hybrid_siamese_optimizer.LazyAdam(0.01)
+        optimizer = lazy_optimizers.LazyAdam(0.01)
         step = hybrid_siamese_step.make_train_step(
             model, optimizer, mode, contrastive_weight=0.5)
         losses = [float(step(batch)["loss"]) for _ in range(6)]

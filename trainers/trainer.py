@@ -94,9 +94,6 @@ class RunContext:
   def scope(self):
     return self.strategy.scope()
 
-  def is_resuming(self) -> bool:
-    return model_dir_lib.latest_checkpoint(self.model_dir) is not None
-
 
 @dataclasses.dataclass
 class TrainingPlan:
