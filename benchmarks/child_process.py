@@ -147,6 +147,7 @@ class PhaseRecorder:
     phase["count"] += 1
     self._reset()
 
+
 class Printed(list):
   """Lines printed as they come and kept for the page."""
 

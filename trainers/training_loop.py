@@ -239,8 +239,9 @@ def _step_loop(step_fn, first_metrics):
 # Between graph calls, the memory the steps freed goes back to the system at
 # most this often. glibc keeps what TensorFlow's threads free in its arenas,
 # and each XLA compilation and evaluation then lands on top of it: Siamese
-# CBOW's trainer (best flagfile, 1 epoch) peaked at 1,017-1,033 MB without,
-# 981-984 MB with, for ~90 calls of ~7 ms each (one every 16 steps: ~2,300).
+# CBOW's trainer (best flagfile, 1 epoch, alternating runs on a quiet
+# machine) peaked at 1,011-1,020 MB without, 985-999 MB with, for ~90 calls
+# of ~7 ms each (a call after every 16-step graph call would be ~2,300).
 RELEASE_MEMORY_SECONDS = 1.0
 
 
