@@ -56,10 +56,6 @@ class ModelSpec:
     return f"trainers.{self.name}"
 
   @property
-  def step_module(self) -> str:
-    return f"trainers.{self.name}_step"
-
-  @property
   def export_module(self) -> str:
     return f"export.{self.name}_export"
 
