@@ -43,7 +43,6 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import logistic_regression
 from sentzoo.evaluation import senteval_data
 
-TASKS = senteval_data.TASKS
 CV_TASKS = tuple(senteval_data.BINARY_TASKS)
 # Penalties tried (strongest first is how they are fitted).
 DEFAULT_L2_GRID = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
@@ -315,9 +314,9 @@ def load_tasks(data_dir: str, tasks: Sequence[str]) -> tuple:
   """Loads the available tasks: ({task: data}, [missing task names])."""
   loaded, missing = {}, []
   for task in tasks:
-    if task not in TASKS:
+    if task not in senteval_data.TASKS:
       raise errors.UserError(f"unknown task {task!r}; choose from "
-                             f"{','.join(TASKS)}")
+                             f"{','.join(senteval_data.TASKS)}")
     if senteval_data.task_available(data_dir, task):
       loaded[task] = senteval_data.load_task(data_dir, task)
     else:
@@ -328,9 +327,9 @@ def load_tasks(data_dir: str, tasks: Sequence[str]) -> tuple:
 def evaluate(encoder: encoder_lib.Encoder, loaded: Mapping[str, Any],
              config: TransferConfig, batch_size: int = 1024,
              model_name: str = "") -> Dict[str, TaskResult]:
-  """Evaluates every loaded task; {task: TaskResult} in TASKS order."""
+  """{task: TaskResult} of the loaded tasks, in senteval_data.TASKS order."""
   results = {}
-  for task in TASKS:
+  for task in senteval_data.TASKS:
     if task in loaded:
       results[task] = evaluate_task(encoder, task, loaded[task], config,
                                     batch_size)
@@ -352,7 +351,7 @@ def average_accuracy(results: Mapping[str, Any]) -> Optional[float]:
   if results.get("Average") is not None:
     return float(results["Average"])
   values = []
-  for task in TASKS:
+  for task in senteval_data.TASKS:
     r = results.get(task)
     if r is None:
       return None

@@ -9,6 +9,7 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
+from sentzoo.evaluation import senteval_data
 from sentzoo.tests import senteval_fixtures
 from sentzoo.tests import test_util
 
@@ -111,7 +112,7 @@ class FeaturesAndMetricsTest(tf.test.TestCase):
 
   def test_average_needs_all_six_tasks(self):
     results = {t: {"accuracy": 50.0 + i} for i, t in enumerate(
-        senteval.TASKS)}
+        senteval_data.TASKS)}
     self.assertAllClose(senteval.average_accuracy(results), 52.5)
     del results["TREC"]
     self.assertIsNone(senteval.average_accuracy(results))
@@ -149,10 +150,10 @@ class TasksOnFixturesTest(tf.test.TestCase):
 
   def test_every_task(self):
     encoder = _vocabulary_encoder()
-    loaded, missing = senteval.load_tasks(self.data_dir, senteval.TASKS)
+    loaded, missing = senteval.load_tasks(self.data_dir, senteval_data.TASKS)
     self.assertEqual(missing, [])
     results = senteval.evaluate(encoder, loaded, FAST)
-    self.assertEqual(list(results), list(senteval.TASKS))
+    self.assertEqual(list(results), list(senteval_data.TASKS))
     for task in ("MR", "SUBJ", "MPQA"):
       self.assertGreater(results[task].accuracy, 90.0, task)
       self.assertEqual(results[task].num_train, self.sizes[task])

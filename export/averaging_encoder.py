@@ -18,30 +18,13 @@ NUM_SHARDS = 2
 SHARD_MIN_BATCH = 64
 
 
-def ragged_average(table, ids):
-  """Mean of the rows of `table` named by each row of `ids`.
-
-  Computed on the flat ids (no padding to the longest sentence), so a batch
-  with one 10,000-token sentence costs its tokens, not batch x 10,000 rows.
-  An empty row gives the zero vector, never NaN. Equals
-  `MaskedAverage()(SharedEmbedding(...)(padded_ids), mask=padded_ids != 0)`.
-
-  Args:
-    table: float [vocabulary, dim] variable or tensor.
-    ids: int tf.RaggedTensor [batch, (ids)].
-
-  Returns:
-    float [batch, dim].
-  """
-  return ragged_mean_of_rows(tf.gather(table, ids.flat_values), ids)
-
-
 def ragged_mean_of_rows(rows, ids):
   """Mean of `rows` [n, dim] per row of `ids` (n = its number of values).
 
   `rows[i]` belongs to the ragged row of `ids.flat_values[i]`: rows already
   gathered (and dequantised) for `ids`. Empty rows give zeros, never NaN.
-  Returns float [batch, dim].
+  No padding to the longest sentence: a batch with one 10,000-token sentence
+  costs its tokens, not batch x 10,000 rows. Returns float [batch, dim].
   """
   sums = tf.math.unsorted_segment_sum(rows, ids.value_rowids(),
                                       num_segments=ids.nrows())

@@ -80,12 +80,6 @@ def build_model(variant, model_config):
   return model
 
 
-def make_encoder(featurizer, model, metadata=None, **input_caps):
-  """The `FeaturizedEncoder` of a featuriser and a built model."""
-  return featurized_encoder.FeaturizedEncoder(featurizer, model, metadata,
-                                              **input_caps)
-
-
 def build_module(model_dir, config, *, quantize="none", **input_caps):
   """Restores the latest checkpoint of a CHARAGRAM-family model directory.
 
@@ -120,4 +114,5 @@ def build_module(model_dir, config, *, quantize="none", **input_caps):
     return averaging_encoder.AveragingSentenceEncoder(
         featurizer, model.word_embedding.embeddings.numpy(), card,
         quantize=quantize, **input_caps)
-  return make_encoder(featurizer, model, card, **input_caps)
+  return featurized_encoder.FeaturizedEncoder(featurizer, model, card,
+                                              **input_caps)

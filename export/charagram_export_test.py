@@ -11,6 +11,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import charagram_export
 from sentzoo.export import export_model
+from sentzoo.export import featurized_encoder
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids
 from sentzoo.inputs import tokenizer
@@ -58,7 +59,7 @@ def _write_model_dir(model_dir, variant, num_buckets=0):
       "variant": variant, "model": model.get_config(),
       "featurizer": charagram_export.featurizer_config(featurizer),
       "training": {"num_pairs": 0}})
-  return charagram_export.make_encoder(featurizer, model)
+  return featurized_encoder.FeaturizedEncoder(featurizer, model)
 
 
 class CharagramExportTest(export_test_case.ExportTestCase):

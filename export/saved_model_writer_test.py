@@ -15,9 +15,9 @@ from sentzoo.common import errors
 from sentzoo.export import averaging_encoder
 from sentzoo.export import input_limits
 from sentzoo.export import saved_model_writer
-from sentzoo.export import serving_requests
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.tests import serving_fixtures
 
 METADATA = {"model_type": "test", "embedding_dim": 3,
             "training": {"corpus_files": ["a.txt.gz", "b.txt.gz"]},
@@ -235,10 +235,10 @@ class SavedModelWriterTest(tf.test.TestCase):
 
   def test_warmup_file_runs_through_the_signature(self):
     path = saved_model_writer.write(_module(), self.export_dir)
-    requests = serving_requests.read_warmup_requests(path)
+    requests = serving_fixtures.read_warmup_requests(path)
     self.assertLen(requests, 1)
     self.assertEqual(requests[0].model_spec.name, "exports")
-    feeds = serving_requests.request_feeds(requests[0])
+    feeds = serving_fixtures.request_feeds(requests[0])
     self.assertEqual(list(feeds), ["sentences"])
     out = tf.saved_model.load(path).signatures["serving_default"](**feeds)
     self.assertEqual(out["embeddings"].shape, (2, 3))

@@ -56,10 +56,9 @@ def build_module(model_dir, config, *, quantize="none", **input_caps):
                  quantize, input_caps)
 
 
-def module_from_model(model_dir, config, model, featurizer, step, *,
-                      quantize="none", **input_caps):
+def module_from_model(config, model, featurizer, step, *, quantize="none",
+                      **input_caps):
   """The same module from a trained model in memory (the trainer's export)."""
-  del model_dir
   return _module(config, featurizer, model.source_embeddings.value,
                  f"ckpt-{step}", featurizer.vocabulary_size - 1, quantize,
                  input_caps)

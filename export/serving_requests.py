@@ -3,9 +3,7 @@
 TF Serving replays `assets.extra/tf_serving_warmup_requests` (a TFRecord file
 of PredictionLog protos) when it loads a version, so the first real request
 does not pay for graph initialisation. The same helpers build the
-PredictRequest a gRPC client sends, and turn one back into the feeds of a
-loaded signature (what the server does), which is how tests check that a
-request reaches the model intact.
+PredictRequest a gRPC client sends.
 """
 
 import os
@@ -46,25 +44,6 @@ def predict_request(inputs, model_name="model",
   return request
 
 
-def request_feeds(request):
-  """The signature keyword arguments a PredictRequest stands for.
-
-  Raises:
-    signature_info.InputError: an input that is not a 1-D tf.string tensor
-      (what TF Serving would reject for this project's signatures).
-  """
-  feeds = {}
-  for key, proto in request.inputs.items():
-    if proto.dtype != tf.string.as_datatype_enum or len(
-        proto.tensor_shape.dim) != 1:
-      raise signature_info.InputError(
-          f"request input {key!r} is {tf.dtypes.as_dtype(proto.dtype).name} "
-          f"with shape {[d.size for d in proto.tensor_shape.dim]}; the "
-          "signature takes a 1-D tf.string tensor [batch]")
-    feeds[key] = tf.constant(tf.make_ndarray(proto))
-  return feeds
-
-
 def warmup_inputs(serve_function):
   """Example inputs for every string input of a `serve` tf.function."""
   inputs = {}
@@ -85,15 +64,3 @@ def write_warmup_file(saved_model_dir, inputs, model_name="model"):
   with tf.io.TFRecordWriter(path) as writer:
     writer.write(log.SerializeToString())
   return path
-
-
-def read_warmup_requests(saved_model_dir):
-  """The PredictRequests of an export's warm-up file."""
-  requests = []
-  path = os.path.join(saved_model_dir, WARMUP_FILE)
-  for record in tf.data.TFRecordDataset(path):
-    log = prediction_log_pb2.PredictionLog()
-    log.ParseFromString(record.numpy())
-    requests.append(log.predict_log.request)
-  return requests
-

@@ -7,6 +7,7 @@ from tensorflow_serving.apis import predict_pb2
 
 from sentzoo.export import serving_requests
 from sentzoo.export import signature_info
+from sentzoo.tests import serving_fixtures
 
 
 class ServingRequestsTest(tf.test.TestCase):
@@ -19,14 +20,14 @@ class ServingRequestsTest(tf.test.TestCase):
         request.SerializeToString())
     self.assertEqual(parsed.model_spec.name, "m")
     self.assertEqual(parsed.model_spec.signature_name, "sig")
-    feeds = serving_requests.request_feeds(parsed)
+    feeds = serving_fixtures.request_feeds(parsed)
     self.assertEqual(feeds["sentences"].dtype, tf.string)
     self.assertAllEqual(
         feeds["sentences"],
         [v if isinstance(v, bytes) else v.encode() for v in values])
 
   def test_empty_batch_stays_a_string_tensor(self):
-    feeds = serving_requests.request_feeds(
+    feeds = serving_fixtures.request_feeds(
         serving_requests.predict_request({"sentences": []}))
     self.assertEqual(feeds["sentences"].dtype, tf.string)
     self.assertEqual(feeds["sentences"].shape, (0,))
@@ -34,7 +35,7 @@ class ServingRequestsTest(tf.test.TestCase):
   def test_pair_request_has_both_inputs(self):
     request = serving_requests.predict_request(
         {"sentences_a": ["x", "y"], "sentences_b": ["z", "w"]})
-    feeds = serving_requests.request_feeds(request)
+    feeds = serving_fixtures.request_feeds(request)
     self.assertCountEqual(feeds, ["sentences_a", "sentences_b"])
     self.assertAllEqual(feeds["sentences_b"], [b"z", b"w"])
 
@@ -54,7 +55,7 @@ class ServingRequestsTest(tf.test.TestCase):
     with self.assertRaisesRegex(signature_info.InputError,
                                 r"'sentences' is float32 with shape \[1, 2\]; "
                                 "the signature takes a 1-D tf.string"):
-      serving_requests.request_feeds(request)
+      serving_fixtures.request_feeds(request)
 
   def test_warmup_inputs_from_input_signature(self):
     @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="a"),
@@ -80,11 +81,11 @@ class ServingRequestsTest(tf.test.TestCase):
     path = serving_requests.write_warmup_file(
         folder, {"sentences": ["one", ""]}, model_name="enc")
     self.assertEqual(path, os.path.join(folder, serving_requests.WARMUP_FILE))
-    requests = serving_requests.read_warmup_requests(folder)
+    requests = serving_fixtures.read_warmup_requests(folder)
     self.assertLen(requests, 1)
     self.assertEqual(requests[0].model_spec.name, "enc")
     self.assertAllEqual(
-        serving_requests.request_feeds(requests[0])["sentences"],
+        serving_fixtures.request_feeds(requests[0])["sentences"],
         [b"one", b""])
 
 

@@ -147,13 +147,11 @@ class CharNgramFeaturizer(tf.Module):
     return cls(vocabulary=vocabulary, **config)
 
 
-def build_ngram_vocabulary(texts, ngram_sizes, min_count=1, max_size=None,
-                           lowercase=True, tokenize=True):
+def build_ngram_vocabulary(texts, ngram_sizes, min_count=1, max_size=None):
   """The n-grams of `texts` seen at least `min_count` times, most frequent
   first (ties broken by the n-gram's text), counted with exactly the
   featuriser's code: an `inputs.vocabulary.Vocabulary`."""
-  featurizer = CharNgramFeaturizer(ngram_sizes, num_buckets=1,
-                                   lowercase=lowercase, tokenize=tokenize)
+  featurizer = CharNgramFeaturizer(ngram_sizes, num_buckets=1)
   ngrams_fn = tf.function(featurizer.ngrams,
                           input_signature=[tf.TensorSpec([None], tf.string)])
   counter = collections.Counter()

@@ -85,14 +85,11 @@ def read_checksums(path):
 
 
 def sha256_file(path):
-  digest = hashlib.sha256()
   try:
     with open(path, "rb") as f:
-      for chunk in iter(lambda: f.read(CHUNK_BYTES), b""):
-        digest.update(chunk)
+      return hashlib.file_digest(f, "sha256").hexdigest()
   except OSError as e:
     raise errors.DataDirError(f"{path}: cannot read ({e})") from e
-  return digest.hexdigest()
 
 
 def verify_checksums(data_dir, files):

@@ -164,7 +164,7 @@ def shared_negatives(targets, cdf, num_negatives, group, keys):
     cdf: float64 [V] from `negative_cdf`.
     num_negatives: k.
     group: g.
-    keys: uint64 [T], one key per target (see `make_batch`).
+    keys: uint64 [T], one key per target (see `make_batch_from_words`).
 
   Returns:
     (int32 [ceil(T / group), k] negatives, float32 [T, k] weights).
@@ -188,7 +188,7 @@ def sample_negatives(targets, cdf, num_negatives, keys):
     num_negatives: k.
     keys: uint64 [T], one key per target: draw j of round r is
       `uniform(key, r * k + j)`, so a target's negatives depend only on its
-      key (`make_batch` derives it from the line and position).
+      key (`make_batch_from_words` derives it from the line and position).
 
   Returns:
     (int32 [T, k] negatives, float32 [T, k] weights: 0 where a negative still
@@ -218,25 +218,14 @@ def _ranks_within_rows(row, keys, starts):
   return tf.scatter_nd(order[:, None], sorted_rank, [size])
 
 
-def make_batch(lines, featurizer, keep_prob, cdf, num_negatives=10,
-               dropout_k=0, context="remove", seed=(0, 0), negative_group=1,
-               first_line=0):
-  """One block of raw lines -> one training batch (`make_batch_from_words`
-  of the lines' word ids)."""
-  words, line_tokens = featurizer.word_ids_and_line_tokens(lines)
-  return make_batch_from_words(
-      words, line_tokens, featurizer, keep_prob, cdf, num_negatives,
-      dropout_k, context, seed, negative_group, first_line)
-
-
 def make_batch_from_words(words, line_tokens, featurizer, keep_prob, cdf,
                           num_negatives=10, dropout_k=0, context="remove",
                           seed=(0, 0), negative_group=1, first_line=0):
   """One block of tokenised lines -> one training batch.
 
   The draws of line i are keyed by (seed, first_line + i) and positions in
-  the line (see the module docstring): `make_batch` of a block and of its
-  pieces (with their own `first_line`) draw the same for every line.
+  the line (see the module docstring): a block and its pieces (with their
+  own `first_line`) draw the same for every line.
 
   Args:
     words: int32 ragged [lines, (known words)], the lines' word ids
@@ -468,7 +457,7 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
                   num_epochs=1, seed=0, negative_group=1, pieces=1,
                   piece_offset=0, piece_lines=None, stream=0,
                   token_cache=None, input_threads=0):
-  """Batches of `make_batch` over `num_epochs` passes, in corpus order.
+  """Batches of `make_batch_from_words` over `num_epochs` passes, in order.
 
   One batch per `block_lines` lines; line i of block b (counted over all
   epochs) is global line b x block_lines + i, which keys its draws, so the
@@ -486,7 +475,7 @@ def batch_dataset(file_patterns, featurizer, keep_prob, cdf, num_negatives=10,
 
   Args:
     file_patterns, featurizer, keep_prob, cdf, num_negatives, dropout_k,
-      context, negative_group: as `make_batch`.
+      context, negative_group: as `make_batch_from_words`.
     block_lines: lines read per block.
     num_epochs: passes over the files.
     seed: int, the run's seed.

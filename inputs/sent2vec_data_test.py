@@ -17,6 +17,7 @@ from sentzoo.inputs import ragged_rows
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.tests import sent2vec_fixtures
 
 _WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
 _COUNTS = [1000, 400, 90, 60, 30, 20, 9, 4]
@@ -36,7 +37,7 @@ def _batch(ngrams, sample=0.0, dropout_k=0, context="remove", seed=(1, 2),
   keep = sent2vec_data.keep_probabilities(_COUNTS, sum(_COUNTS), sample,
                                           min_count_label)
   cdf = sent2vec_data.negative_cdf(_COUNTS)
-  return sent2vec_data.make_batch(
+  return sent2vec_fixtures.make_batch(
       tf.constant(lines), _featurizer(ngrams), keep, cdf, num_negatives=5,
       dropout_k=dropout_k, context=context, seed=seed, negative_group=group,
       first_line=first_line)

@@ -133,10 +133,18 @@ def subsample(ids, keep_probability, seed):
   return ragged_rows.keep_values(ids, keep)
 
 
-def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
-                negatives="mix", min_sentence_ids=1,
-                nearby_window=NEARBY_WINDOW, keep_probability=None):
-  """Turns one block of lines into groups of padded id rows.
+def _gather_groups(ids, members, max_length):
+  """The id rows of `members` (line indices [groups, k]) from the ragged
+  ids: int32 [groups, k, max_length]."""
+  dense = ids.to_tensor(shape=[None, max_length])
+  return tf.gather(dense, members)
+
+
+def _group_members(lines, text_to_ids, num_negatives, max_length, seed,
+                   negatives="mix", min_sentence_ids=1,
+                   nearby_window=NEARBY_WINDOW, keep_probability=None,
+                   shuffle=True):
+  """The groups of one block of lines, as line indices.
 
   Args:
     lines: tf.string [block] raw lines in corpus order; "" marks a document
@@ -152,30 +160,13 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
       or after the centre a negative may be.
     keep_probability: optional float32 [vocabulary size with padding]: the
       ids are subsampled with it (`subsample`) once the groups are chosen.
+    shuffle: the groups shuffled, or in corpus order.
 
   Returns:
-    int32 [groups, 3 + n, L]: center, previous, next, negatives; 0 = padding.
+    (int32 ragged [lines, (<= L ids)], int32 [groups, 3 + n] line indices:
+    center, previous, next, negatives); `_gather_groups` makes the padded
+    id rows of the groups.
   """
-  ids, members = _group_members(lines, text_to_ids, num_negatives,
-                                max_length, seed, negatives, min_sentence_ids,
-                                nearby_window, keep_probability)
-  return _gather_groups(ids, members, max_length)
-
-
-def _gather_groups(ids, members, max_length):
-  """The id rows of `members` (line indices [groups, k]) from the ragged
-  ids: int32 [groups, k, max_length]."""
-  dense = ids.to_tensor(shape=[None, max_length])
-  return tf.gather(dense, members)
-
-
-def _group_members(lines, text_to_ids, num_negatives, max_length, seed,
-                   negatives="mix", min_sentence_ids=1,
-                   nearby_window=NEARBY_WINDOW, keep_probability=None,
-                   shuffle=True):
-  """`make_groups` before the gather of the id rows: (the ragged ids of the
-  lines (subsampled if asked), int32 [groups, 3 + n] line indices), the
-  groups shuffled, or in corpus order with `shuffle=False`."""
   ids = text_to_ids(lines)
   ids = ids[:, :max_length]
   centers, valid = _valid_centers(ids, min_sentence_ids)
@@ -275,7 +266,7 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
                   keep_probability=None, batch_layout="by_length"):
   """Batches of Siamese CBOW groups for `num_epochs` passes over the corpus.
 
-  Args (the others as `make_groups`):
+  Args (the others as `_group_members`):
     file_patterns: corpus files (comma-separated globs or a list).
     block_lines: lines read from one file at a time.
     blocks_per_mix: blocks (from different files, when there are several)
@@ -365,7 +356,7 @@ def heldout_groups(file, first_line, text_to_ids, num_negatives, max_length,
   ids, members = _group_members(lines, text_to_ids_in_blocks, num_negatives,
                                 max_length, tf.constant([seed, 0], tf.int64),
                                 min_sentence_ids=min_sentence_ids)
-  # `make_groups(...)[:max_groups]`, without the id rows of the groups left
+  # The first `max_groups` groups, without the id rows of the groups left
   # out (the 20 held-out books' ~70k groups of 13 x 50 ids: 180 MB, which
   # stayed in the trainer's resident set).
   return _gather_groups(ids, members[:max_groups], max_length).numpy()

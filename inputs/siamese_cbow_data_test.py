@@ -22,6 +22,16 @@ BOOK_SIZES = [[7, 9, 6], [8, 5, 10, 4]]  # Lines per book, per file.
 OOV_LINES = {5, 9, 16, 27, 35, 38}
 
 
+def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
+                **kwargs):
+  """The groups of one block of lines as padded id rows: int32
+  [groups, 3 + n, max_length] (center, previous, next, negatives)."""
+  # pylint: disable=protected-access
+  ids, members = siamese_cbow_data._group_members(
+      lines, text_to_ids, num_negatives, max_length, seed, **kwargs)
+  return siamese_cbow_data._gather_groups(ids, members, max_length)
+
+
 def _is_oov_line(g):
   return g in OOV_LINES
 
@@ -153,7 +163,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
   def test_make_groups(self):
     lines = self.corpus.lines[0]
     file0 = {g for g in self.corpus.valid if self.corpus.info[g][0] == 0}
-    groups = siamese_cbow_data.make_groups(
+    groups = make_groups(
         tf.constant(lines), self.to_ids, num_negatives=4,
         max_length=MAX_LENGTH, seed=tf.constant([3, 4], tf.int64))
     self.assertEqual(groups.dtype, tf.int32)
@@ -173,7 +183,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     size = self.corpus.vocabulary.size_with_padding
 
     def groups(keep_probability=None):
-      return siamese_cbow_data.make_groups(
+      return make_groups(
           lines, self.to_ids, num_negatives=4, max_length=MAX_LENGTH,
           seed=seed, keep_probability=keep_probability).numpy()
 
@@ -220,7 +230,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
 
   def test_document_negatives_come_from_the_centres_book(self):
     lines = self.corpus.lines[1]  # Four books.
-    groups = siamese_cbow_data.make_groups(
+    groups = make_groups(
         tf.constant(lines), self.to_ids, num_negatives=6,
         max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
         negatives="document")
@@ -234,7 +244,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
         self.assertEqual(self.corpus.info[self._row_line(row)][:2], book)
     self.assertGreater(len(books_seen), 1)
     # With "mix", some negatives of the same groups come from other books.
-    mixed = siamese_cbow_data.make_groups(
+    mixed = make_groups(
         tf.constant(lines), self.to_ids, num_negatives=6,
         max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64))
     self.assertTrue(any(
@@ -244,7 +254,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
 
   def test_nearby_negatives_are_close_to_the_centre_in_its_book(self):
     window = 2
-    groups = siamese_cbow_data.make_groups(
+    groups = make_groups(
         tf.constant(self.corpus.lines[1]), self.to_ids, num_negatives=6,
         max_length=MAX_LENGTH, seed=tf.constant([5, 6], tf.int64),
         negatives="nearby", nearby_window=window).numpy()
@@ -264,13 +274,13 @@ class SiameseCbowDataTest(tf.test.TestCase):
 
   def test_unknown_negative_source_is_an_error(self):
     with self.assertRaisesRegex(ValueError, "negatives must be one of"):
-      siamese_cbow_data.make_groups(
+      make_groups(
           tf.constant(self.corpus.lines[0]), self.to_ids, num_negatives=1,
           max_length=MAX_LENGTH, seed=tf.constant([0, 0], tf.int64),
           negatives="corpus")
 
   def test_min_sentence_ids_leaves_out_short_sentences(self):
-    groups = siamese_cbow_data.make_groups(
+    groups = make_groups(
         tf.constant(self.corpus.lines[0]), self.to_ids, num_negatives=3,
         max_length=MAX_LENGTH, seed=tf.constant([1, 2], tf.int64),
         min_sentence_ids=2).numpy()
@@ -313,7 +323,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     # lines turned into ids in several blocks.
     lines = tf.concat(list(corpus_lib.line_dataset(
         [self.corpus.files[1]]).skip(9).batch(4096)), axis=0)
-    expected = siamese_cbow_data.make_groups(
+    expected = make_groups(
         lines, self.to_ids, 3, MAX_LENGTH, tf.constant([0, 0], tf.int64))
     self.assertGreater(expected.shape[0], 4)
     groups = siamese_cbow_data.heldout_groups(
@@ -322,7 +332,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     self.assertAllEqual(groups, expected[:4])
 
   def test_make_groups_truncates_to_max_length(self):
-    groups = siamese_cbow_data.make_groups(
+    groups = make_groups(
         tf.constant(["l1 l1 l1", "l2 l2 l2 l2", "l3"]), self.to_ids,
         num_negatives=1, max_length=2, seed=tf.constant([0, 0], tf.int64))
     id_of = {g: i for i, g in self.corpus.id_to_line.items()}

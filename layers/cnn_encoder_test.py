@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.layers import encoder_test_util
 from sentzoo.layers.cnn_encoder import CNNEncoder
+from sentzoo.tests import encoder_test_util
 from sentzoo.tests import layer_test_case
 
 

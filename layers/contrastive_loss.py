@@ -1,6 +1,5 @@
 """The contrastive loss of siamese networks (Hadsell, Chopra, LeCun 2006)."""
 
-import keras
 from keras import ops
 
 
@@ -28,24 +27,3 @@ def contrastive_loss(labels, distances, margin=1.0):
   pushed = ops.square(ops.maximum(margin - distances, 0.0))
   return labels * ops.square(distances) + (1.0 - labels) * pushed
 
-
-@keras.saving.register_keras_serializable(package="sentzoo")
-class ContrastiveLoss(keras.losses.Loss):
-  """`contrastive_loss` as a Keras loss: `loss(y_true, distance)`.
-
-  Args:
-    margin: float M (the paper: 1.0).
-    **kwargs: passed to `keras.losses.Loss` (`reduction`, `name`).
-  """
-
-  def __init__(self, margin=1.0, name="contrastive_loss", **kwargs):
-    super().__init__(name=name, **kwargs)
-    self.margin = float(margin)
-
-  def call(self, y_true, y_pred):
-    return contrastive_loss(y_true, y_pred, self.margin)
-
-  def get_config(self):
-    config = super().get_config()
-    config.update({"margin": self.margin})
-    return config

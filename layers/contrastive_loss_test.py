@@ -1,8 +1,5 @@
 """Tests for the contrastive loss."""
 
-import json
-
-import keras
 import numpy as np
 import tensorflow as tf
 
@@ -21,16 +18,6 @@ class ContrastiveLossTest(tf.test.TestCase):
     self.assertAllClose(
         contrastive_loss.contrastive_loss(y[:, None], d[:, None], 0.7),
         expected)
-
-  def test_keras_loss_and_config_round_trip(self):
-    loss = contrastive_loss.ContrastiveLoss(margin=2.0)
-    y = np.array([[1.0], [0.0]], "float32")
-    d = np.array([[1.0], [0.5]], "float32")
-    self.assertAllClose(loss(y, d), (1.0 + 1.5**2) / 2)
-    restored = keras.saving.deserialize_keras_object(json.loads(json.dumps(
-        keras.saving.serialize_keras_object(loss))))
-    self.assertEqual(restored.margin, 2.0)
-    self.assertAllClose(restored(y, d), loss(y, d))
 
   def test_gradient_pushes_only_inside_the_margin(self):
     d = tf.constant([0.5, 1.5, 0.5])

@@ -57,6 +57,3 @@ class MaskedAverage(keras.layers.Layer):
 
   def compute_output_shape(self, input_shape):
     return (*input_shape[:-2], input_shape[-1])
-
-  def get_config(self):
-    return super().get_config()

@@ -46,6 +46,3 @@ class MaskedMaxPooling(keras.layers.Layer):
 
   def compute_output_shape(self, input_shape):
     return (*input_shape[:-2], input_shape[-1])
-
-  def get_config(self):
-    return super().get_config()

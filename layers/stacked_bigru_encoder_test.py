@@ -2,8 +2,8 @@
 
 import tensorflow as tf
 
-from sentzoo.layers import encoder_test_util
 from sentzoo.layers.stacked_bigru_encoder import StackedBiGRUEncoder
+from sentzoo.tests import encoder_test_util
 from sentzoo.tests import layer_test_case
 
 

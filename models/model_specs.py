@@ -2,7 +2,7 @@
 
 A model of the zoo is a `ModelSpec` in `SPECS`. Its name is the model type a
 trainer writes to model_config.json, and it names the model's files by
-convention (docs/adding_a_model.md lists them; models/model_specs_test.py
+convention (docs/adding_a_model.md lists them; tools/adding_a_model_test.py
 checks that every registered model has them):
 
   trainers/<name>.py         the trainer: its own flags and `build_plan`
@@ -54,10 +54,6 @@ class ModelSpec:
   @property
   def trainer_module(self) -> str:
     return f"trainers.{self.name}"
-
-  @property
-  def step_module(self) -> str:
-    return f"trainers.{self.name}_step"
 
   @property
   def export_module(self) -> str:

@@ -24,7 +24,6 @@ import importlib
 import json
 import os
 import sys
-import time
 
 from sentzoo.common import console
 from sentzoo.common import resources
@@ -46,7 +45,6 @@ from sentzoo.common import interrupts  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRESS_MIN_SENTENCES = 10_000  # Fewer: no progress bar.
-CHUNK_SENTENCES = 8192
 DEFAULT_BATCH_SIZE = 1024
 SEARCH_CACHE_SUBDIR = os.path.join("cache", "search")
 
@@ -70,60 +68,21 @@ class _Parser(argparse.ArgumentParser):
 # ------------------------------------------------------------- helpers --
 
 
-def _load(model, hashes=None):
+def _load(model):
   from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
-  return sentence_model.load(store_lib.resolve(model, hashes=hashes))
-
-
-class Progress:
-  """A progress bar on stderr with rate and ETA, only on a terminal."""
-
-  def __init__(self, total, unit="sentences", stream=None):
-    self.total, self.unit = total, unit
-    self.stream = stream or sys.stderr
-    self.enabled = (total >= PROGRESS_MIN_SENTENCES and
-                    self.stream.isatty())
-    self.start = time.perf_counter()
-
-  def update(self, done):
-    if not self.enabled:
-      return
-    seconds = max(time.perf_counter() - self.start, 1e-9)
-    rate = done / seconds
-    eta = (self.total - done) / rate if rate > 0 else 0.0
-    width = 30
-    filled = int(width * done / max(self.total, 1))
-    self.stream.write(
-        f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/"
-        f"{self.total:,} {self.unit}, {rate:,.0f}/s, ETA {eta:.0f} s ")
-    self.stream.flush()
-
-  def close(self):
-    if self.enabled:
-      self.stream.write("\n")
-      self.stream.flush()
+  return sentence_model.load(store_lib.resolve(model))
 
 
 def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
                what="encoding"):
-  """`model.encode` in chunks, with a progress bar on a terminal."""
-  import numpy as np  # pylint: disable=g-import-not-at-top
-  if not sentences:
-    return model.encode([], batch_size=batch_size)  # [0, d]
-  progress = Progress(len(sentences))
-  parts = []
+  """`model.encode`, with its progress bar on a terminal."""
   try:
-    for start in range(0, len(sentences), CHUNK_SENTENCES):
-      parts.append(model.encode(sentences[start:start + CHUNK_SENTENCES],
-                                batch_size=batch_size))
-      progress.update(min(start + CHUNK_SENTENCES, len(sentences)))
+    return model.encode(sentences, batch_size=batch_size, show_progress_bar=(
+        len(sentences) >= PROGRESS_MIN_SENTENCES and sys.stderr.isatty()))
   except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
     if not interrupts.is_interrupt(e):
       raise
     raise CommandInterrupted(what) from e
-  finally:
-    progress.close()
-  return np.concatenate(parts, axis=0)
 
 
 def _read_lines(path):

@@ -277,32 +277,15 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertIn("interrupted: `sentzoo encode` stopped", out)
     self.assertNotIn("Traceback", err)
 
-  def test_progress_bar_only_on_a_terminal(self):
-
-    class Terminal:
-      def __init__(self):
-        self.text = ""
-
-      def isatty(self):
-        return True
-
-      def write(self, text):
-        self.text += text
-
-      def flush(self):
-        pass
-
-    stream = Terminal()
-    progress = cli.Progress(20000, stream=stream)
-    progress.update(10000)
-    progress.close()
-    self.assertRegex(stream.text, r"10,000/20,000 sentences, [\d,]+/s, ETA "
-                     r"\d+ s")
-    quiet = Terminal()
-    quiet.isatty = lambda: False
-    progress = cli.Progress(20000, stream=quiet)
-    progress.update(10000)
-    self.assertEqual(quiet.text, "")
+  def test_progress_bar_only_on_a_terminal_and_a_long_input(self):
+    model = mock.Mock()
+    for tty, count, shown in ((True, cli.PROGRESS_MIN_SENTENCES, True),
+                              (True, cli.PROGRESS_MIN_SENTENCES - 1, False),
+                              (False, cli.PROGRESS_MIN_SENTENCES, False)):
+      with mock.patch("sys.stderr", mock.Mock(isatty=lambda t=tty: t)):
+        cli.encode_all(model, ["a"] * count, batch_size=7)
+      model.encode.assert_called_with(["a"] * count, batch_size=7,
+                                      show_progress_bar=shown)
 
 
 class SentzooLoadByNameTest(tf.test.TestCase):

@@ -39,7 +39,6 @@ SHA256_CHECKED_FILE = "sha256_checked"
 # entry to initialise a hybrid matcher's words.
 VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
 MANIFEST_FORMAT = 1
-_CHUNK = 1 << 20
 
 
 def home() -> str:
@@ -49,11 +48,8 @@ def home() -> str:
 
 
 def sha256_file(path: str) -> str:
-  digest = hashlib.sha256()
   with open(path, "rb") as f:
-    for chunk in iter(lambda: f.read(_CHUNK), b""):
-      digest.update(chunk)
-  return digest.hexdigest()
+    return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def list_files(root: str) -> List[str]:

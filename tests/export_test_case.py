@@ -37,6 +37,7 @@ import tensorflow as tf
 from sentzoo.export import op_check
 from sentzoo.export import serving_requests
 from sentzoo.export import signature_info
+from sentzoo.tests import serving_fixtures
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _C_SOURCE = os.path.join(_REPO_ROOT, "export", "c_loader", "run_signature.c")
@@ -171,16 +172,16 @@ class ExportTestCase(tf.test.TestCase):
 
     request = serving_requests.predict_request(inputs)
     parsed = type(request).FromString(request.SerializeToString())
-    from_request = serve(**serving_requests.request_feeds(parsed))
+    from_request = serve(**serving_fixtures.request_feeds(parsed))
     for key in expected:
       self.assertAllClose(from_request[key], expected[key], atol=atol,
                           msg=key)
 
-    warmup = serving_requests.read_warmup_requests(export_path)
+    warmup = serving_fixtures.read_warmup_requests(export_path)
     self.assertNotEmpty(warmup)
     for warmup_request in warmup:
       self.assertCountEqual(warmup_request.inputs, inputs)
-      for key, value in serve(**serving_requests.request_feeds(
+      for key, value in serve(**serving_fixtures.request_feeds(
           warmup_request)).items():
         self.assertTrue(np.all(np.isfinite(value)),
                         f"warm-up request: {key} is not finite")

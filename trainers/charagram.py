@@ -25,6 +25,7 @@ from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.export import charagram_export
+from sentzoo.export import featurized_encoder
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import ppdb
 from sentzoo.inputs import task_paraphrases
@@ -356,7 +357,7 @@ class CharagramTrainer(trainer.ModelTrainer):
     eval_fn = None
     if context.chief:
       eval_fn = sts.stsb_dev_evaluator(
-          data_dir, charagram_export.make_encoder(featurizer, model))
+          data_dir, featurized_encoder.FeaturizedEncoder(featurizer, model))
 
     return trainer.TrainingPlan(
         config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,

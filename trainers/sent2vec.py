@@ -400,9 +400,8 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     def export_module(step):
       return _module_owning_the_table(
           model, lambda: sent2vec_export.module_from_model(
-              context.model_dir, model_dir_lib.read_model_config(
-                  context.model_dir), model, featurizer, step,
-              **trainer.input_caps(cfg)))
+              model_dir_lib.read_model_config(context.model_dir), model,
+              featurizer, step, **trainer.input_caps(cfg)))
 
     checkpointed_model = model
     if sharded:

@@ -22,6 +22,7 @@ from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec
+from sentzoo.tests import sent2vec_fixtures
 from sentzoo.trainers import checkpoint_restore
 from sentzoo.trainers import sent2vec_step
 
@@ -57,7 +58,7 @@ class Sent2VecMemoryTest(tf.test.TestCase):
     vocabulary = vocabulary_lib.Vocabulary(words, [9, 8, 7, 6, 5, 4, 3, 2])
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
         vocabulary, word_ngrams=2, num_buckets=13)
-    batch = sent2vec_data.make_batch(
+    batch = sent2vec_fixtures.make_batch(
         tf.constant(["the cat sat on the mat", "a dog ran"]), featurizer,
         sent2vec_data.keep_probabilities(vocabulary.counts, 44, 0.05, 1),
         sent2vec_data.negative_cdf(vocabulary.counts), num_negatives=3,

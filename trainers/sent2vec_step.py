@@ -142,7 +142,7 @@ def batch_updates(batch, source, target, num_negatives, negative_group,
         tf.matmul(to_groups(minus_neg, num_negatives), negative_rows), dim)
   else:
     minus_grad_context += tf.einsum("tk,tkd->td", minus_neg, negative_rows)
-  # target_row is sorted and names every sentence (`make_batch` keeps only
+  # target_row is sorted and names every sentence (a batch keeps only
   # sentences with a target); grad_index counts on num_rows of them.
   grad_sentence = -tf.math.segment_sum(minus_grad_context, target_row)
   tf.debugging.assert_equal(tf.shape(grad_sentence)[0], num_rows,

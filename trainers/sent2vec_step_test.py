@@ -15,6 +15,7 @@ from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec
+from sentzoo.tests import sent2vec_fixtures
 from sentzoo.trainers import sent2vec_step
 from sentzoo.trainers import training_loop
 
@@ -38,6 +39,7 @@ tf.config.set_logical_device_configuration(
 from sentzoo.inputs import sent2vec_data, sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec
+from sentzoo.tests import sent2vec_fixtures
 from sentzoo.trainers import sent2vec_step
 
 words = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran"]
@@ -53,7 +55,7 @@ for name, ngrams, context, l1 in (("bigram", 2, "remove", 0.0),
       vocabulary, word_ngrams=ngrams, num_buckets=13)
   keep = sent2vec_data.keep_probabilities(vocabulary.counts, 44, 0.05, 1)
   cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-  batch = lambda part, first: sent2vec_data.make_batch(
+  batch = lambda part, first: sent2vec_fixtures.make_batch(
       tf.constant(part), featurizer, keep, cdf, num_negatives=3,
       dropout_k=1, context=context, seed=(3, 0), first_line=first)
   whole = batch(lines, 100)
@@ -134,7 +136,7 @@ class Sent2VecStepTest(tf.test.TestCase):
         num_buckets=13 if word_ngrams > 1 else 0)
     keep = sent2vec_data.keep_probabilities(vocabulary.counts, 44, 0.0, 1)
     cdf = sent2vec_data.negative_cdf(vocabulary.counts)
-    batch = sent2vec_data.make_batch(
+    batch = sent2vec_fixtures.make_batch(
         tf.constant(_LINES), featurizer, keep, cdf, num_negatives=3,
         dropout_k=1, context=context, seed=(3, 4), negative_group=group)
     model = sent2vec.Sent2Vec(vocabulary.size_with_padding,
@@ -292,7 +294,7 @@ class Sent2VecStepTest(tf.test.TestCase):
     vocabulary = vocabulary_lib.Vocabulary(_WORDS, [9, 8, 7, 6, 5, 4, 3, 2])
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
         vocabulary, word_ngrams=2, num_buckets=13)
-    batch = sent2vec_data.make_batch(
+    batch = sent2vec_fixtures.make_batch(
         tf.constant(["zzz qqq", ""]), featurizer,
         sent2vec_data.keep_probabilities(vocabulary.counts, 44, 0.0, 1),
         sent2vec_data.negative_cdf(vocabulary.counts), num_negatives=3,
