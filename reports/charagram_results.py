@@ -431,6 +431,16 @@ def sampling_groups(names):
   return groups
 
 
+def chosen_columns(per_run, names):
+  """(each run's test Average over its seeds, `choose_sampling`'s (best,
+  lines) on each run's mean STS-B dev) of `load_runs`' runs `names`."""
+  averages, dev = ({name: run_records.mean_present([s[key] for s in
+                                                    seeded.values()])
+                    for name, seeded in per_run.items()}
+                   for key in ("average", "dev"))
+  return averages, choose_sampling(averages, dev, sampling_groups(names))
+
+
 def page_text(runs, seeds, pair_sets, missing, records_dir=None,
               bootstrap_samples=1000, dev_set=None):
   """The page below the preamble: table, MAX/MIX chosen on dev_set,
@@ -438,15 +448,9 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
   gold = {p.name: p.scores for p in pair_sets}
   columns, per_run, present = load_runs(runs, seeds, pair_sets, missing,
                                         records_dir, dev_set)
-  table, values = format_markdown(
-      columns, [p.name for p in pair_sets], missing,
-      dev_set.name if dev_set is not None else None)
-  averages = {name: v[ALL_MEAN] for name, v in values.items()}
-  dev_means = {name: run_records.mean_present([s["dev"] for s in
-                                               seeded.values()])
-               for name, seeded in per_run.items()}
-  best, choice = choose_sampling(averages, dev_means,
-                                 sampling_groups(p[0] for p in present))
+  table, _ = format_markdown(columns, [p.name for p in pair_sets], missing,
+                             dev_set.name if dev_set is not None else None)
+  averages, (best, choice) = chosen_columns(per_run, [p[0] for p in present])
   text = (table + "\nMAX or MIX, chosen per model by the mean STS-B dev "
           "Pearson over its seeds (the test sets choose nothing):\n\n"
           + "\n".join(choice + ordering_lines(averages, best)) + "\n")

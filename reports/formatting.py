@@ -7,6 +7,7 @@ outside code blocks, long commands collapsed.
 """
 
 import math
+import os
 import re
 import statistics
 import sys
@@ -75,7 +76,14 @@ def name_value(spec: str, flag: str, form: str = "NAME=PATH") -> tuple:
   return name, value
 
 
+def cells(line: str) -> list:
+  """A table row's cells: "| a | b |" -> ["a", "b"]."""
+  return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def write_page(path: str, text: str) -> None:
+  """Writes `text` to `path`, making its folder if need be."""
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
   with open(path, "w", encoding="utf-8") as f:
     f.write(text)
 

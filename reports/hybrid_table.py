@@ -374,7 +374,6 @@ def write_page(fv) -> str:
   """Writes the page of the runs present (or recorded) to --output."""
   check_flags(fv)
   page = formatting.readable(format_page(fv))
-  os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
   formatting.write_page(fv.output, page)
   print(page)
   return page

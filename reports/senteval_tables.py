@@ -18,6 +18,7 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
+from sentzoo.evaluation import senteval_data
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
 from sentzoo.reports import sts_tables
@@ -59,7 +60,7 @@ def format_time_table(rows: Sequence[tuple]) -> str:
   body = []
   for label, results in rows:
     cells, total = [label], 0.0
-    for task in senteval.TASKS:
+    for task in senteval_data.TASKS:
       r = results.get(task)
       if r is None:
         cells.append("")
@@ -68,8 +69,8 @@ def format_time_table(rows: Sequence[tuple]) -> str:
       total += enc + clf
       cells.append(f"{enc + clf:.1f} ({enc:.1f})")
     body.append(cells + [f"{total:.1f}"])
-  return formatting.table(["model", *senteval.TASKS, "total"], body,
-                          "|---|" + "---:|" * (len(senteval.TASKS) + 1))
+  return formatting.table(["model", *senteval_data.TASKS, "total"], body,
+                          "|---|" + "---:|" * (len(senteval_data.TASKS) + 1))
 
 
 def paper_rows(models: Sequence[str] = paper_numbers.SENT2VEC_TABLE1_SHOWN
@@ -91,7 +92,7 @@ def paper_rows(models: Sequence[str] = paper_numbers.SENT2VEC_TABLE1_SHOWN
 
 def define_transfer_flags(flag_values: flags.FlagValues) -> None:
   """The transfer flags (`config_from_flags`), shared with results_page."""
-  flags.DEFINE_list("tasks", list(senteval.TASKS), "Transfer tasks.",
+  flags.DEFINE_list("tasks", list(senteval_data.TASKS), "Transfer tasks.",
                     flag_values=flag_values)
   flags.DEFINE_integer("outer_folds", 10, "Folds of the accuracy CV.",
                        flag_values=flag_values)

@@ -40,14 +40,12 @@ def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
                 cell: Callable[[Any], str]) -> str:
   """`title`, then a row per set and a column per comparison label."""
   labels = list(significance)
-  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
-  lines = [title, "", "| set | " + " | ".join(labels) + " |",
-           "|---|" + "---:|" * len(labels)]
-  for name in rows:
-    tests = [significance[label].get(name) for label in labels]
-    lines.append(f"| {name} | " + " | ".join(
-        "" if test is None else cell(test) for test in tests) + " |")
-  return "\n".join(lines) + "\n"
+  names = dict.fromkeys(n for label in labels for n in significance[label])
+  return f"{title}\n\n" + formatting.table(
+      ["set"] + labels, [[name] + [
+          "" if test is None else cell(test)
+          for test in (significance[label].get(name) for label in labels)]
+                         for name in names], "|---|" + "---:|" * len(labels))
 
 
 def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
