@@ -56,7 +56,7 @@ def load_run(runs_dir, name):
   if not os.path.exists(results_path):
     return None
   results = run_records.read_json(results_path)
-  wall = run_records.read_text(os.path.join(folder, "wall_seconds"))
+  wall = run_records.wall_seconds(folder)
   evals = run_records.read_jsonl(
       os.path.join(folder, model_dir_lib.EVAL_LOG_FILE))
   return Run(
@@ -70,7 +70,7 @@ def load_run(runs_dir, name):
       neighbour_ranking=_last(evals, "neighbour_ranking"),
       steps=_last(run_records.read_jsonl(
           os.path.join(folder, model_dir_lib.TRAIN_LOG_FILE)), "step"),
-      minutes=None if wall is None else int(wall or 0) / 60)
+      minutes=None if wall is None else wall / 60)
 
 
 def setting(run, base):
