@@ -121,13 +121,11 @@ def line_plot(path: str, title: str, xlabel: str, ylabel: str,
   pyplot.close(figure)
 
 
-def commands_section(commands: Sequence[str],
-                     summary: str = "Commands that produced this page"
-                     ) -> str:
+def commands_section(commands: Sequence[str]) -> str:
   """A collapsed <details> block holding the commands in a code block."""
   body = "\n".join(commands)
-  return (f"<details><summary>{summary}</summary>\n\n```\n{body}\n```\n\n"
-          "</details>\n")
+  return ("<details><summary>Commands that produced this page</summary>\n\n"
+          f"```\n{body}\n```\n\n</details>\n")
 
 
 # Paths that name the machine a page was made on, and what they become.

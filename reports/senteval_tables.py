@@ -33,20 +33,20 @@ def _get(result, name):
       result, name)
 
 
-def format_transfer_table(rows: Sequence[tuple], digits: int = 1) -> str:
+def format_transfer_table(rows: Sequence[tuple]) -> str:
   """The accuracy table of rows (label, {task: TaskResult or its JSON}).
 
   Nothing is bold: cross-validated accuracies come without the per-example
   decisions a paired test needs, and pages bold only what a test finds.
   """
   def cell(value):
-    return "" if value is None else f"{value:.{digits}f}"
+    return "" if value is None else f"{value:.1f}"
   body = []
   for label, results in rows:
     msrp = results.get("MSRP")
     f1 = _get(msrp, "f1")
     body.append([label, "" if msrp is None else cell(_get(msrp, "accuracy"))
-                 + ("" if f1 is None else f" / {f1:.{digits}f}")]
+                 + ("" if f1 is None else f" / {f1:.1f}")]
                 + [cell(_get(results.get(task), "accuracy"))
                    for task in ("MR", "CR", "SUBJ", "MPQA", "TREC")]
                 + [cell(senteval.average_accuracy(results))])
