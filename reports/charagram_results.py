@@ -418,8 +418,9 @@ def sampling_groups(names):
 
 
 def chosen_columns(per_run, names):
-  """(each run's test Average over its seeds, `choose_sampling`'s (best,
-  lines) on each run's mean STS-B dev) of `load_runs`' runs `names`."""
+  """({run: its test Average, mean over its seeds}, `choose_sampling`'s
+  (best, lines) by each run's mean STS-B dev) of `load_runs`' per_run;
+  names: the runs' names, in page order."""
   averages, dev = ({name: run_records.mean_present([s[key] for s in
                                                     seeded.values()])
                     for name, seeded in per_run.items()}
