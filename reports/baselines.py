@@ -21,11 +21,6 @@ _ALL_STS_MEAN = re.compile(r"^mean of the \d+ STS\b")
 _YEAR_MEAN = re.compile(r"^STS (\d{4}) mean\b")
 
 
-def _cells(line: str) -> list:
-  """"| a | b |" -> ["a", "b"]."""
-  return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
 def _row_key(label: str) -> Optional[str]:
   """A row label -> its key; None for an unrecognised bold label."""
   if not (label.startswith("**") and label.endswith("**")):
@@ -86,11 +81,11 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
   with open(path, encoding="utf-8") as f:
     lines = f.read().splitlines()
   start = next((i for i, line in enumerate(lines) if line.startswith("|") and
-                _cells(line)[0].lower() == "set"), None)
+                formatting.cells(line)[0].lower() == "set"), None)
   if start is None:
     raise errors.DataFormatError(path, max(len(lines), 1),
                                  "no results table (header '| set | ...')")
-  header = _cells(lines[start])
+  header = formatting.cells(lines[start])
   columns = _columns(header, path, start + 1)
   if start + 1 >= len(lines) or not _SEPARATOR.match(lines[start + 1].strip()):
     raise errors.DataFormatError(path, start + 2, "expected the table's "
@@ -101,12 +96,12 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
   for i in range(start + 2, len(lines)):
     line, line_number = lines[i], i + 1
     if not line.startswith("|"):
-      if any(l.startswith("|") and _cells(l)[0].lower() == "set"
+      if any(l.startswith("|") and formatting.cells(l)[0].lower() == "set"
              for l in lines[i:]):
         raise errors.DataFormatError(path, line_number, "more than one "
                                      "results table")
       break
-    cells = _cells(line)
+    cells = formatting.cells(line)
     if len(cells) != len(header):
       raise errors.DataFormatError(path, line_number, f"{len(cells)} cells, "
                                    f"the header has {len(header)}")

@@ -47,11 +47,11 @@ PAPER_SETS = {twitter_pit.SET_NAME if k == "Twitter2015" else k: v
 PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
 EVAL_CACHE = "charagram_eval.json"
 # A record's files: per-set Pearson, per-pair scores, the run's
-# model_config.json less the model, training wall seconds.
+# model_config.json less the model, training wall seconds
+# (run_records.WALL_SECONDS).
 RECORD_SCORES = "pearson.json"
 RECORD_PREDICTED = "predicted.npz"
 RECORD_CONFIG_KEYS = ("model_type", "variant", "training")
-RECORD_WALL_SECONDS = "wall_seconds"
 
 
 def evaluation_sets(data_dir):
@@ -171,20 +171,6 @@ def ordering_lines(averages, best):
       " (whether the differences are real: the paired tests below)."]
 
 
-def wall_seconds(*folders):
-  """The training wall seconds in the first of `folders` that has them."""
-  folder = run_records.first_with(RECORD_WALL_SECONDS, *folders)
-  if folder is None:
-    return None
-  path = os.path.join(folder, RECORD_WALL_SECONDS)
-  text = run_records.read_text(path)
-  try:
-    return float(text)
-  except ValueError:
-    raise errors.DataFormatError(path, 1,
-                                 f"not a number of seconds: {text!r}")
-
-
 def _has_export(folder):
   return os.path.isdir(os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
 
@@ -282,9 +268,9 @@ def write_record(record, folder, evaluated):
   """Writes a seed's record unless it holds these Pearsons already (wall
   seconds it lacks are copied; a new dev score rewrites pearson.json
   alone). Returns whether anything of the scores was written."""
-  if (os.path.isfile(os.path.join(folder, RECORD_WALL_SECONDS))
-      and not os.path.isfile(os.path.join(record, RECORD_WALL_SECONDS))):
-    run_records.copy_files(folder, record, [RECORD_WALL_SECONDS])
+  if (os.path.isfile(os.path.join(folder, run_records.WALL_SECONDS))
+      and not os.path.isfile(os.path.join(record, run_records.WALL_SECONDS))):
+    run_records.copy_files(folder, record, [run_records.WALL_SECONDS])
   scores_path = os.path.join(record, RECORD_SCORES)
   if _is_recorded(record):
     recorded = run_records.read_json(scores_path)
@@ -413,7 +399,7 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None,
                          "predicted": e["predicted"], "dev": e.get("dev")}
                      for k, e in evaluated.items()}
     folder, record, _ = next(iter(sources.values()))
-    walls = (wall_seconds(f, r) for f, r, _ in sources.values())
+    walls = (run_records.wall_seconds(f, r) for f, r, _ in sources.values())
     present.append((name, folder, run_records.first_with(
         model_dir_lib.MODEL_CONFIG_FILE, folder, record),
                     sorted(k for k in sources if k is not None),
@@ -431,6 +417,17 @@ def sampling_groups(names):
   return groups
 
 
+def chosen_columns(per_run, names):
+  """({run: its test Average, mean over its seeds}, `choose_sampling`'s
+  (best, lines) by each run's mean STS-B dev) of `load_runs`' per_run;
+  names: the runs' names, in page order."""
+  averages, dev = ({name: run_records.mean_present([s[key] for s in
+                                                    seeded.values()])
+                    for name, seeded in per_run.items()}
+                   for key in ("average", "dev"))
+  return averages, choose_sampling(averages, dev, sampling_groups(names))
+
+
 def page_text(runs, seeds, pair_sets, missing, records_dir=None,
               bootstrap_samples=1000, dev_set=None):
   """The page below the preamble: table, MAX/MIX chosen on dev_set,
@@ -438,15 +435,9 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
   gold = {p.name: p.scores for p in pair_sets}
   columns, per_run, present = load_runs(runs, seeds, pair_sets, missing,
                                         records_dir, dev_set)
-  table, values = format_markdown(
-      columns, [p.name for p in pair_sets], missing,
-      dev_set.name if dev_set is not None else None)
-  averages = {name: v[ALL_MEAN] for name, v in values.items()}
-  dev_means = {name: run_records.mean_present([s["dev"] for s in
-                                               seeded.values()])
-               for name, seeded in per_run.items()}
-  best, choice = choose_sampling(averages, dev_means,
-                                 sampling_groups(p[0] for p in present))
+  table, _ = format_markdown(columns, [p.name for p in pair_sets], missing,
+                             dev_set.name if dev_set is not None else None)
+  averages, (best, choice) = chosen_columns(per_run, [p[0] for p in present])
   text = (table + "\nMAX or MIX, chosen per model by the mean STS-B dev "
           "Pearson over its seeds (the test sets choose nothing):\n\n"
           + "\n".join(choice + ordering_lines(averages, best)) + "\n")

@@ -278,12 +278,12 @@ class CharagramResultsTest(tf.test.TestCase):
       f.write("61")
     self.assertFalse(charagram_results.write_record(record, folder,
                                                     evaluated))
-    self.assertEqual(charagram_results.wall_seconds(record), 61.0)
+    self.assertEqual(run_records.wall_seconds(record), 61.0)
     with open(os.path.join(folder, "wall_seconds"), "w") as f:
       f.write("soon")
     with self.assertRaisesRegex(charagram_results.errors.DataFormatError,
                                 "not a number of seconds"):
-      charagram_results.wall_seconds(folder)
+      run_records.wall_seconds(folder)
     back = charagram_results.read_record(record, ["A"])
     self.assertEqual(back["scores"], {"A": 50.123456789})
     self.assertAllEqual(back["predicted"]["A"], [0.1235, -1.0, 1.0])

@@ -56,18 +56,14 @@ def read_run(label: str, model_dir: str) -> Dict[str, Any]:
 
 def table(runs: List[Dict[str, Any]]) -> str:
   """The markdown table of `runs` (`read_run`)."""
-  lines = ["| run | started from | corpus | steps | vocabulary | STS-B dev | "
-           "SICK test | STS mean (19 sets) |",
-           "|---|---|---|---:|---:|---:|---:|---:|"]
-  for run in runs:
-    lines.append(
-        f"| {run['label']} (`{run['folder']}`) | "
-        + (f"`{run['init_from']}`" if run["init_from"] else "scratch")
-        + f" | {', '.join(run['corpus'])} | {run['steps']:,} | "
-        f"{run['vocabulary']:,} | {formatting.number(run['dev'])} | "
-        f"{formatting.number(run['sick'])} | "
-        f"{formatting.number(run['sts_mean'])} |")
-  return "\n".join(lines)
+  return formatting.table(
+      ["run", "started from", "corpus", "steps", "vocabulary", "STS-B dev",
+       "SICK test", "STS mean (19 sets)"],
+      [[f"{run['label']} (`{run['folder']}`)",
+        f"`{run['init_from']}`" if run["init_from"] else "scratch",
+        ", ".join(run["corpus"]), f"{run['steps']:,}", f"{run['vocabulary']:,}"]
+       + [formatting.number(run[k]) for k in ("dev", "sick", "sts_mean")]
+       for run in runs], "|---|---|---|" + "---:|" * 5)[:-1]
 
 
 def comparisons(runs: List[Dict[str, Any]]) -> List[str]:

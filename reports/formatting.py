@@ -7,6 +7,7 @@ outside code blocks, long commands collapsed.
 """
 
 import math
+import os
 import re
 import statistics
 import sys
@@ -75,7 +76,14 @@ def name_value(spec: str, flag: str, form: str = "NAME=PATH") -> tuple:
   return name, value
 
 
+def cells(line: str) -> list:
+  """A table row's cells: "| a | b |" -> ["a", "b"]."""
+  return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
 def write_page(path: str, text: str) -> None:
+  """Writes `text` to `path`, making its folder if need be."""
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
   with open(path, "w", encoding="utf-8") as f:
     f.write(text)
 
@@ -113,13 +121,11 @@ def line_plot(path: str, title: str, xlabel: str, ylabel: str,
   pyplot.close(figure)
 
 
-def commands_section(commands: Sequence[str],
-                     summary: str = "Commands that produced this page"
-                     ) -> str:
+def commands_section(commands: Sequence[str]) -> str:
   """A collapsed <details> block holding the commands in a code block."""
   body = "\n".join(commands)
-  return (f"<details><summary>{summary}</summary>\n\n```\n{body}\n```\n\n"
-          "</details>\n")
+  return ("<details><summary>Commands that produced this page</summary>\n\n"
+          f"```\n{body}\n```\n\n</details>\n")
 
 
 # Paths that name the machine a page was made on, and what they become.

@@ -107,24 +107,19 @@ def read_results(fv, task, encoder, mode, seed):
 def read_test_decisions(fv, task, encoder, mode, seed, rule=None):
   """bool [n]: test pairs right at the best dev epoch (or None)."""
   folder = source_dir(fv, task, encoder, mode, seed)
-  if folder is None:
+  path = folder and os.path.join(folder, hybrid_siamese.TEST_PREDICTIONS_FILE)
+  if not path or not os.path.exists(path):
     return None
-  path = os.path.join(folder, hybrid_siamese.TEST_PREDICTIONS_FILE)
-  if not os.path.exists(path):
-    return None
-  key = "correct_tuned" if rule == TUNED else "correct"
   with np.load(path) as saved:
+    key = "correct_tuned" if rule == TUNED else "correct"
     return saved[key] if key in saved else None
 
 
 def test_accuracy(result, rule=None):
   """Test accuracy (%) of one run under a decision rule, or None."""
-  if result is None:
-    return None
   if rule == TUNED:
-    tuned = result.get("tuned_threshold")
-    return None if not tuned else 100 * tuned["test_accuracy"]
-  return 100 * result["test_accuracy"]
+    result = result and result.get("tuned_threshold")
+  return None if not result else 100 * result["test_accuracy"]
 
 
 def _cell(values):
@@ -374,7 +369,6 @@ def write_page(fv) -> str:
   """Writes the page of the runs present (or recorded) to --output."""
   check_flags(fv)
   page = formatting.readable(format_page(fv))
-  os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
   formatting.write_page(fv.output, page)
   print(page)
   return page

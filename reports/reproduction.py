@@ -104,12 +104,8 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
   dev_set = sts_data.load_stsb_split(data_dir, "dev")
   _, per_run, present = charagram_results.load_runs(
       CHARAGRAM_RUNS, list(seeds), pair_sets, missing, records_dir, dev_set)
-  averages = {n: run_records.mean_present(
-      [s["average"] for s in v.values()]) for n, v in per_run.items()}
-  dev = {n: run_records.mean_present([s["dev"] for s in v.values()])
-         for n, v in per_run.items()}
-  best, _ = charagram_results.choose_sampling(
-      averages, dev, charagram_results.sampling_groups(p[0] for p in present))
+  _, (best, _) = charagram_results.chosen_columns(per_run,
+                                                  [p[0] for p in present])
   gold = {p.name: p.scores for p in pair_sets}
   paper = dict(zip(paper_numbers.CHARAGRAM_COLUMNS,
                    paper_numbers.CHARAGRAM_TABLE1["Average"]))
@@ -172,7 +168,7 @@ def _page_row(page, section, label):
     for line in f:
       if line.startswith("## "):
         inside = line[3:].startswith(section)
-      cells = [c.strip() for c in line.strip().strip("|").split("|")]
+      cells = formatting.cells(line)
       if inside and cells[0] == label:
         return cells
   return None
@@ -286,8 +282,7 @@ def generate(fv):
       sections, "python -m reports.reproduction --data_dir=../shared/data "
       "--output=docs/REPRODUCTION.md"))
   if fv.output:
-    with open(fv.output, "w", encoding="utf-8") as f:
-      f.write(page)
+    formatting.write_page(fv.output, page)
   return page
 
 

@@ -48,18 +48,19 @@ from sentzoo.reports import sts_tables
 CACHE_VERSION = 1
 STS_GROUPS = ("sts", "sick", "stsb")
 
-# Reference columns of the STS table: label -> (row key -> value).
+# Reference columns of the STS table: (label, paper_numbers function, its
+# column), the function giving {row key: value}.
 STS_REFERENCES = (
-    ("Siamese CBOW (paper)",
-     lambda: paper_numbers.siamese_cbow_reference("Siamese CBOW")),
-    ("w2v CBOW (Siamese CBOW paper)",
-     lambda: paper_numbers.siamese_cbow_reference("w2v CBOW")),
-    ("CHARAGRAM-PHRASE (paper)",
-     lambda: paper_numbers.charagram_reference("CHARAGRAM-PHRASE")),
-    ("Sent2Vec uni. (paper)",
-     lambda: paper_numbers.sent2vec_sts_reference("Sent2Vec uni.")),
-    ("Sent2Vec uni.+bi. (paper)",
-     lambda: paper_numbers.sent2vec_sts_reference("Sent2Vec uni. + bi.")),
+    ("Siamese CBOW (paper)", paper_numbers.siamese_cbow_reference,
+     "Siamese CBOW"),
+    ("w2v CBOW (Siamese CBOW paper)", paper_numbers.siamese_cbow_reference,
+     "w2v CBOW"),
+    ("CHARAGRAM-PHRASE (paper)", paper_numbers.charagram_reference,
+     "CHARAGRAM-PHRASE"),
+    ("Sent2Vec uni. (paper)", paper_numbers.sent2vec_sts_reference,
+     "Sent2Vec uni."),
+    ("Sent2Vec uni.+bi. (paper)", paper_numbers.sent2vec_sts_reference,
+     "Sent2Vec uni. + bi."),
 )
 
 
@@ -341,18 +342,15 @@ def build_page(entries: Sequence[dict], command: str,
       "new or changed exports.", ""]
 
   # -- models and training data
-  lines += ["## Models evaluated", "",
-            "| model | type | export | checkpoint | training data actually "
-            "used (model card) | the paper trained on |",
-            "|---|---|---|---|---|---|"]
-  for e in entries:
-    card = e.get("model_card", {})
-    model_type = card.get("model_type", "?")
-    lines.append("| " + " | ".join(_cell(x) for x in (
-        e["name"], model_type, e["path"], card.get("checkpoint", ""),
-        training_data(card),
-        paper_numbers.PAPER_TRAINING_DATA.get(model_type, "—"))) + " |")
-  lines += ["", "<details><summary>Commands that produced each model's rows "
+  cards = [e.get("model_card", {}) for e in entries]
+  lines += ["## Models evaluated", "", formatting.table(
+      ["model", "type", "export", "checkpoint", "training data actually used "
+       "(model card)", "the paper trained on"],
+      [[_cell(x) for x in (e["name"], card.get("model_type", "?"), e["path"],
+                           card.get("checkpoint", ""), training_data(card),
+                           paper_numbers.PAPER_TRAINING_DATA.get(
+                               card.get("model_type", "?"), "—"))]
+       for e, card in zip(entries, cards)]) + "\n<details><summary>Commands that produced each model's rows "
             "(the page runs the same functions; run from the repository "
             "root)</summary>", ""]
   for e in entries:
@@ -395,7 +393,8 @@ def build_page(entries: Sequence[dict], command: str,
     r = sts.results_from_json(e["sts"])
     r.model_name = e["name"]
     results.append(r)
-  references = {label: fn() for label, fn in STS_REFERENCES}
+  references = {label: reference(column)
+                for label, reference, column in STS_REFERENCES}
   lines += [
       "## Semantic similarity: STS 2012–2015, SICK, STS Benchmark", "",
       "Reference columns are the papers' reported numbers: Siamese CBOW "
@@ -467,10 +466,10 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
     raise errors.UserError("no model given: pass --model=NAME=EXPORT_PATH "
                            "(repeat for several models)")
   config = senteval_tables.config_from_flags(fv)
-  unknown = [t for t in fv.tasks if t not in senteval.TASKS]
+  unknown = [t for t in fv.tasks if t not in senteval_data.TASKS]
   if unknown:
     raise errors.UserError(f"--tasks: unknown {unknown}; choose from "
-                           f"{','.join(senteval.TASKS)}")
+                           f"{','.join(senteval_data.TASKS)}")
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
   entries, missing = [], {}
   for spec in fv.model:
@@ -511,7 +510,6 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
   page = build_page(entries, command, config, fv.tasks, compare,
                     train_commands)
   if fv.output:
-    os.makedirs(os.path.dirname(os.path.abspath(fv.output)), exist_ok=True)
     formatting.write_page(fv.output, page)
     print(f"wrote {fv.output}", file=out)
   return {"page": page, "entries": entries}

@@ -20,6 +20,7 @@ from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import significance
 
 DIGITS = 4
+WALL_SECONDS = "wall_seconds"  # A run's training wall seconds, as text.
 
 
 def record_dir(records_dir, run, seed=None):
@@ -56,6 +57,20 @@ def read_text(path):
     return None
   with open(path, encoding="utf-8") as f:
     return f.read().strip()
+
+
+def wall_seconds(*folders):
+  """The training wall seconds in the first of `folders` that has them."""
+  folder = first_with(WALL_SECONDS, *folders)
+  if folder is None:
+    return None
+  path = os.path.join(folder, WALL_SECONDS)
+  text = read_text(path)
+  try:
+    return float(text)
+  except ValueError:
+    raise errors.DataFormatError(path, 1,
+                                 f"not a number of seconds: {text!r}")
 
 
 def read_jsonl(path):

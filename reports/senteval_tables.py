@@ -18,6 +18,7 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
+from sentzoo.evaluation import senteval_data
 from sentzoo.reports import formatting
 from sentzoo.reports import paper_numbers
 from sentzoo.reports import sts_tables
@@ -32,20 +33,20 @@ def _get(result, name):
       result, name)
 
 
-def format_transfer_table(rows: Sequence[tuple], digits: int = 1) -> str:
+def format_transfer_table(rows: Sequence[tuple]) -> str:
   """The accuracy table of rows (label, {task: TaskResult or its JSON}).
 
   Nothing is bold: cross-validated accuracies come without the per-example
   decisions a paired test needs, and pages bold only what a test finds.
   """
   def cell(value):
-    return "" if value is None else f"{value:.{digits}f}"
+    return "" if value is None else f"{value:.1f}"
   body = []
   for label, results in rows:
     msrp = results.get("MSRP")
     f1 = _get(msrp, "f1")
     body.append([label, "" if msrp is None else cell(_get(msrp, "accuracy"))
-                 + ("" if f1 is None else f" / {f1:.{digits}f}")]
+                 + ("" if f1 is None else f" / {f1:.1f}")]
                 + [cell(_get(results.get(task), "accuracy"))
                    for task in ("MR", "CR", "SUBJ", "MPQA", "TREC")]
                 + [cell(senteval.average_accuracy(results))])
@@ -59,7 +60,7 @@ def format_time_table(rows: Sequence[tuple]) -> str:
   body = []
   for label, results in rows:
     cells, total = [label], 0.0
-    for task in senteval.TASKS:
+    for task in senteval_data.TASKS:
       r = results.get(task)
       if r is None:
         cells.append("")
@@ -68,8 +69,8 @@ def format_time_table(rows: Sequence[tuple]) -> str:
       total += enc + clf
       cells.append(f"{enc + clf:.1f} ({enc:.1f})")
     body.append(cells + [f"{total:.1f}"])
-  return formatting.table(["model", *senteval.TASKS, "total"], body,
-                          "|---|" + "---:|" * (len(senteval.TASKS) + 1))
+  return formatting.table(["model", *senteval_data.TASKS, "total"], body,
+                          "|---|" + "---:|" * (len(senteval_data.TASKS) + 1))
 
 
 def paper_rows(models: Sequence[str] = paper_numbers.SENT2VEC_TABLE1_SHOWN
@@ -91,7 +92,7 @@ def paper_rows(models: Sequence[str] = paper_numbers.SENT2VEC_TABLE1_SHOWN
 
 def define_transfer_flags(flag_values: flags.FlagValues) -> None:
   """The transfer flags (`config_from_flags`), shared with results_page."""
-  flags.DEFINE_list("tasks", list(senteval.TASKS), "Transfer tasks.",
+  flags.DEFINE_list("tasks", list(senteval_data.TASKS), "Transfer tasks.",
                     flag_values=flag_values)
   flags.DEFINE_integer("outer_folds", 10, "Folds of the accuracy CV.",
                        flag_values=flag_values)

@@ -35,29 +35,13 @@ STS_MEAN, STS2014_MEAN, SICK = "STS.mean", "STS2014.mean", "SICK.test"
 class Run:
   """What the table shows of one trained run."""
   name: str
-  flags: dict
+  flags: dict  # Flag name -> its flags.txt line.
   ablation_flags: Optional[str]  # The runner's flags for this row, if known.
   sts: dict  # Set or aggregate name -> Pearson x 100.
   dev_pearson: Optional[float]
   neighbour_ranking: Optional[float]
   steps: Optional[int]
   minutes: Optional[float]
-
-
-def read_flags(path):
-  """flags.txt ("--name=value" or "--[no]name" per line) -> dict."""
-  values = {}
-  with open(path, encoding="utf-8") as f:
-    for line in f:
-      line = line.strip()
-      if not line.startswith("--"):
-        continue
-      name, sep, value = line[2:].partition("=")
-      if not sep:
-        value = "false" if name.startswith("no") else "true"
-        name = name[2:] if name.startswith("no") else name
-      values[name] = value
-  return values
 
 
 def _last(records, key):
@@ -72,12 +56,12 @@ def load_run(runs_dir, name):
   if not os.path.exists(results_path):
     return None
   results = run_records.read_json(results_path)
-  wall = run_records.read_text(os.path.join(folder, "wall_seconds"))
+  wall = run_records.wall_seconds(folder)
   evals = run_records.read_jsonl(
       os.path.join(folder, model_dir_lib.EVAL_LOG_FILE))
   return Run(
       name=name,
-      flags=read_flags(os.path.join(folder, model_dir_lib.FLAGS_FILE)),
+      flags=model_dir_lib.read_flags_file(folder),
       ablation_flags=run_records.read_text(
           os.path.join(folder, "ablation_flags.txt")),
       sts={k: v["pearson"] for part in ("sets", "aggregates")
@@ -86,17 +70,17 @@ def load_run(runs_dir, name):
       neighbour_ranking=_last(evals, "neighbour_ranking"),
       steps=_last(run_records.read_jsonl(
           os.path.join(folder, model_dir_lib.TRAIN_LOG_FILE)), "step"),
-      minutes=None if wall is None else int(wall or 0) / 60)
+      minutes=None if wall is None else wall / 60)
 
 
 def setting(run, base):
   """The runner's flags for `run` (ablation_flags.txt), else its flags.txt
-  values that differ from `base`'s (a flag only one has says which code
+  lines that differ from `base`'s (a flag only one has says which code
   ran, not what was trained: left out)."""
   if run.ablation_flags is not None:
     return run.ablation_flags or "(paper flagfile)"
   names = sorted(set(run.flags) & set(base.flags))
-  diff = [f"--{n}={run.flags[n]}" for n in names
+  diff = [run.flags[n] for n in names
           if n not in _NOT_SETTINGS and run.flags[n] != base.flags[n]]
   return " ".join(diff) or "(paper flagfile)"
 

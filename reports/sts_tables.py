@@ -40,21 +40,20 @@ def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
                 cell: Callable[[Any], str]) -> str:
   """`title`, then a row per set and a column per comparison label."""
   labels = list(significance)
-  rows = list(dict.fromkeys(n for label in labels for n in significance[label]))
-  lines = [title, "", "| set | " + " | ".join(labels) + " |",
-           "|---|" + "---:|" * len(labels)]
-  for name in rows:
-    tests = [significance[label].get(name) for label in labels]
-    lines.append(f"| {name} | " + " | ".join(
-        "" if test is None else cell(test) for test in tests) + " |")
-  return "\n".join(lines) + "\n"
+  names = dict.fromkeys(n for label in labels for n in significance[label])
+  return f"{title}\n\n" + formatting.table(
+      ["set"] + labels, [[name] + [
+          "" if test is None else cell(test)
+          for test in (significance[label].get(name) for label in labels)]
+                         for name in names], "|---|" + "---:|" * len(labels))
 
 
-def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
-                              alpha: float = significance_lib.TABLE_ALPHA
+def format_significance_table(significance: Mapping[str, Mapping[str, Any]]
                               ) -> str:
   """{label ("b vs a"): {set: CorrelationComparison}} as markdown; a
-  Holm-corrected p below `alpha` is marked better or worse."""
+  Holm-corrected p below significance.TABLE_ALPHA is marked better or
+  worse."""
+  alpha = significance_lib.TABLE_ALPHA
   def cell(c):
     if math.isnan(c.difference):
       return formatting.MISSING
@@ -73,10 +72,10 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]],
       f"{significance_lib.MIN_DIFFERENCE:g} apart)", cell)
 
 
-def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]],
-                          alpha: float = significance_lib.WILCOXON_ALPHA
+def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]]
                           ) -> str:
   """The Siamese CBOW paper's test: Wilcoxon p-values, labelled as such."""
+  alpha = significance_lib.WILCOXON_ALPHA
   return _sets_table(
       significance, "Kenter et al.'s test (Wilcoxon signed-rank on the "
       f"cosines; {significance_lib.DAGGER}: p < {alpha:g}). It asks whether "
@@ -171,16 +170,16 @@ def compare_to_references(results: sts.EvalResults,
           "sets": compared, "wins": wins, "losses": losses}
 
 
-def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
+def format_comparison(comparison: Mapping[str, Any]) -> str:
   """Formats `compare_to_references`' output as a markdown block."""
   model = comparison["model"] or "the model"
 
   def pair(values):
     pearson, spearman = values
-    text = sts.format_number(pearson, digits)
+    text = sts.format_number(pearson, 2)
     if spearman is None:
       return text
-    return f"{text} ({sts.format_number(spearman, digits)})"
+    return f"{text} ({sts.format_number(spearman, 2)})"
 
   lines = [f"Comparison of {model} with the reference columns (Pearson's r "
            "\u00d7 100 (Spearman's \u03c1 \u00d7 100); differences in "
@@ -190,7 +189,7 @@ def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
     for name, values in agg["references"].items():
       text = f"{name} {pair(values)}"
       if agg["model"][0] is not None:
-        text += f" [{agg['model'][0] - values[0]:+.{digits}f}]"
+        text += f" [{agg['model'][0] - values[0]:+.2f}]"
       parts.append(text)
     lines.append(f"- {agg['label']}: {model} {pair(agg['model'])} vs "
                  + "; ".join(parts))
@@ -202,8 +201,8 @@ def format_comparison(comparison: Mapping[str, Any], digits: int = 2) -> str:
             f"column: {len(wins)} of {len(sets)}")
     if comparison["losses"]:
       line += ". Not beaten: " + "; ".join(
-          f"{l['set']} ({sts.format_number(l['model'], digits)} vs "
-          f"{sts.format_number(l['reference_pearson'], digits)}, "
+          f"{l['set']} ({sts.format_number(l['model'], 2)} vs "
+          f"{sts.format_number(l['reference_pearson'], 2)}, "
           f"{l['reference']})"
           for l in comparison["losses"])
     lines.append(line + ".")
