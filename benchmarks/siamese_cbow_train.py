@@ -26,6 +26,7 @@ from absl import flags
 
 from sentzoo.benchmarks import child_process
 from sentzoo.common import cli
+from sentzoo.common import errors
 from sentzoo.common import resources
 from sentzoo.reports import formatting
 from sentzoo.trainers import siamese_cbow
@@ -277,6 +278,10 @@ def _child_ours():
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu
     done = int(done.numpy())
+    if not done:
+      raise errors.UserError(
+          f"the training data ran out within the {FLAGS.warmup_steps} warm-up "
+          "steps: lower --warmup_steps or raise --num_epochs")
     profile = None
     if FLAGS.profile_steps:
       profile_dir = os.path.join(os.path.abspath(FLAGS.work_dir), "profile")
