@@ -27,6 +27,8 @@ from sentzoo.reports import formatting
 FLAGS = flags.FLAGS
 
 _TOKEN = r"\w+|[^\w\s]"
+# The book corpus part the lines come from, and serving_default's batch.
+CORPUS_PART, SERVING_BATCH_SIZE = 7, 4096
 # The peer's child: runs in --reference_python, which has no sentzoo.
 _PEER_CHILD = r"""
 import json, re, resource, statistics, sys, time
@@ -135,12 +137,6 @@ def child_main(kind, export, lines_path, batch_size, calls):
   print(json.dumps(result))
 
 
-def _run(command):
-  """Runs a child: (its JSON result, peak RSS MB, 1-min load before)."""
-  result, finished = child_process.run_json(command)
-  return result, finished.peak_rss_mb, finished.load_before
-
-
 def _ours(kind, export, lines_path, batch_size=0, calls=3):
   return [sys.executable, "-m", "benchmarks.encode", f"--child={kind}",
           f"--export={export}", f"--lines_file={lines_path}",
@@ -184,7 +180,7 @@ def side_by_side(argv):
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   export = encoder_lib.resolve_export_dir(FLAGS.export)
-  lines = corpus_lines(data_dir, FLAGS.corpus_part, FLAGS.num_lines)
+  lines = corpus_lines(data_dir, CORPUS_PART, FLAGS.num_lines)
   tmp = os.path.join(FLAGS.work_dir, f"encode_lines_{os.getpid()}.txt")
   os.makedirs(FLAGS.work_dir, exist_ok=True)
   with open(tmp, "w", encoding="utf-8") as f:
@@ -197,18 +193,28 @@ def side_by_side(argv):
   out = child_process.Printed()
   say = out.say
 
-  def rate(result):
-    return result["lines"] / result["seconds"]
+  def measure(command):
+    """A child's sentences/s and peak RSS MB, and both as table cells with
+    the 1-min load before it."""
+    result, done = child_process.run_json(command)
+    speed, rss = result["lines"] / result["seconds"], done.peak_rss_mb
+    return speed, rss, f"{speed:,.0f} | {rss:,.0f} | {done.load_before:.2f} |"
 
-  say(f"{len(lines):,} raw lines of part{FLAGS.corpus_part:02d} "
+  def batch_of_one(export_dir, what):
+    result, done = child_process.run_json(
+        _ours("batch_of_one", export_dir, tmp, calls=1))
+    say("", f"{what}: median {result['median_ms']:.3f} ms, 99th percentile "
+        f"{result['p99_ms']:.3f} ms (load {done.load_before:.2f}).")
+
+  say(f"{len(lines):,} raw lines of part{CORPUS_PART:02d} "
       f"({tokens / len(lines):.1f} tokens a line); {os.cpu_count()} CPUs; "
       f"load average before: {child_process.load_averages()}",
       f"export: {export}")
   if peer:
     say(f"peer: {FLAGS.reference_model} through {FLAGS.reference_python}")
   kinds = [("ours: sentzoo.load().encode()", _ours("encode", export, tmp)),
-           (f"ours: serving_default, batch {FLAGS.batch_size}",
-            _ours("serving_default", export, tmp, FLAGS.batch_size))]
+           (f"ours: serving_default, batch {SERVING_BATCH_SIZE}",
+            _ours("serving_default", export, tmp, SERVING_BATCH_SIZE))]
   if peer:
     kinds += [("binding, pre-tokenised input", _peer("pretokenised", tmp)),
               ("binding + Python tokeniser", _peer("end_to_end", tmp))]
@@ -216,12 +222,11 @@ def side_by_side(argv):
       "|---:|---|---:|---:|---:|")
 
   def side(name, command):
-    def measure(repeat):
-      result, rss, load = _run(command)
-      say(f"| {repeat + 1} | {name} | {rate(result):,.0f} | {rss:,.0f} | "
-          f"{load:.2f} |")
-      return rate(result), rss
-    return measure
+    def one(repeat):
+      speed, rss, cells = measure(command)
+      say(f"| {repeat + 1} | {name} | {cells}")
+      return speed, rss
+    return one
 
   runs = child_process.alternate(
       FLAGS.repeats, {name: side(name, command) for name, command in kinds})
@@ -248,13 +253,10 @@ def side_by_side(argv):
         "| batch_size | sentences/s | peak RSS MB | load (1 min) |",
         "|---:|---:|---:|---:|")
     for size in FLAGS.batch_sizes:
-      result, rss, load = _run(_ours("encode", export, tmp, int(size)))
-      say(f"| {int(size):,} | {rate(result):,.0f} | {rss:,.0f} | "
-          f"{load:.2f} |")
-  result, _, load = _run(_ours("batch_of_one", export, tmp, calls=1))
-  say("", f"Batch of one through serving_default (2,000 lines, one call "
-      f"each): median {result['median_ms']:.3f} ms, 99th percentile "
-      f"{result['p99_ms']:.3f} ms (load {load:.2f}).")
+      say(f"| {int(size):,} | "
+          + measure(_ours("encode", export, tmp, int(size)))[2])
+  batch_of_one(export, "Batch of one through serving_default (2,000 lines, "
+               "one call each)")
   if FLAGS.other_export:
     other = encoder_lib.resolve_export_dir(FLAGS.other_export)
     say("", f"Other export: {other}", "",
@@ -262,14 +264,10 @@ def side_by_side(argv):
         "|---|---:|---:|---:|")
     for name, command in (
         ("encode()", _ours("encode", other, tmp)),
-        (f"serving_default, batch {FLAGS.batch_size}",
-         _ours("serving_default", other, tmp, FLAGS.batch_size))):
-      result, rss, load = _run(command)
-      say(f"| {name} | {rate(result):,.0f} | {rss:,.0f} | {load:.2f} |")
-    result, _, load = _run(_ours("batch_of_one", other, tmp, calls=1))
-    say("", f"Its batch of one through serving_default: median "
-        f"{result['median_ms']:.3f} ms, 99th percentile "
-        f"{result['p99_ms']:.3f} ms (load {load:.2f}).")
+        (f"serving_default, batch {SERVING_BATCH_SIZE}",
+         _ours("serving_default", other, tmp, SERVING_BATCH_SIZE))):
+      say(f"| {name} | " + measure(command)[2])
+    batch_of_one(other, "Its batch of one through serving_default")
   if FLAGS.precisions:
     changes = precision_sts_changes(export, data_dir)
     names = sorted(changes["float32"])
@@ -341,13 +339,9 @@ if __name__ == "__main__":
                       required=True)
   flags.DEFINE_string("data_dir", None,
                       f"Data directory (default ${data_dir_lib.ENV_VAR}).")
-  flags.DEFINE_integer("corpus_part", 7, "Book corpus part to read lines "
-                       "from.", lower_bound=1, upper_bound=7)
   flags.DEFINE_integer("num_lines", 100_000, "Lines encoded per call.",
                        lower_bound=1)
   flags.DEFINE_integer("repeats", 3, "Alternating repeats.", lower_bound=1)
-  flags.DEFINE_integer("batch_size", 4096, "serving_default: sentences a "
-                       "call.", lower_bound=1)
   flags.DEFINE_list("batch_sizes", [], "encode(batch_size=...) values to "
                     "measure, e.g. 1024,2048,4096,8192.")
   flags.DEFINE_string("reference_python", None, "A Python that imports "

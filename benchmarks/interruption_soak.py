@@ -44,6 +44,8 @@ TRAIN_ARGS = ["--embedding_dim=8", "--batch_size=20", "--min_count=1",
               "--checkpoint_every_steps=5", "--log_every_steps=5",
               "--eval_every_steps=0", "--heldout_books=1",
               "--nocompare_untrained", "--export"]
+# Seconds after which a run counts as hung.
+RUN_TIMEOUT_SECONDS = 600
 # Moments to signal at: (name, aimed at a save or an export).
 MOMENTS = (("delay", False), ("progress", True), ("last_step", True),
            ("exported", True))
@@ -187,20 +189,16 @@ class Tally:
       default_factory=collections.Counter)
   failures: list = dataclasses.field(default_factory=list)
   reserved: int = 0  # Interruptions taken by a signal about to be sent.
-  out_of_time: bool = False  # --max_minutes passed: no more signals.
   lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
   @property
   def interruptions(self):
     return sum(self.signals.values())
 
-  def reserve(self, target, deadline=None):
-    """Takes one of the `target` interruptions; False if all are taken or
-    `deadline` (time.monotonic()) has passed."""
+  def reserve(self, target):
+    """Takes one of the `target` interruptions; False if all are taken."""
     with self.lock:
-      if deadline is not None and time.monotonic() > deadline:
-        self.out_of_time = True
-      if self.reserved >= target or self.out_of_time:
+      if self.reserved >= target:
         return False
       self.reserved += 1
       return True
@@ -232,8 +230,6 @@ class Soak:
   def __init__(self, data_dir, soak_dir, settings):
     self.data_dir, self.soak_dir, self.settings = data_dir, soak_dir, settings
     self.tally = Tally()
-    self.deadline = (time.monotonic() + 60 * settings.max_minutes
-                     if settings.max_minutes else None)
     self._check_lock = threading.Lock()  # One export loaded at a time.
 
   def run(self):
@@ -244,7 +240,7 @@ class Soak:
     os.makedirs(self.soak_dir)
     reference_dir = os.path.join(self.soak_dir, "reference")
     reference = Run(train_command(self.data_dir, reference_dir))
-    code = reference.wait(self.settings.run_timeout)
+    code = reference.wait(RUN_TIMEOUT_SECONDS)
     self.reference_seconds = time.monotonic() - reference.started
     if code != EXIT_OK:
       self.tally.fail("uninterrupted run: " + reference.describe(code))
@@ -278,7 +274,7 @@ class Soak:
 
   def _chain(self, worker):
     """One thread's model directories, interrupted until the soak's
-    interruptions are taken (or the deadline passes)."""
+    interruptions are taken."""
     tally, target = self.tally, self.settings.interruptions
     rng = random.Random(self.settings.seed * 1000 + worker)
     directory = 0
@@ -289,12 +285,12 @@ class Soak:
       last_step = 0
       for _ in range(target + 10):  # More runs than this: it is lost.
         run = Run(train_command(self.data_dir, model_dir))
-        if tally.reserve(target, self.deadline):
+        if tally.reserve(target):
           code, interrupted = self._interrupt(run, rng, model_dir)
           if not interrupted:
             tally.release()
         else:
-          code, interrupted = run.wait(self.settings.run_timeout), False
+          code, interrupted = run.wait(RUN_TIMEOUT_SECONDS), False
           if code != EXIT_OK:
             tally.fail("uninterrupted rerun: " + run.describe(code))
         step = latest_checkpoint_step(model_dir)
@@ -325,11 +321,11 @@ class Soak:
       print(f"  finished {model_dir}: export versions "
             f"{export_versions(model_dir)}, {len(problems)} problems",
             flush=True)
-      if tally.reserved >= target or tally.out_of_time:
+      if tally.reserved >= target:
         return
 
   def _wait_for_moment(self, run, rng, moment):
-    timeout = self.settings.run_timeout
+    timeout = RUN_TIMEOUT_SECONDS
     if moment == "delay":  # From the process's start, imports included.
       time.sleep(max(0.0, run.started + rng.uniform(
           INTERPRETER_START_SECONDS, self.reference_seconds) -
@@ -358,7 +354,7 @@ class Soak:
       time.sleep(0.2)  # A write in flight ends before the pause.
       before = snapshot(model_dir)
       second = Run(train_command(self.data_dir, model_dir))
-      code = second.wait(self.settings.run_timeout)
+      code = second.wait(RUN_TIMEOUT_SECONDS)
       after = snapshot(model_dir)
     finally:
       holder.process.send_signal(signal.SIGCONT)
@@ -376,7 +372,7 @@ class Soak:
   def _interrupt(self, run, rng, model_dir):
     """Signals `run` at a random moment: (its exit code, whether it was
     interrupted; False: it ended before the signal)."""
-    tally, timeout = self.tally, self.settings.run_timeout
+    tally, timeout = self.tally, RUN_TIMEOUT_SECONDS
     name = rng.choice(["SIGINT", "SIGTERM", "SIGKILL"])
     moment, aimed = rng.choice(MOMENTS)
     ready = self._wait_for_moment(run, rng, moment)
@@ -456,8 +452,4 @@ if __name__ == "__main__":
                        "directory in use.", lower_bound=0)
   flags.DEFINE_integer("parallel", 1, "Model directories soaked at once.",
                        lower_bound=1)
-  flags.DEFINE_float("max_minutes", 0, "No signal after this many minutes "
-                     "(0: no limit).", lower_bound=0)
-  flags.DEFINE_integer("run_timeout", 600, "Seconds after which a run "
-                       "counts as hung.", lower_bound=1)
   cli.run(main)

@@ -342,19 +342,17 @@ def side_by_side_markdown(result):
   ]
   for i, r in enumerate(result["repeats"], start=1):
     ours, ref = r["ours"], r["reference"]
+    both = lambda key, spec=",.0f", unit="": [  # pylint: disable=cell-var-from-loop
+        _cell(ours[key], spec, unit), _cell(ref[key], spec, unit)]
     out.append("| " + " | ".join([
-        str(i), _cell(ours["words_per_second"]),
-        _cell(ref["words_per_second"]),
+        str(i), *both("words_per_second"),
         _cell(r["words_per_second_ratio"], ".2f", "x"),
-        f"{_cell(ours['cores_in_use'], '.2f')} / "
-        f"{_cell(ref['cores_in_use'], '.2f')}",
-        _cell(ours["words_per_cpu_second"]), _cell(ref["words_per_cpu_second"]),
+        " / ".join(both("cores_in_use", ".2f")),
+        *both("words_per_cpu_second"),
         _cell(r["words_per_cpu_second_ratio"], ".2f", "x"),
-        _cell(ours["peak_rss_mb"], ",.0f", " MB"),
-        _cell(ref["peak_rss_mb"], ",.0f", " MB"),
+        *both("peak_rss_mb", ",.0f", " MB"),
         _cell(r["peak_rss_ratio"], ".2f", "x"),
-        f"{ours['load_average_1min']:.2f} / {ref['load_average_1min']:.2f}"])
-               + " |")
+        " / ".join(both("load_average_1min", ".2f"))]) + " |")
   g = lambda name, unit="", spec=",.0f": _range(result[name], unit, spec)  # pylint: disable=unnecessary-lambda-assignment
   out.append(
       f"| median (range) | {g('ours_words_per_second')} | "

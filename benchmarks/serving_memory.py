@@ -28,24 +28,12 @@ flags.DEFINE_float("sentence_mb", 5.0, "Size of the one sentence, in MB "
                    "(10^6 bytes).", lower_bound=0.001)
 flags.DEFINE_integer("dim", 300, "Embedding size of the built exports (the "
                      "Siamese CBOW paper's 300).", lower_bound=1)
-flags.DEFINE_integer("vocabulary_size", 10000, "Words of the built exports.",
-                     lower_bound=1)
-flags.DEFINE_integer("max_bytes_per_sentence",
-                     input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
-                     "Byte cap of the capped export.", lower_bound=1,
-                     upper_bound=2**31 - 1)
-flags.DEFINE_integer("max_tokens_per_sentence",
-                     input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE,
-                     "Token cap of the capped export.", lower_bound=1,
-                     upper_bound=2**31 - 1)
 flags.DEFINE_string("child", None, "Internal: measure this export in this "
                     "process and print one JSON line.")
 
 _UNCAPPED = 2**31 - 1
-
-
-def _words(vocabulary_size):
-  return [f"w{i}" for i in range(vocabulary_size)]
+# The built exports' words (and the sentence's).
+WORDS = [f"w{i}" for i in range(10000)]
 
 
 def _sentence(num_bytes, words):
@@ -66,8 +54,7 @@ def measure_in_this_process(export_path, num_bytes):
   if os.path.exists(card_path):
     with open(card_path, encoding="utf-8") as f:
       card = json.load(f)
-  sentence = tf.constant([_sentence(num_bytes,
-                                    _words(FLAGS.vocabulary_size))])
+  sentence = tf.constant([_sentence(num_bytes, WORDS)])
   recorder = child_process.PhaseRecorder()
   recorder.mark("before")
   embeddings = serve(sentences=sentence)["embeddings"].numpy()
@@ -90,11 +77,10 @@ def build_export(base, max_bytes_per_sentence, max_tokens_per_sentence):
   from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
   from sentzoo.inputs import text_to_ids  # pylint: disable=g-import-not-at-top
   from sentzoo.inputs import vocabulary  # pylint: disable=g-import-not-at-top
-  words = _words(FLAGS.vocabulary_size)
   table = np.random.default_rng(0).normal(
-      size=(len(words) + 1, FLAGS.dim)).astype(np.float32)
+      size=(len(WORDS) + 1, FLAGS.dim)).astype(np.float32)
   encoder = averaging_encoder.AveragingSentenceEncoder(
-      text_to_ids.TextToIds(vocabulary.Vocabulary(words, [1] * len(words))),
+      text_to_ids.TextToIds(vocabulary.Vocabulary(WORDS, [1] * len(WORDS))),
       table, {"model_type": "benchmark"},
       max_bytes_per_sentence=max_bytes_per_sentence,
       max_tokens_per_sentence=max_tokens_per_sentence)
@@ -118,8 +104,8 @@ def main(argv):
                       _UNCAPPED)),
         ("capped",
          build_export(os.path.join(folder, "capped"),
-                      FLAGS.max_bytes_per_sentence,
-                      FLAGS.max_tokens_per_sentence)),
+                      input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,
+                      input_limits.DEFAULT_MAX_TOKENS_PER_SENTENCE)),
     ]
   print(f"one sentence of {num_bytes / 1e6:g} MB through serving_default, "
         f"each export in a fresh process (peak RSS = VmHWM)")
@@ -127,8 +113,7 @@ def main(argv):
     for label, path in runs:
       result = child_process.run_json(
           [sys.executable, "-m", "benchmarks.serving_memory",
-           f"--child={path}", f"--sentence_mb={num_bytes / 1e6}",
-           f"--vocabulary_size={FLAGS.vocabulary_size}"])[0]
+           f"--child={path}", f"--sentence_mb={num_bytes / 1e6}"])[0]
       limits = result["input_limits"] or {}
       print(f"{label}: max_bytes_per_sentence="
             f"{limits.get('max_bytes_per_sentence')}, max_tokens_per_sentence="

@@ -64,14 +64,14 @@ flags.DEFINE_integer("profile_steps", 0, "After its timed steps, the first "
                      "profiler (in <work_dir>/profile) and prints where their "
                      "time went; 0: no trace.", lower_bound=0,
                      flag_values=FLAGS)
-flags.DEFINE_string("child", None, "Internal: one measurement (one of "
-                    "CHILDREN).", flag_values=FLAGS)
 
 # The train-step children: the trainer's step on the flags' batches, and the
 # steps issue 34 replaced (--earlier_steps), with the rows they print.
 CHILDREN = {"ours": "ours, train step",
             "by_length": "ours, by-length batches (the flat step)",
             "padded": "ours, by-length batches, the padded step"}
+flags.DEFINE_enum("child", None, list(CHILDREN), "Internal: one "
+                  "measurement.", flag_values=FLAGS)
 
 # The paper's word2vec CBOW baseline settings (../shared/notes/peers.md).
 GENSIM_SETTINGS = dict(vector_size=300, window=5, min_count=5, sample=1e-5,
@@ -278,6 +278,10 @@ def _child_ours():
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu
     done = int(done.numpy())
+    if not done:
+      raise errors.UserError(
+          f"the training data ran out within the {FLAGS.warmup_steps} warm-up "
+          "steps: lower --warmup_steps or raise --num_epochs")
     profile = None
     if FLAGS.profile_steps:
       profile_dir = os.path.join(os.path.abspath(FLAGS.work_dir), "profile")
@@ -456,12 +460,9 @@ def side_by_side(argv):
 
 def main(argv):
   del argv
-  if FLAGS.child in CHILDREN:
+  if FLAGS.child:
     _child_ours()
     return
-  if FLAGS.child:
-    raise errors.UserError(f"--child={FLAGS.child}: internal (one of "
-                           f"{', '.join(CHILDREN)})")
   side_by_side(sys.argv[1:])
 
 

@@ -145,6 +145,23 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     self.assertIn("Traced: 2 steps", result.stdout)
     self.assertIn("| compiled step: XLA kernels |", result.stdout)
 
+  def test_data_that_runs_out_in_the_warm_up_is_a_user_error(self):
+    data_dir = os.path.join(self.get_temp_dir(), "data_short")
+    _write_corpus(data_dir)
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
+    result = subprocess.run(
+        [sys.executable, "-m", "benchmarks.siamese_cbow_train",
+         f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
+         "--batch_size=4", "--min_count=1", "--heldout_books=0",
+         "--num_epochs=1", "--steps=3", "--warmup_steps=100000",
+         "--repeats=1",
+         f"--work_dir={os.path.join(self.get_temp_dir(), 'work_short')}"],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    self.assertEqual(result.returncode, 2, result.stderr[-3000:])
+    self.assertIn("error: the training data ran out within the 100000 "
+                  "warm-up steps", result.stderr)
+    self.assertNotIn("Traceback", result.stderr)
+
 
 if __name__ == "__main__":
   tf.test.main()

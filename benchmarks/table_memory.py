@@ -5,7 +5,7 @@ r"""Memory of the paper-size embedding tables, and how a strategy places them.
   python -m benchmarks.table_memory --model=sent2vec --train \
       --buckets=300000 --data_dir=../shared/data --work_dir=runs/s2v_memory
 
-Builds the tables under the strategy's scope, runs --steps sparse SGD steps
+Builds the tables under the strategy's scope, runs STEPS sparse SGD steps
 and prints the table bytes, where each copy lives and the RSS. --train
 measures the Sent2Vec trainer itself against issue 17's bound (peak RSS <=
 1.3 x table bytes + 1 GB): a fresh run and a resumed one, each in a child
@@ -33,7 +33,11 @@ from sentzoo.trainers import training_loop
 
 # Words: Siamese CBOW's paper's 315k; Sent2Vec's unigram and target rows.
 VOCAB_SIZE = 315000
-# --train: the trainer's settings on part01 (--buckets and --dim override).
+# The papers' embedding sizes.
+DIMS = {"siamese_cbow": 300, "sent2vec": 700}
+# Steps after building, of 100 groups (Siamese CBOW) or sentences.
+STEPS, BATCH_SIZE = 5, 100
+# --train: the trainer's settings on part01 (--buckets overrides).
 TRAIN_FLAGFILE = "configs/sent2vec_books_unibi.flags"
 FLAGS = flags.FLAGS
 distribution.define_flags(FLAGS)
@@ -41,10 +45,6 @@ flags.DEFINE_enum("model", "siamese_cbow", ["siamese_cbow", "sent2vec"],
                   "Which model's tables to build.")
 flags.DEFINE_integer("buckets", 2000000, "Sent2Vec bigram hash buckets "
                      "(source rows besides the words).")
-flags.DEFINE_integer("dim", 0, "Embedding size (0: 300 for Siamese CBOW, 700 "
-                     "for Sent2Vec).")
-flags.DEFINE_integer("steps", 5, "Training steps after building.")
-flags.DEFINE_integer("batch_size", 100, "Global batch (groups / sentences).")
 flags.DEFINE_bool("train", False, "--model=sent2vec: measure the trainer "
                   "itself, a fresh and a resumed run (see the module doc).")
 flags.DEFINE_string("data_dir", None, "--train: the data directory "
@@ -81,7 +81,7 @@ def _siamese_cbow(strategy, dim):
     optimizer.build(model.trainable_variables)
   tables = [model.embedding.embeddings]
   ids = np.random.RandomState(0).randint(
-      1, VOCAB_SIZE + 1, size=(FLAGS.batch_size, 5, 30)).astype(np.int32)
+      1, VOCAB_SIZE + 1, size=(BATCH_SIZE, 5, 30)).astype(np.int32)
   # As the trainer runs it: the update outside XLA under several replicas.
   step = siamese_cbow_step.make_train_step(
       model, optimizer, 2, apply_in_xla=distribution.is_one_device(strategy))
@@ -100,15 +100,15 @@ def _sent2vec(strategy, dim):
                          name="source")
     target = tf.Variable(tf.zeros([VOCAB_SIZE, dim]), name="target")
   features = rng.randint(0, VOCAB_SIZE + FLAGS.buckets,
-                         size=(FLAGS.batch_size, 20))
-  targets = rng.randint(0, VOCAB_SIZE, size=(FLAGS.batch_size, 10, 11))
+                         size=(BATCH_SIZE, 20))
+  targets = rng.randint(0, VOCAB_SIZE, size=(BATCH_SIZE, 10, 11))
 
   def step():
     with tf.GradientTape() as tape:
       h = tf.reduce_mean(tf.gather(source, features), axis=1)
       u = tf.gather(target, targets)
       logits = tf.einsum("bd,btkd->btk", h, u)
-      labels = tf.one_hot(tf.zeros([FLAGS.batch_size, 10], tf.int32), 11)
+      labels = tf.one_hot(tf.zeros([BATCH_SIZE, 10], tf.int32), 11)
       loss = tf.reduce_mean(
           tf.nn.sigmoid_cross_entropy_with_logits(labels, logits))
     grads = tape.gradient(loss, [source, target])
@@ -190,8 +190,6 @@ def measure_training():
   common = [f"--flagfile={os.path.abspath(TRAIN_FLAGFILE)}",
             f"--num_buckets={FLAGS.buckets}", "--corpus_parts=1",
             "--log_every_steps=100", "--checkpoint_every_steps=100"]
-  if FLAGS.dim:
-    common.append(f"--embedding_dim={FLAGS.dim}")
   if FLAGS.data_dir:
     common.append(f"--data_dir={FLAGS.data_dir}")
   model_dir = os.path.join(work_dir, f"run_{FLAGS.buckets}")
@@ -290,12 +288,12 @@ def main(argv):
     return
   strategy = distribution.make_strategy(FLAGS.strategy,
                                        FLAGS.num_cpu_devices)
-  dim = FLAGS.dim or (300 if FLAGS.model == "siamese_cbow" else 700)
+  dim = DIMS[FLAGS.model]
   start_rss = resources.peak_rss_mb(), resources.current_rss_mb()
   build = _siamese_cbow if FLAGS.model == "siamese_cbow" else _sent2vec
   tables, step = build(strategy, dim)
   built_rss = resources.peak_rss_mb(), resources.current_rss_mb()
-  for _ in range(FLAGS.steps):
+  for _ in range(STEPS):
     step()
   end_rss = resources.peak_rss_mb(), resources.current_rss_mb()
   replicas = strategy.num_replicas_in_sync
@@ -311,7 +309,7 @@ def main(argv):
         f"{total * replicas / 1e6:,.0f} MB over {replicas} replica(s)")
   for name, (peak, now) in (("before building", start_rss),
                             ("after building", built_rss),
-                            (f"after {FLAGS.steps} steps", end_rss)):
+                            (f"after {STEPS} steps", end_rss)):
     print(f"RSS {name}: peak {peak:,.0f} MB, current "
           + (f"{now:,.0f} MB" if now is not None else "n/a"))
 
