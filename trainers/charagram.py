@@ -46,7 +46,6 @@ class CharagramConfig(config.TrainingConfig):
   num_epochs: int = config.default(10)
   checkpoint_every_steps: int = config.default(1000)
   log_every_steps: int = config.default(100)
-  jit_compile: bool = config.default(False)
   model: str = config.setting("charagram", "Which model to train.",
                               choices=sorted(charagram_export.VARIANTS),
                               directory=True)

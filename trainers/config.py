@@ -197,7 +197,7 @@ class TrainingConfig:
       0, "Dev evaluation interval in steps (0: only at the end; a model "
       "that keeps its best epoch evaluates every epoch whatever this says).",
       lower_bound=0, runtime=True)
-  jit_compile: bool = setting(True, "Compile the train step with XLA.",
+  jit_compile: bool = setting(False, "Compile the train step with XLA.",
                               runtime=True)
   max_bytes_per_sentence: int = setting(
       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,

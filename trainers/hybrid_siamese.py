@@ -46,7 +46,6 @@ class HybridSiameseConfig(config.TrainingConfig):
   num_epochs: int = config.default(20)
   checkpoint_every_steps: int = config.default(0)
   log_every_steps: int = config.default(50)
-  jit_compile: bool = config.default(False)
   task: str = config.setting(
       "msrp", "Pair task; files from inputs.pair_datasets.task_files unless "
       "overridden.", choices=pair_datasets.TASKS, directory=True)

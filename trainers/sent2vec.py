@@ -53,7 +53,6 @@ class Sent2VecConfig(config.CorpusConfig):
   learning_rate: float = config.default(0.2)
   num_epochs: int = config.default(9)
   log_every_steps: int = config.default(200)
-  jit_compile: bool = config.default(False)
   embedding_dim: int = config.shared(700)
   word_ngrams: int = config.setting(
       1, "Largest word n-gram order (-wordNgrams; 2: unigrams + bigrams).",

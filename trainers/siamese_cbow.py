@@ -76,6 +76,7 @@ class SiameseCBOWConfig(config.CorpusConfig):
   """Siamese CBOW's settings (the command's flags)."""
   learning_rate: float = config.default(1e-4)
   eval_every_steps: int = config.default(10000)
+  jit_compile: bool = config.default(True)
   embedding_dim: int = config.shared(300)
   num_negatives: int = config.shared(2)
   batch_size: int = config.shared(100)
