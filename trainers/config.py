@@ -87,7 +87,8 @@ SHARED_SETTINGS = {
         "takes its negatives from all of it, so at least 2.", lower_bound=1),
     "max_length": dict(
         help="Tokens kept per training sentence (CHARAGRAM: per phrase, "
-        "with their n-grams) before a batch is built.", lower_bound=1),
+        "with their n-grams) before a batch is built; hybrid_siamese's "
+        "evaluation and export cut sentences there too.", lower_bound=1),
     "num_negatives": dict(
         help="Negatives per example (Siamese CBOW: random sentences per "
         "group, n; Sent2Vec: per target, -neg).", lower_bound=1),
