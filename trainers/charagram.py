@@ -47,7 +47,6 @@ class CharagramConfig(config.TrainingConfig):
   num_epochs: int = config.default(10)
   checkpoint_every_steps: int = config.default(1000)
   log_every_steps: int = config.default(100)
-  jit_compile: bool = config.default(False)
   model: str = config.setting("charagram", "Which model to train.",
                               choices=sorted(charagram_export.VARIANTS),
                               directory=True)
@@ -75,8 +74,7 @@ class CharagramConfig(config.TrainingConfig):
       "(inputs/task_paraphrases.py: any of "
       f"{', '.join(task_paraphrases.SOURCES)}); a pair that occurs in any "
       "test split under --data_dir is dropped.")
-  embedding_dim: int = config.setting(300, "d.", lower_bound=1,
-                                      directory=True)
+  embedding_dim: int = config.shared(300)
   ngram_sizes: List[str] = config.setting(
       ["2", "3", "4"], "Character n-gram sizes (charagram; the paper: 2,3,4 "
       "for phrases, 2-6 for words).", positive_ints=True, directory=True)
@@ -114,22 +112,15 @@ class CharagramConfig(config.TrainingConfig):
       None, "PARAGRAM-PHRASE: the vocabulary (word<TAB>count) of an exported "
       "--word_vectors; without --word_vectors, a vocabulary to use with "
       "random init.", directory=True)
-  keep_punctuation: bool = config.setting(
-      False, "PARAGRAM-PHRASE tokeniser: keep punctuation tokens (keep False "
-      "for a Siamese CBOW vocabulary, built without them).", directory=True)
+  keep_punctuation: bool = config.shared(False)
   sampling: str = config.setting(
       "max", "Negative selection: max or mix (the paper's two), rand.",
       choices=paraphrase_margin_loss.SAMPLINGS)
-  max_length: int = config.setting(
-      100, "Tokens kept per training phrase (and their n-grams) before a "
-      "batch is built.", lower_bound=1)
-  margin: float = config.setting(0.4, "delta.", lower_bound=0)
+  max_length: int = config.shared(100)
+  margin: float = config.shared(0.4)
   l2: float = config.setting(0.0, "lambda of 0.5 * lambda * sum ||theta||^2.",
                              lower_bound=0)
-  batch_size: int = config.setting(
-      100, "Pairs per batch (the global batch: split across replicas with "
-      "--strategy; the in-batch negatives come from all of it, so at least "
-      "2).", lower_bound=2)
+  batch_size: int = config.shared(100, lower_bound=2)
 
 
 FLAGS = trainer.make_flags(CharagramConfig)

@@ -7,8 +7,6 @@ exit 2, exit 75) is common/cli.py's, tested in common/cli_test.py and
 trainers/flag_validation_test.py.
 """
 
-import contextlib
-import io
 import json
 import os
 import random
@@ -28,6 +26,7 @@ from sentzoo.inputs import vocabulary
 from sentzoo.models import paraphrase_margin_loss
 from sentzoo.tests import local_cluster
 from sentzoo.tests import model_dir_fixtures
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import charagram
 from sentzoo.trainers import charagram_step
 from sentzoo.trainers import training_loop
@@ -101,14 +100,6 @@ class TrainStepTest(tf.test.TestCase):
         self.assertTrue(all(changed), variant)
 
 
-def _run_here(args):
-  """`charagram.run(args)` in this process; returns what it printed."""
-  out = io.StringIO()
-  with contextlib.redirect_stdout(out):
-    charagram.run(args)
-  return out.getvalue()
-
-
 class TrainerEndToEndTest(tf.test.TestCase):
 
   def test_trains_exports_reloads_and_resumes(self):
@@ -127,8 +118,9 @@ class TrainerEndToEndTest(tf.test.TestCase):
     with self.assertRaisesRegex(
         errors.Interrupted,
         "stopped at step 3; rerun the same command to resume"):
-      _run_here(common + ["--max_steps_per_run=3"])
-    second = _run_here(common)
+      trainer_fixtures.run_printed(charagram,
+                                   common + ["--max_steps_per_run=3"])
+    second = trainer_fixtures.run_printed(charagram, common)
     self.assertIn("resumed from", second)
     self.assertIn("step 8/8", second)
     config = json.load(open(os.path.join(model_dir, "model_config.json")))
@@ -152,9 +144,10 @@ class TrainerEndToEndTest(tf.test.TestCase):
     with open(os.path.join(data_dir, "pairs.tsv"), "w") as f:
       f.write("a\tb\n")
     with self.assertRaisesRegex(errors.UserError, "^1 training pairs"):
-      _run_here(["--data_dir=" + data_dir, "--train_files=pairs.tsv",
-                 "--train_format=tsv", "--model_dir=" +
-                 os.path.join(self.get_temp_dir(), "x")])
+      trainer_fixtures.run_printed(charagram, [
+          "--data_dir=" + data_dir, "--train_files=pairs.tsv",
+          "--train_format=tsv",
+          "--model_dir=" + os.path.join(self.get_temp_dir(), "x")])
 
 
 # Runs the trainer and saves the model's final weights (every worker's,
@@ -169,29 +162,15 @@ TIMEOUT_S = 300
 
 
 def _start(args, **extra_env):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-  env.pop("SENTZOO_DATA_DIR", None)
-  env.pop("TF_CONFIG", None)
-  env.update(extra_env)
   return subprocess.Popen([sys.executable, "-c", _DUMP_WRAPPER, *args],
-                          cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                          cwd=REPO_ROOT,
+                          env=trainer_fixtures.child_env(**extra_env),
+                          stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True)
 
 
 def _finish(processes):
-  """[(returncode, stdout, stderr)] of all; kills all on timeout or error."""
-  try:
-    return [_communicate(p) for p in processes]
-  finally:
-    for p in processes:
-      if p.poll() is None:
-        p.kill()
-        p.communicate()
-
-
-def _communicate(process):
-  out, err = process.communicate(timeout=TIMEOUT_S)
-  return process.returncode, out, err
+  return trainer_fixtures.finish_processes(processes, TIMEOUT_S)
 
 
 def _losses(model_dir):
@@ -303,18 +282,8 @@ class DistributedTrainingTest(tf.test.TestCase):
   def test_multi_worker_two_processes_match_one_device(self):
     _, single_weights = self._train("single")
     model_dir = os.path.join(self.root, "multi_worker")
-    cluster = {"worker": [f"127.0.0.1:{port}"
-                          for port in local_cluster.free_ports(2)]}
-    processes = []
-    for index in range(2):
-      config = {"cluster": cluster, "task": {"type": "worker",
-                                             "index": index}}
-      processes.append(_start(
-          self.common + ["--strategy=multi_worker",
-                         "--model_dir=" + model_dir],
-          TF_CONFIG=json.dumps(config),
-          TEST_DUMP_WEIGHTS=os.path.join(self.root, f"worker{index}.npz")))
-    results = _finish(processes)
+    results = _finish(trainer_fixtures.start_workers(
+        _start, self.common + ["--model_dir=" + model_dir], self.root))
     for rc, _, err in results:
       self.assertEqual(rc, 0, err[-3000:])
     chief, other = [_weights(os.path.join(self.root, f"worker{i}.npz"))

@@ -2,9 +2,11 @@
 
 Each trainer's settings dataclass extends `TrainingConfig` (or
 `CorpusConfig`), as TF Model Garden's `ExperimentConfig`; a field is made
-with `setting(default, help, ...)`, and `default(value)` changes only an
-inherited field's default. `define_flags` makes the absl flags, so every
---flagfile still reads; `from_flags` gives the dataclass back.
+with `setting(default, help, ...)`; `default(value)` changes only an
+inherited field's default, and `shared(value)` declares one of the
+`SHARED_SETTINGS` (one help text for the trainers that take it).
+`define_flags` makes the absl flags, so every --flagfile still reads;
+`from_flags` gives the dataclass back.
 
 Metadata: "directory" settings shape what the model directory holds (a
 rerun with another value is refused before anything is written); "runtime"
@@ -24,40 +26,87 @@ from sentzoo.export import table_quantization
 from sentzoo.trainers import distribution
 
 _INHERIT = "inherit"
+_SHARED = "shared"
 
 
-def setting(default: Any, help: str, *,  # pylint: disable=redefined-builtin
+def _checks(help: str, *,  # pylint: disable=redefined-builtin
             lower_bound=None, upper_bound=None,
             choices: Optional[Sequence[str]] = None, positive: bool = False,
             positive_ints: bool = False, directory: bool = False,
             runtime: bool = False):
-  """A settings field: its flag's default (a list is copied per instance),
-  help and checks (inclusive bounds; `positive`: a float > 0;
-  `positive_ints`: every list item an int >= 1)."""
-  metadata = dict(help=help, lower_bound=lower_bound, upper_bound=upper_bound,
-                  choices=None if choices is None else list(choices),
-                  positive=positive, positive_ints=positive_ints,
-                  directory=directory, runtime=runtime)
-  if isinstance(default, list):
-    return dataclasses.field(default_factory=lambda: list(default),
+  """A setting's flag help and checks (inclusive bounds; `positive`: a
+  float > 0; `positive_ints`: every list item an int >= 1) and metadata."""
+  return dict(help=help, lower_bound=lower_bound, upper_bound=upper_bound,
+              choices=None if choices is None else list(choices),
+              positive=positive, positive_ints=positive_ints,
+              directory=directory, runtime=runtime)
+
+
+def _field(value: Any, metadata):
+  if isinstance(value, list):  # Copied per instance.
+    return dataclasses.field(default_factory=lambda: list(value),
                              metadata=metadata)
-  return dataclasses.field(default=default, metadata=metadata)
+  return dataclasses.field(default=value, metadata=metadata)
+
+
+def setting(default: Any, help: str,  # pylint: disable=redefined-builtin
+            **checks):
+  """A settings field: its flag's default, help and checks (`_checks`)."""
+  return _field(default, _checks(help, **checks))
 
 
 def default(value: Any):
   """An inherited field with another default (its help and checks kept)."""
-  if isinstance(value, list):
-    return dataclasses.field(default_factory=lambda: list(value),
-                             metadata={_INHERIT: True})
-  return dataclasses.field(default=value, metadata={_INHERIT: True})
+  return _field(value, {_INHERIT: True})
+
+
+def shared(value: Any, **checks):
+  """A field of `SHARED_SETTINGS`, with this trainer's default (and any
+  check that differs, e.g. a bound)."""
+  return _field(value, {_SHARED: checks})
+
+
+# The settings that several trainers take with one meaning: one help text
+# and one set of checks each; a trainer declares one with `shared`.
+SHARED_SETTINGS = {
+    "embedding_dim": dict(
+        help="Word vector size d (Sent2Vec's -dim); an averaging model's "
+        "sentence vectors have it too. With --word_vectors, theirs: "
+        "CHARAGRAM checks it, hybrid_siamese ignores it.",
+        lower_bound=1, directory=True),
+    "keep_punctuation": dict(
+        help="Keep punctuation tokens (Sent2Vec's C++ baseline keeps them; "
+        "the Siamese CBOW reference code drops them, so a PARAGRAM-PHRASE "
+        "model on a Siamese CBOW vocabulary must too).", directory=True),
+    "min_count": dict(
+        help="Minimum corpus count of a vocabulary word (Sent2Vec's "
+        "-minCount).", lower_bound=1, directory=True),
+    "batch_size": dict(
+        help="Training examples per batch (pairs; Siamese CBOW: groups): "
+        "the global batch, split across replicas with --strategy. CHARAGRAM "
+        "takes its negatives from all of it, so at least 2.", lower_bound=1),
+    "max_length": dict(
+        help="Tokens kept per training sentence (CHARAGRAM: per phrase, "
+        "with their n-grams) before a batch is built; hybrid_siamese's "
+        "evaluation and export cut sentences there too.", lower_bound=1),
+    "num_negatives": dict(
+        help="Negatives per example (Siamese CBOW: random sentences per "
+        "group, n; Sent2Vec: per target, -neg).", lower_bound=1),
+    "margin": dict(
+        help="The loss's margin (CHARAGRAM: delta of the paraphrase margin "
+        "loss; hybrid_siamese: M of the contrastive loss).", lower_bound=0),
+}
 
 
 def _metadata(config_class, name):
   """Field `name`'s metadata, from the class that declared it."""
   for cls in config_class.__mro__:
     field = getattr(cls, "__dataclass_fields__", {}).get(name)
-    if field is not None and _INHERIT not in field.metadata:
-      return field.metadata
+    if field is None or _INHERIT in field.metadata:
+      continue
+    if _SHARED in field.metadata:
+      return _checks(**{**SHARED_SETTINGS[name], **field.metadata[_SHARED]})
+    return field.metadata
   raise TypeError(f"{config_class.__name__}.{name} overrides no setting")
 
 
@@ -149,7 +198,7 @@ class TrainingConfig:
       0, "Dev evaluation interval in steps (0: only at the end; a model "
       "that keeps its best epoch evaluates every epoch whatever this says).",
       lower_bound=0, runtime=True)
-  jit_compile: bool = setting(True, "Compile the train step with XLA.",
+  jit_compile: bool = setting(False, "Compile the train step with XLA.",
                               runtime=True)
   max_bytes_per_sentence: int = setting(
       input_limits.DEFAULT_MAX_BYTES_PER_SENTENCE,

@@ -23,6 +23,8 @@ class _Settings(config.TrainingConfig):
   kind: str = config.setting("a", "Kind.", choices=["a", "b"])
   sizes: List[str] = config.setting(["1", "2"], "Sizes.", positive_ints=True)
   fast: bool = config.setting(False, "Fast.", runtime=True)
+  embedding_dim: int = config.shared(7)
+  batch_size: int = config.shared(9, lower_bound=2)
 
 
 def _flags(argv=()):
@@ -49,9 +51,22 @@ class ConfigTest(tf.test.TestCase):
     self.assertEqual(fv["learning_rate"].help, "Initial learning rate.")
     self.assertEqual(_Settings().learning_rate, 0.5)
 
+  def test_shared_takes_the_one_help_and_checks_with_its_own_default(self):
+    fv = _flags()
+    self.assertEqual(fv["embedding_dim"].default, 7)
+    self.assertEqual(fv["embedding_dim"].help,
+                     config.SHARED_SETTINGS["embedding_dim"]["help"])
+    self.assertEqual(fv["embedding_dim"].parser.lower_bound, 1)
+    self.assertIn("embedding_dim", config.names(_Settings, "directory"))
+    # A check given to `shared` replaces the shared one.
+    self.assertEqual(fv["batch_size"].parser.lower_bound, 2)
+    self.assertEqual(fv["batch_size"].help,
+                     config.SHARED_SETTINGS["batch_size"]["help"])
+
   def test_checks_refuse_bad_values(self):
     for argv in (["--width=0"], ["--scale=0"], ["--kind=c"],
-                 ["--sizes=1,0"], ["--learning_rate=0"]):
+                 ["--sizes=1,0"], ["--learning_rate=0"],
+                 ["--embedding_dim=0"], ["--batch_size=1"]):
       with self.subTest(argv):
         with self.assertRaises(flags.Error):
           _flags(argv)
@@ -65,7 +80,8 @@ class ConfigTest(tf.test.TestCase):
     self.assertEqual(settings.learning_rate, 0.5)
 
   def test_metadata_names_directory_and_runtime_settings(self):
-    self.assertEqual(config.names(_Settings, "directory"), ("width",))
+    self.assertEqual(config.names(_Settings, "directory"),
+                     ("width", "embedding_dim"))
     runtime = config.names(_Settings, "runtime")
     self.assertIn("fast", runtime)
     self.assertIn("model_dir", runtime)
@@ -84,27 +100,53 @@ class ConfigTest(tf.test.TestCase):
   def test_every_file_in_configs_parses_into_its_trainers_settings(self):
     paths = set()
     for spec in model_specs.SPECS.values():
-      module = importlib.import_module(f"sentzoo.trainers.{spec.name}")
-      trainer_classes = [
-          value for value in vars(module).values()
-          if isinstance(value, type) and getattr(value, "spec", None) is spec]
-      self.assertLen(trainer_classes, 1, spec.name)
-      model_trainer = trainer_classes[0]()
+      model_trainer = _model_trainer(spec)
       for path in sorted(glob.glob(os.path.join(REPO_ROOT,
                                                 spec.config_glob))):
         with self.subTest(os.path.basename(path)):
-          fv = model_trainer.flag_values
-          fv.unparse_flags()
-          try:
-            fv(["prog", f"--flagfile={path}"])
-            settings = model_trainer.settings()
-          finally:
-            fv.unparse_flags()
-          self.assertIsInstance(settings, model_trainer.config_class)
+          self.assertIsInstance(_parse_flagfile(model_trainer, path),
+                                model_trainer.config_class)
           paths.add(path)
     self.assertEqual(
         paths, set(glob.glob(os.path.join(REPO_ROOT, "configs", "*.flags"))),
         "a file in configs/ that no model's config_glob names")
+
+  def test_every_committed_flags_txt_parses_into_its_trainers_settings(self):
+    # Records of finished runs, docs/records/<study>/<run>/flags.txt, whose
+    # study folder starts with the model's name: reports and reruns of
+    # their commands read them again.
+    paths = glob.glob(os.path.join(REPO_ROOT, "docs", "records", "*", "*",
+                                   "flags.txt"))
+    self.assertNotEmpty(paths)
+    for path in sorted(paths):
+      study = os.path.basename(os.path.dirname(os.path.dirname(path)))
+      specs = [spec for spec in model_specs.SPECS.values()
+               if study.startswith(spec.name)]
+      with self.subTest(os.path.relpath(path, REPO_ROOT)):
+        self.assertLen(specs, 1, "no model's name starts the study's folder")
+        model_trainer = _model_trainer(specs[0])
+        self.assertIsInstance(_parse_flagfile(model_trainer, path),
+                              model_trainer.config_class)
+
+
+def _model_trainer(spec):
+  module = importlib.import_module(f"sentzoo.trainers.{spec.name}")
+  trainer_classes = [
+      value for value in vars(module).values()
+      if isinstance(value, type) and getattr(value, "spec", None) is spec]
+  assert len(trainer_classes) == 1, spec.name
+  return trainer_classes[0]()
+
+
+def _parse_flagfile(model_trainer, path):
+  """The settings `path` gives (flags left unparsed afterwards)."""
+  fv = model_trainer.flag_values
+  fv.unparse_flags()
+  try:
+    fv(["prog", f"--flagfile={path}"])
+    return model_trainer.settings()
+  finally:
+    fv.unparse_flags()
 
 
 if __name__ == "__main__":

@@ -46,7 +46,6 @@ class HybridSiameseConfig(config.TrainingConfig):
   num_epochs: int = config.default(20)
   checkpoint_every_steps: int = config.default(0)
   log_every_steps: int = config.default(50)
-  jit_compile: bool = config.default(False)
   task: str = config.setting(
       "msrp", "Pair task; files from inputs.pair_datasets.task_files unless "
       "overridden.", choices=pair_datasets.TASKS, directory=True)
@@ -63,8 +62,7 @@ class HybridSiameseConfig(config.TrainingConfig):
       "joint", "contrastive: Lc, predict distance < --threshold; logistic: "
       "Ll; joint: --contrastive_weight * Lc + Ll.",
       choices=hybrid_siamese.MODES, directory=True)
-  margin: float = config.setting(1.0, "Contrastive loss margin M.",
-                                 lower_bound=0)
+  margin: float = config.shared(1.0)
   contrastive_weight: float = config.setting(
       1.0, "λc (paper: 1.0 paraphrase, 0.01 entailment).", lower_bound=0)
   threshold: float = config.setting(
@@ -96,21 +94,15 @@ class HybridSiameseConfig(config.TrainingConfig):
       "they are).", lower_bound=0)
   oov_range: float = config.setting(
       0.25, "Words without a vector ~ U[-r, r].", lower_bound=0)
-  embedding_dim: int = config.setting(
-      300, "Word vector size without --word_vectors.", lower_bound=1,
-      directory=True)
+  embedding_dim: int = config.shared(300)
   train_embeddings: bool = config.setting(
       True, "Fine-tune the word vectors (the paper does).")
   lazy_adam: bool = config.setting(
       True, "Adam with lazy updates of the looked-up embedding rows (plain "
       "Keras Adam updates every row).")
-  keep_punctuation: bool = config.setting(
-      False, "Keep punctuation tokens.", directory=True)
-  batch_size: int = config.setting(
-      128, "Pairs per batch (the global batch: split across replicas with "
-      "--strategy).", lower_bound=1)
-  max_length: int = config.setting(
-      50, "Sentences truncated to this many word ids.", lower_bound=1)
+  keep_punctuation: bool = config.shared(False)
+  batch_size: int = config.shared(128)
+  max_length: int = config.shared(50)
   pad_multiple: int = config.setting(
       10, "Pad each batch to its longest sentence rounded up to this (0: "
       "always to --max_length; results are the same, masking is exact).",

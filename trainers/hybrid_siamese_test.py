@@ -8,8 +8,6 @@ line (one `error:` line and exit 2, exit 75) is common/cli.py's, tested in
 common/cli_test.py and trainers/flag_validation_test.py.
 """
 
-import contextlib
-import io
 import json
 import os
 import random
@@ -24,6 +22,7 @@ from sentzoo.common import errors
 from sentzoo.inputs import pair_datasets
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.models import hybrid_siamese
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import hybrid_siamese as trainer
 from sentzoo.trainers import hybrid_siamese_step
 from sentzoo.trainers import lazy_optimizers
@@ -66,11 +65,7 @@ def _train(args):
 
 
 def _train_here(args):
-  """`hybrid_siamese.run(args)` in this process; returns what it printed."""
-  out = io.StringIO()
-  with contextlib.redirect_stdout(out):
-    trainer.run(args)
-  return out.getvalue()
+  return trainer_fixtures.run_printed(trainer, args)
 
 
 class HybridSiameseTrainerTest(tf.test.TestCase):

@@ -10,8 +10,6 @@ what a `errors.UserError` or `errors.Interrupted` becomes on the command line
 tested in common/cli_test.py, trainers/flag_validation_test.py and
 trainers/sent2vec_test.py."""
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -28,6 +26,7 @@ from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec as sent2vec_model
 from sentzoo.models import siamese_cbow as siamese_cbow_model
 from sentzoo.tests import corpus_fixtures
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import init_from
 from sentzoo.trainers import sent2vec
 from sentzoo.trainers import siamese_cbow
@@ -38,15 +37,6 @@ try:  # 2 logical CPUs for the mirrored test (before TensorFlow starts).
       [tf.config.LogicalDeviceConfiguration()] * 2)
 except RuntimeError:
   pass
-
-
-def _run(trainer_module, args):
-  """Trains with `trainer_module.run(args)` in this process; returns what it
-  printed."""
-  out = io.StringIO()
-  with contextlib.redirect_stdout(out):
-    trainer_module.run(args)
-  return out.getvalue()
 
 
 def _write_sent2vec_dir(model_dir, words, dim=8, num_buckets=0,
@@ -270,11 +260,12 @@ class ContinuedTrainingTest(tf.test.TestCase):
                # are as they are (the default 1 would be refused).
                "--op_threads=0"]
     cls.source = os.path.join(root, "s2v_source")
-    _run(sent2vec, cls.s2v + ["--model_dir=" + cls.source, "--noexport"])
+    trainer_fixtures.run_printed(
+        sent2vec, cls.s2v + ["--model_dir=" + cls.source, "--noexport"])
 
   def test_continued_run_trains_and_its_export_reloads(self):
     model_dir = os.path.join(self.get_temp_dir(), "s2v_continued")
-    stdout = _run(sent2vec, self.s2v + [
+    stdout = trainer_fixtures.run_printed(sent2vec, self.s2v + [
         "--corpus_files=" + self.new_corpus, "--model_dir=" + model_dir,
         "--init_from=" + self.source])
     source_words = vocabulary_lib.Vocabulary.load(
@@ -311,10 +302,10 @@ class ContinuedTrainingTest(tf.test.TestCase):
                        "--model_dir=" + model_dir, "--init_from=" + source,
                        "--noexport", "--checkpoint_every_steps=1"]
     with self.assertRaisesRegex(errors.Interrupted, "stopped at step 2"):
-      _run(sent2vec, args + ["--max_steps_per_run=2"])
+      trainer_fixtures.run_printed(sent2vec, args + ["--max_steps_per_run=2"])
     # The rerun restores its checkpoint and never reads the source.
     shutil.rmtree(source)
-    second = _run(sent2vec, args)
+    second = trainer_fixtures.run_printed(sent2vec, args)
     self.assertNotIn("--init_from:", second)
     self.assertIn("step 4/4", second)
 
@@ -331,7 +322,7 @@ class ContinuedTrainingTest(tf.test.TestCase):
       with self.subTest(message=message):
         model_dir = os.path.join(root, f"refused_{i}")
         with self.assertRaises(errors.UserError) as raised:
-          _run(sent2vec, self.s2v + [
+          trainer_fixtures.run_printed(sent2vec, self.s2v + [
               "--corpus_files=" + self.new_corpus,
               "--model_dir=" + model_dir, *extra])
         self.assertIn(message, str(raised.exception))
@@ -347,11 +338,11 @@ class ContinuedTrainingTest(tf.test.TestCase):
             "--batch_size=20", "--heldout_books=0", "--eval_every_steps=0",
             "--log_every_steps=10", "--learning_rate=0.1"]
     source = os.path.join(self.get_temp_dir(), "scbow_source")
-    _run(siamese_cbow, args + [
+    trainer_fixtures.run_printed(siamese_cbow, args + [
         "--corpus_parts=1", "--model_dir=" + source, "--train_steps=5",
         "--nocompare_untrained"])
     model_dir = os.path.join(self.get_temp_dir(), "scbow_continued")
-    stdout = _run(siamese_cbow, args + [
+    stdout = trainer_fixtures.run_printed(siamese_cbow, args + [
         "--corpus_parts=2", "--model_dir=" + model_dir, "--train_steps=5",
         "--init_from=" + os.path.join(source, "export", "1")])
     self.assertIn("start from the export", stdout)
@@ -365,7 +356,7 @@ class ContinuedTrainingTest(tf.test.TestCase):
     self.assertTrue(np.isfinite(out).all())
     with self.assertRaisesRegex(errors.UserError,
                                 "holds a sent2vec model, not siamese_cbow"):
-      _run(siamese_cbow, args + [
+      trainer_fixtures.run_printed(siamese_cbow, args + [
           "--corpus_parts=2", "--model_dir=" + model_dir + "_x",
           "--init_from=" + self.source])
 

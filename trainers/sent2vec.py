@@ -53,26 +53,21 @@ class Sent2VecConfig(config.CorpusConfig):
   learning_rate: float = config.default(0.2)
   num_epochs: int = config.default(9)
   log_every_steps: int = config.default(200)
-  jit_compile: bool = config.default(False)
-  embedding_dim: int = config.setting(700, "Vector size d (-dim).",
-                                      lower_bound=1, directory=True)
+  embedding_dim: int = config.shared(700)
   word_ngrams: int = config.setting(
       1, "Largest word n-gram order (-wordNgrams; 2: unigrams + bigrams).",
       lower_bound=1, directory=True)
   num_buckets: int = config.setting(
       2000000, "Hash buckets for n-grams (-bucket); unused when "
       "--word_ngrams=1.", lower_bound=0, directory=True)
-  min_count: int = config.setting(
-      5, "Minimum count of a vocabulary word (-minCount).", lower_bound=1,
-      directory=True)
+  min_count: int = config.shared(5)
   min_count_label: int = config.setting(
       8, "Minimum count of a word to be used as a target (-minCountLabel).",
       lower_bound=1)
   sample: float = config.setting(
       1e-5, "Subsampling threshold t of targets (-t): kept with probability "
       "sqrt(t/f) + t/f; 0: no subsampling.", lower_bound=0, upper_bound=1)
-  num_negatives: int = config.setting(10, "Negatives per target (-neg).",
-                                      lower_bound=1)
+  num_negatives: int = config.shared(10)
   dropout_k: int = config.setting(
       0, "Token positions whose n-grams are dropped per sentence "
       "(-dropoutK).", lower_bound=0)
@@ -81,9 +76,7 @@ class Sent2VecConfig(config.CorpusConfig):
       "its n-grams (the paper); placeholder: the target is replaced by a "
       "zero placeholder that also forms n-grams (the C++ code).",
       choices=sent2vec_data.CONTEXT_VARIANTS)
-  keep_punctuation: bool = config.setting(
-      True, "Keep punctuation tokens (the C++ baseline's tokenisation keeps "
-      "them).", directory=True)
+  keep_punctuation: bool = config.shared(True)
   l1_weight: float = config.setting(
       0.0, "L1 soft-thresholding of updated source rows (paper Appendix B; "
       "0 = off, as in the C++ code).", lower_bound=0)

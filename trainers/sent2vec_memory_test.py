@@ -23,6 +23,7 @@ from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import sent2vec
 from sentzoo.tests import sent2vec_fixtures
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import checkpoint_restore
 from sentzoo.trainers import sent2vec_step
 
@@ -42,13 +43,6 @@ def _write_corpus(data_dir):
            for t in [rng.randrange(4) for _ in range(400)]]
   with gzip.open(os.path.join(folder, "part01.txt.gz"), "wt") as f:
     f.write("\n".join(lines) + "\n")
-
-
-def _env():
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-  env.pop("SENTZOO_DATA_DIR", None)
-  env.pop("TF_CONFIG", None)
-  return env
 
 
 class Sent2VecMemoryTest(tf.test.TestCase):
@@ -118,16 +112,16 @@ class Sent2VecMemoryTest(tf.test.TestCase):
             "--noexport", "--steps_per_call=4"]
     fresh = subprocess.run(
         [sys.executable, "-m", "trainers.sent2vec", *args,
-         "--train_steps=8"], cwd=REPO_ROOT, env=_env(), capture_output=True,
-        text=True, timeout=TIMEOUT_S)
+         "--train_steps=8"], cwd=REPO_ROOT, env=trainer_fixtures.child_env(),
+        capture_output=True, text=True, timeout=TIMEOUT_S)
     self.assertEqual(fresh.returncode, 0, fresh.stderr[-3000:])
     phase_log = os.path.join(self.get_temp_dir(), "phases.json")
     resumed = subprocess.run(
         [sys.executable, "-m", "benchmarks.table_memory",
          f"--phase_log={phase_log}",
          "--trainer_argv=" + json.dumps(args + ["--train_steps=16"])],
-        cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
-        timeout=TIMEOUT_S)
+        cwd=REPO_ROOT, env=trainer_fixtures.child_env(), capture_output=True,
+        text=True, timeout=TIMEOUT_S)
     self.assertEqual(resumed.returncode, 0, resumed.stderr[-3000:])
     self.assertIn("resumed from", resumed.stdout)
     with open(phase_log) as f:

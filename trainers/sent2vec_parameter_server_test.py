@@ -46,6 +46,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from sentzoo.tests import corpus_fixtures
 from sentzoo.tests import local_cluster
+from sentzoo.tests import trainer_fixtures
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT_S = 420  # Per process; ~25 s on 2 idle cores, far longer on busy ones.
@@ -58,12 +59,8 @@ DIM = 16
 def _env(**extra):
   # Unbuffered, so that a hung process's output says where it stopped;
   # faulthandler, so that SIGABRT prints every thread's Python stack.
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
-             PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
-  env.pop("SENTZOO_DATA_DIR", None)
-  env.pop("TF_CONFIG", None)
-  env.update(extra)
-  return env
+  return trainer_fixtures.child_env(PYTHONUNBUFFERED="1",
+                                    PYTHONFAULTHANDLER="1", **extra)
 
 
 def _tf_config(cluster, task_type, index=0):

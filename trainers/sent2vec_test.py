@@ -11,8 +11,6 @@ raises the `errors.UserError` that the command prints as one line and exits
 shows exit 75 end to end).
 """
 
-import contextlib
-import io
 import json
 import os
 import subprocess
@@ -29,6 +27,7 @@ from sentzoo.tests import test_util
 from sentzoo.models import model_specs
 from sentzoo.tests import corpus_fixtures
 from sentzoo.tests import local_cluster
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import sent2vec
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,28 +41,19 @@ _DUMP_WRAPPER = local_cluster.trainer_with_dump(
     'model.source_embeddings.numpy())')
 
 
-def _env(**extra):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-  env.pop("SENTZOO_DATA_DIR", None)
-  env.pop("TF_CONFIG", None)
-  env.update(extra)
-  return env
-
-
 def _train(args):
   return subprocess.run(
       [sys.executable, "-m", "trainers.sent2vec", *args],
-      cwd=REPO_ROOT, env=_env(), capture_output=True, text=True, timeout=600)
+      cwd=REPO_ROOT, env=trainer_fixtures.child_env(), capture_output=True,
+      text=True, timeout=600)
 
 
 def _train_here(args):
   """`sent2vec.run(args)` in this process (no TensorFlow import of its own;
   TensorFlow's thread pools are set already: --op_threads=0 leaves them);
   returns what it printed."""
-  out = io.StringIO()
-  with contextlib.redirect_stdout(out):
-    sent2vec.run(list(args) + ["--op_threads=0"])
-  return out.getvalue()
+  return trainer_fixtures.run_printed(sent2vec,
+                                      list(args) + ["--op_threads=0"])
 
 
 def _refusal(args):
@@ -83,11 +73,7 @@ def _losses(model_dir):
 
 
 def _source_table(model_dir):
-  reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
-  names = [n for n in reader.get_variable_to_shape_map()
-           if "source_embeddings" in n]
-  assert len(names) == 1, names
-  return reader.get_tensor(names[0])
+  return trainer_fixtures.checkpoint_table(model_dir, "source_embeddings")
 
 
 class Sent2VecTrainerTest(tf.test.TestCase):
@@ -214,9 +200,10 @@ class Sent2VecTrainerTest(tf.test.TestCase):
             [sys.executable, "-c", _DUMP_WRAPPER, *self.exact,
              "--strategy=multi_worker", "--model_dir=" + model_dir],
             cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, env=_env(TF_CONFIG=json.dumps(config),
-                                TEST_DUMP_SOURCE=os.path.join(
-                                    model_dir + f"_worker{index}.npy"))))
+            text=True, env=trainer_fixtures.child_env(
+                TF_CONFIG=json.dumps(config),
+                TEST_DUMP_SOURCE=os.path.join(
+                    model_dir + f"_worker{index}.npy"))))
       results = [p.communicate(timeout=TIMEOUT_S) for p in processes]
     finally:
       for p in processes:
@@ -247,11 +234,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
   def test_truncated_corpus_part_is_an_error_naming_the_file(self):
     data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
     corpus_fixtures.write_topic_corpus(data_dir)
-    part = os.path.join(data_dir, "gutenberg", "part01.txt.gz")
-    with open(part, "rb") as f:
-      data = f.read()
-    with open(part, "wb") as f:
-      f.write(data[:len(data) // 2])
+    part = trainer_fixtures.truncate_corpus_part(data_dir, 1)
     args = [a for a in self.common if not a.startswith("--data_dir")]
     self.assertStartsWith(_refusal(args + [
         "--data_dir=" + data_dir,

@@ -76,29 +76,21 @@ class SiameseCBOWConfig(config.CorpusConfig):
   """Siamese CBOW's settings (the command's flags)."""
   learning_rate: float = config.default(1e-4)
   eval_every_steps: int = config.default(10000)
-  embedding_dim: int = config.setting(
-      300, "Word (and sentence) vector size.", lower_bound=1, directory=True)
-  num_negatives: int = config.setting(2, "Random sentences per group (n).",
-                                      lower_bound=1)
-  batch_size: int = config.setting(
-      100, "Groups per batch (the global batch: split across replicas with "
-      "--strategy).", lower_bound=1)
+  jit_compile: bool = config.default(True)
+  embedding_dim: int = config.shared(300)
+  num_negatives: int = config.shared(2)
+  batch_size: int = config.shared(100)
   blocks_per_mix: int = config.setting(
       8, "Blocks of 2048 lines whose sentences are shuffled together and "
       "supply negatives; with several corpus files each block comes from "
       "another file (1: negatives mostly from the same book).",
       lower_bound=1)
-  max_length: int = config.setting(50, "Ids kept per training sentence.",
-                                   lower_bound=1)
-  min_count: int = config.setting(
-      5, "Minimum corpus count of a vocabulary word.", lower_bound=1,
-      directory=True)
+  max_length: int = config.shared(50)
+  min_count: int = config.shared(5)
   max_vocabulary: int = config.setting(
       0, "Keep at most this many words (0: no limit).", lower_bound=0,
       directory=True)
-  keep_punctuation: bool = config.setting(
-      False, "Keep punctuation tokens (the reference Siamese CBOW code drops "
-      "them).", directory=True)
+  keep_punctuation: bool = config.shared(False)
   negatives: str = config.setting(
       "mix", "Where negatives come from: mix (any sentence of the "
       "--blocks_per_mix blocks, mostly other books, like the reference's "

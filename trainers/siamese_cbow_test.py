@@ -13,16 +13,15 @@ import tensorflow as tf
 
 from sentzoo.common import run_lock
 from sentzoo.tests import corpus_fixtures
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import siamese_cbow
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _train(args, env_data_dir=None):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
-             XDG_CACHE_HOME=os.path.join(tf.compat.v1.test.get_temp_dir(),
-                                         "xdg_cache"))
-  env.pop("SENTZOO_DATA_DIR", None)
+  env = trainer_fixtures.child_env(XDG_CACHE_HOME=os.path.join(
+      tf.compat.v1.test.get_temp_dir(), "xdg_cache"))
   if env_data_dir:
     env["SENTZOO_DATA_DIR"] = env_data_dir
   return subprocess.run(
@@ -31,11 +30,7 @@ def _train(args, env_data_dir=None):
 
 
 def _final_embeddings(model_dir):
-  reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
-  names = [n for n in reader.get_variable_to_shape_map()
-           if "embeddings" in n and "OPTIMIZER" not in n]
-  assert len(names) == 1, names
-  return reader.get_tensor(names[0])
+  return trainer_fixtures.checkpoint_table(model_dir, "embeddings")
 
 
 class SiameseCbowTrainerTest(tf.test.TestCase):
@@ -117,11 +112,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
   def test_truncated_corpus_part_is_an_error_naming_the_file(self):
     data_dir = os.path.join(self.get_temp_dir(), "truncated_data")
     corpus_fixtures.write_book_corpus(data_dir)
-    part = os.path.join(data_dir, "gutenberg", "part02.txt.gz")
-    with open(part, "rb") as f:
-      data = f.read()
-    with open(part, "wb") as f:
-      f.write(data[:len(data) // 2])
+    part = trainer_fixtures.truncate_corpus_part(data_dir, 2)
     args = [a for a in self.common if not a.startswith("--data_dir")]
     model_dir = os.path.join(self.get_temp_dir(), "truncated")
     result = _train(args + ["--data_dir=" + data_dir,

@@ -26,7 +26,7 @@ from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.common import resources
-from sentzoo.tests import local_cluster
+from sentzoo.tests import trainer_fixtures
 from sentzoo.trainers import training_loop
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,42 +83,18 @@ def _write_corpus(data_dir, seed=0):
 
 
 def _final_embeddings(model_dir):
-  """The word-embedding table of the latest checkpoint in model_dir."""
-  reader = tf.train.load_checkpoint(os.path.join(model_dir, "checkpoints"))
-  names = [n for n in reader.get_variable_to_shape_map()
-           if "embeddings" in n and "OPTIMIZER" not in n]
-  assert len(names) == 1, names
-  return reader.get_tensor(names[0])
-
-
-def _env(**extra):
-  env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
-  env.pop("SENTZOO_DATA_DIR", None)
-  env.pop("TF_CONFIG", None)
-  env.update(extra)
-  return env
+  return trainer_fixtures.checkpoint_table(model_dir, "embeddings")
 
 
 def _start(args, **env):
   return subprocess.Popen(
-      [sys.executable, "-c", _WRAPPER, *args], cwd=REPO_ROOT, env=_env(**env),
+      [sys.executable, "-c", _WRAPPER, *args], cwd=REPO_ROOT,
+      env=trainer_fixtures.child_env(**env),
       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def _finish(processes):
-  """Waits for all; returns [(returncode, stdout, stderr)]; kills all on
-  timeout or error."""
-  try:
-    results = []
-    for p in processes:
-      out, err = p.communicate(timeout=TIMEOUT_S)
-      results.append((p.returncode, out, err))
-    return results
-  finally:
-    for p in processes:
-      if p.poll() is None:
-        p.kill()
-        p.communicate()
+  return trainer_fixtures.finish_processes(processes, TIMEOUT_S)
 
 
 def _losses(model_dir):
@@ -177,18 +153,8 @@ class DistributedTrainingTest(tf.test.TestCase):
 
   def test_multi_worker_two_processes_end_with_identical_weights(self):
     model_dir = os.path.join(self.root, "multi_worker")
-    ports = local_cluster.free_ports(2)
-    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
-    processes = []
-    for index in range(2):
-      config = {"cluster": cluster, "task": {"type": "worker",
-                                             "index": index}}
-      processes.append(_start(
-          self.common + ["--strategy=multi_worker",
-                         "--model_dir=" + model_dir],
-          TF_CONFIG=json.dumps(config),
-          TEST_DUMP_WEIGHTS=os.path.join(self.root, f"worker{index}.npz")))
-    results = _finish(processes)
+    results = _finish(trainer_fixtures.start_workers(
+        _start, self.common + ["--model_dir=" + model_dir], self.root))
     for rc, _, err in results:
       self.assertEqual(rc, 0, err[-3000:])
     weights = [np.load(os.path.join(self.root, f"worker{i}.npz"))
