@@ -15,6 +15,7 @@ rerun a new run).
 """
 
 import dataclasses
+import sys
 import typing
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -122,8 +123,14 @@ def _fields(config_class):
 
 def define_flags(config_class, flag_values: flags.FlagValues) -> None:
   """Defines one flag per field of `config_class` in `flag_values`."""
+  module_name = config_class.__module__
+  if module_name == "__main__":
+    # absl's help looks the main module's flags up under sys.argv[0] (as
+    # its own DEFINEs file them): under "__main__", `python -m trainers.x
+    # --help` listed none of them.
+    module_name = sys.argv[0]
   for name, kind, value, meta in _fields(config_class):
-    args = dict(flag_values=flag_values, module_name=config_class.__module__)
+    args = dict(flag_values=flag_values, module_name=module_name)
     bounds = dict(lower_bound=meta["lower_bound"],
                   upper_bound=meta["upper_bound"])
     base = (typing.get_args(kind)[0] if typing.get_origin(kind) is typing.Union

@@ -45,6 +45,14 @@ class ConfigTest(tf.test.TestCase):
     self.assertIsNone(fv["scale"].value)
     self.assertIs(fv["fast"].value, False)
 
+  def test_help_lists_the_fields_of_a_class_of_the_main_module(self):
+    # `python -m trainers.<model>`: the settings class is __main__'s.
+    main_settings = type("_MainSettings", (_Settings,), {})
+    main_settings.__module__ = "__main__"
+    flag_values = flags.FlagValues()
+    config.define_flags(dataclasses.dataclass(main_settings), flag_values)
+    self.assertIn("--width: Width.", flag_values.get_help())
+
   def test_default_changes_an_inherited_default_and_keeps_its_help(self):
     fv = _flags()
     self.assertEqual(fv["learning_rate"].default, 0.5)
