@@ -44,8 +44,11 @@ HELDOUT_NEGATIVES = 10
 # Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
 # [batch, max_length, dim] floats and makes a few temporaries of that size.
 # At 512 (31 MB each) an evaluation raised the trainer's RSS by ~120 MB, and
-# ~80 MB stayed; at 128 by ~20 MB. The vectors are the same to the bit.
-NEIGHBOUR_RANKING_BATCH = 128
+# ~80 MB stayed. At 128 (7.7 MB each) the ranking still added 26-54 MB of
+# anonymous memory to each evaluation, on top of training's, and the best
+# flagfile's run peaked there; at 32, 2-5 MB (issue 34). The vectors are the
+# same to the bit (eval_log.jsonl unchanged).
+NEIGHBOUR_RANKING_BATCH = 32
 
 
 def _default_count_cache_dir():
