@@ -50,6 +50,8 @@ BATCH_LAYOUTS = ("by_length", "consecutive")
 # "nearby" negatives: by default at most this many usable sentences before or
 # after the centre.
 NEARBY_WINDOW = 50
+# Lines turned into ids at a time (`_ids_in_chunks`).
+CHUNK_LINES = 2048
 
 
 def _mixes(files, block_lines, blocks_per_mix, line_limits=None):
@@ -77,6 +79,25 @@ def _flatten_mix(blocks):
   each block, so no group spans two blocks."""
   blocks = tf.concat([blocks, tf.fill([tf.shape(blocks)[0], 1], "")], axis=1)
   return tf.reshape(blocks, [-1])
+
+
+def _ids_in_chunks(text_to_ids, lines, chunk_lines=CHUNK_LINES):
+  """`text_to_ids(lines)`, `chunk_lines` lines after another (a graph loop,
+  eagerly too): the same ids, with the tokeniser's intermediate tensors of
+  one chunk at a time. For a mix of 16k lines (issue 34): 27-33 MB at once,
+  16-20 MB in chunks of 2,048, at the same speed; each mix the input
+  pipeline has in flight adds that much to the Siamese CBOW trainer's RSS.
+  """
+  n = tf.shape(lines)[0]
+  chunks = tf.maximum((n + chunk_lines - 1) // chunk_lines, 1)
+  padded = tf.pad(lines, [[0, chunks * chunk_lines - n]])
+  per_chunk = tf.map_fn(
+      text_to_ids, tf.reshape(padded, [chunks, chunk_lines]),
+      fn_output_signature=tf.RaggedTensorSpec(
+          [chunk_lines, None], tf.int32, ragged_rank=1,
+          row_splits_dtype=tf.int64),
+      parallel_iterations=1)
+  return per_chunk.merge_dims(0, 1)[:n]
 
 
 def _valid_centers(ids, min_sentence_ids=1):
@@ -300,8 +321,9 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
     seed_groups, seed_buckets = tf.unstack(
         tf.random.experimental.stateless_split(block_seed, 2))
     ids, members = _group_members(
-        _flatten_mix(block), text_to_ids, num_negatives, max_length,
-        seed_groups, negatives=negatives, min_sentence_ids=min_sentence_ids,
+        _flatten_mix(block), lambda lines: _ids_in_chunks(text_to_ids, lines),
+        num_negatives, max_length, seed_groups, negatives=negatives,
+        min_sentence_ids=min_sentence_ids,
         nearby_window=nearby_window, keep_probability=keep_probability,
         shuffle=batch_layout == "by_length")
     if batch_layout == "consecutive":
@@ -327,7 +349,7 @@ def count_batches(file_patterns, text_to_ids, batch_size=100, max_length=50,
                  blocks_per_mix, line_limits)
 
   def count(block):
-    ids = text_to_ids(_flatten_mix(block))[:, :max_length]
+    ids = _ids_in_chunks(text_to_ids, _flatten_mix(block))[:, :max_length]
     groups = tf.shape(_valid_centers(ids, min_sentence_ids)[0],
                       out_type=tf.int64)[0]
     return groups // batch_size
@@ -349,13 +371,10 @@ def heldout_groups(file, first_line, text_to_ids, num_negatives, max_length,
   lines = tf.concat(list(lines.batch(65536).as_numpy_iterator()) or
                     [tf.constant([], tf.string)], axis=0)
 
-  def text_to_ids_in_blocks(lines):
-    return tf.concat([text_to_ids(lines[i:i + block_lines]) for i in range(
-        0, max(int(tf.shape(lines)[0]), 1), block_lines)], axis=0)
-
-  ids, members = _group_members(lines, text_to_ids_in_blocks, num_negatives,
-                                max_length, tf.constant([seed, 0], tf.int64),
-                                min_sentence_ids=min_sentence_ids)
+  ids, members = _group_members(
+      lines, lambda lines: _ids_in_chunks(text_to_ids, lines, block_lines),
+      num_negatives, max_length, tf.constant([seed, 0], tf.int64),
+      min_sentence_ids=min_sentence_ids)
   # The first `max_groups` groups, without the id rows of the groups left
   # out (the 20 held-out books' ~70k groups of 13 x 50 ids: 180 MB, which
   # stayed in the trainer's resident set).

@@ -331,6 +331,23 @@ class SiameseCbowDataTest(tf.test.TestCase):
         max_length=MAX_LENGTH, max_groups=4, block_lines=3)
     self.assertAllEqual(groups, expected[:4])
 
+  def test_ids_in_chunks_are_the_ids_of_all_lines_at_once(self):
+    # pylint: disable=protected-access
+    lines = tf.constant(self.corpus.lines[1])
+    expected = self.to_ids(lines)
+    for chunk_lines in (1, 3, len(self.corpus.lines[1]), 1000):
+      with self.subTest(chunk_lines=chunk_lines):
+        ids = siamese_cbow_data._ids_in_chunks(self.to_ids, lines,
+                                               chunk_lines)
+        self.assertAllEqual(ids.row_splits, expected.row_splits)
+        self.assertAllEqual(ids.flat_values, expected.flat_values)
+    traced = tf.function(lambda lines: siamese_cbow_data._ids_in_chunks(
+        self.to_ids, lines, 4))
+    self.assertAllEqual(traced(lines).flat_values, expected.flat_values)
+    empty = siamese_cbow_data._ids_in_chunks(
+        self.to_ids, tf.constant([], tf.string), 4)
+    self.assertEqual(empty.shape.as_list(), [0, None])
+
   def test_make_groups_truncates_to_max_length(self):
     groups = make_groups(
         tf.constant(["l1 l1 l1", "l2 l2 l2 l2", "l3"]), self.to_ids,
