@@ -82,9 +82,9 @@ def _flatten_mix(blocks):
 
 
 def _ids_in_chunks(text_to_ids, lines, chunk_lines=CHUNK_LINES):
-  """`text_to_ids(lines)`, `chunk_lines` lines after another (a graph loop,
-  eagerly too): the same ids, with the tokeniser's intermediate tensors of
-  one chunk at a time. For a mix of 16k lines (issue 34): 27-33 MB at once,
+  """`text_to_ids(lines)`, `chunk_lines` lines at a time, one chunk after
+  another (a graph loop, eagerly too): the same ids, with the tokeniser's
+  intermediate tensors of one chunk at a time. For a mix of 16k lines (issue 34): 27-33 MB at once,
   16-20 MB in chunks of 2,048, at the same speed; each mix the input
   pipeline has in flight adds that much to the Siamese CBOW trainer's RSS.
   """
