@@ -14,25 +14,34 @@ import numpy as np
 
 
 def neighbour_ranking_accuracy(encode_fn, groups, num_positives=2,
-                               batch_size=4096):
+                               batch_size=4096, length=None):
   """Fraction of (neighbour, random) pairs ranked correctly by cosine.
 
   Args:
     encode_fn: int32 ids [n, length] -> float [n, d] sentence vectors.
     groups: int ids [groups, 1 + num_positives + negatives, length]: the
       centre, its neighbours, then random sentences (the layout of
-      `inputs.siamese_cbow_data`).
+      `inputs.siamese_cbow_data`); or a `tf.RaggedTensor` [groups, members,
+      (ids)], padded with 0 to `length` ids a chunk at a time.
     num_positives: neighbours per group.
     batch_size: sentences encoded per call.
+    length: the padded length of a ragged `groups`' sentences (default: its
+      longest).
 
   Returns:
     float in [0, 1]; a tie (e.g. a zero vector) counts one half. NaN if there
     are no groups.
   """
-  groups = np.asarray(groups)
-  if not len(groups):
+  ragged = hasattr(groups, "to_tensor")
+  if not ragged:
+    groups = np.asarray(groups)
+  if not groups.shape[0]:
     return float("nan")
-  num_groups, members, length = groups.shape
+  if ragged:
+    num_groups, members, longest = (int(n) for n in groups.bounding_shape())
+    length = length or longest
+  else:
+    num_groups, members, length = groups.shape
   # A chunk of groups at a time (the float64 vectors of all of them, ~470 MB
   # with copies for the trainer's 5,000 groups, were its peak memory). A
   # chunk's sentences are whole encode batches, so each sentence is encoded
@@ -41,6 +50,8 @@ def neighbour_ranking_accuracy(encode_fn, groups, num_positives=2,
   wins = 0.0
   for start in range(0, num_groups, chunk):
     part = groups[start:start + chunk]
+    if ragged:
+      part = part.to_tensor(shape=[None, members, length]).numpy()
     flat = part.reshape(-1, length)
     vectors = np.concatenate([
         np.asarray(encode_fn(flat[i:i + batch_size]), np.float64)

@@ -74,6 +74,36 @@ class NeighbourRankingTest(tf.test.TestCase):
     for got, want in zip(seen, expected):
       self.assertAllEqual(got, want)
 
+  def test_ragged_groups_are_padded_to_length(self):
+    # The same groups without their padding: the encoder sees the same
+    # [n, length] ids, so the result is the same.
+    rng = np.random.default_rng(2)
+    groups = rng.integers(1, 20, size=(30, 5, 6))
+    groups[:, :, 4:] = 0
+    groups[3, 1] = 0  # An empty sentence.
+    dense_seen, ragged_seen = [], []
+    encode = _one_hot_encoder(20)
+
+    def recording(seen):
+      def record(ids):
+        seen.append(np.array(ids))
+        return encode(ids)
+      return record
+
+    dense = neighbour_ranking.neighbour_ranking_accuracy(
+        recording(dense_seen), groups, batch_size=7)
+    ragged = tf.ragged.boolean_mask(groups, groups > 0)
+    self.assertEqual(int(ragged.bounding_shape()[2]), 4)
+    padded = neighbour_ranking.neighbour_ranking_accuracy(
+        recording(ragged_seen), ragged, batch_size=7, length=6)
+    self.assertEqual(padded, dense)
+    self.assertLen(ragged_seen, len(dense_seen))
+    for got, want in zip(ragged_seen, dense_seen):
+      self.assertAllEqual(got, want)
+    # Without `length`, to the longest sentence.
+    self.assertEqual(neighbour_ranking.neighbour_ranking_accuracy(
+        encode, ragged, batch_size=7), dense)
+
 
 if __name__ == "__main__":
   tf.test.main()

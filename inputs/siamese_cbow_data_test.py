@@ -311,8 +311,8 @@ class SiameseCbowDataTest(tf.test.TestCase):
     groups = siamese_cbow_data.heldout_groups(
         self.corpus.files[1], first_line, self.to_ids, num_negatives=3,
         max_length=MAX_LENGTH, max_groups=4)
-    self.assertEqual(groups.shape, (4, 6, MAX_LENGTH))
-    for group in groups:
+    self.assertEqual(groups.shape[:2], (4, 6))
+    for group in groups.to_tensor(shape=[None, 6, MAX_LENGTH]):
       center = self._check_group(group)
       self.assertEqual(self.corpus.info[center][0], 1)
       self.assertGreaterEqual(self.corpus.info[center][1], 1)
@@ -329,7 +329,11 @@ class SiameseCbowDataTest(tf.test.TestCase):
     groups = siamese_cbow_data.heldout_groups(
         self.corpus.files[1], 9, self.to_ids, num_negatives=3,
         max_length=MAX_LENGTH, max_groups=4, block_lines=3)
-    self.assertAllEqual(groups, expected[:4])
+    self.assertAllEqual(groups.to_tensor(shape=[None, 6, MAX_LENGTH]),
+                        expected[:4])
+    # Without padding: each sentence's ids, and no more.
+    self.assertAllEqual(groups.flat_values,
+                        tf.boolean_mask(expected[:4], expected[:4] > 0))
 
   def test_ids_in_chunks_are_the_ids_of_all_lines_at_once(self):
     # pylint: disable=protected-access
@@ -533,7 +537,8 @@ class SiameseCbowDataTest(tf.test.TestCase):
     held_out = siamese_cbow_data.heldout_groups(
         path, 0, to_ids, num_negatives=2, max_length=MAX_LENGTH,
         max_groups=10)
-    self.assertEqual(held_out.shape, (4, 5, MAX_LENGTH))
+    self.assertEqual(held_out.shape[:2], (4, 5))
+    self.assertEqual(held_out.bounding_shape()[2], MAX_LENGTH)
 
   def test_one_long_line_in_full_blocks_counts_without_a_dense_tensor(self):
     # Issue 33 row 8: TextToIds' ragged mask tiled [lines, longest line]

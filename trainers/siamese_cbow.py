@@ -320,15 +320,15 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
       *heldout, text_to_ids, HELDOUT_NEGATIVES, cfg.max_length,
       HELDOUT_GROUPS, seed=cfg.seed)
   print(f"held out: {cfg.heldout_books} books from line {heldout[1] + 1} "
-        f"of {os.path.basename(heldout[0])} ({len(groups):,} groups scored)",
-        flush=True)
+        f"of {os.path.basename(heldout[0])} ({int(groups.nrows()):,} groups "
+        "scored)", flush=True)
 
   def evaluate():
     metrics = dict(eval_fn())
     metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
         lambda ids: model.encode(ids).numpy(), groups,
         siamese_cbow_data.NUM_POSITIVES,
-        batch_size=NEIGHBOUR_RANKING_BATCH)
+        batch_size=NEIGHBOUR_RANKING_BATCH, length=cfg.max_length)
     return metrics
 
   return evaluate
