@@ -21,17 +21,18 @@ from sentzoo.models import siamese_cbow
 
 
 def make_encoder(vocabulary, tokenizer, model, metadata, *, quantize="none",
-                 live=False, **input_caps):
+                 live=False, lookup_table=None, **input_caps):
   """An `AveragingSentenceEncoder` with the model's current word vectors
   (`live`: the model's table itself, not a copy, so the encoder follows
-  training without a second table in memory).
+  training without a second table in memory; `lookup_table`: the
+  vocabulary's word -> id table of the training input, shared likewise).
 
   No training truncation (`max_length`): an exported encoder averages every
   known word of a sentence's first max_tokens_per_sentence tokens
   (`input_caps`, `export.input_limits`).
   """
   return averaging_encoder.AveragingSentenceEncoder(
-      text_to_ids_lib.TextToIds(vocabulary, tokenizer),
+      text_to_ids_lib.TextToIds(vocabulary, tokenizer, table=lookup_table),
       model.embedding.embeddings.value if live
       else model.embedding.embeddings.numpy(), metadata, quantize=quantize,
       follow=live, **input_caps)

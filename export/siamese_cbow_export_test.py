@@ -7,6 +7,10 @@ import tensorflow as tf
 
 from sentzoo.export import export_model
 from sentzoo.export import siamese_cbow_export
+from sentzoo.inputs import text_to_ids as text_to_ids_lib
+from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.inputs import vocabulary as vocabulary_lib
+from sentzoo.models import siamese_cbow
 from sentzoo.tests import export_test_case
 from sentzoo.tests import model_dir_fixtures
 
@@ -36,6 +40,27 @@ class SiameseCbowExportTest(export_test_case.ExportTestCase):
         model_dir_fixtures.siamese_cbow_reference(self.table, s)
         for s in model_dir_fixtures.SENTENCES])
     self.assertAllClose(served, expected, atol=1e-6)
+
+  def test_live_encoder_shares_the_training_tables(self):
+    # The trainer's evaluation encoder: the model's word vectors and the
+    # training input's lookup table, not copies of them.
+    vocabulary = vocabulary_lib.Vocabulary(["the", "cat", "sat"], [3, 2, 1])
+    tokenizer = tokenizer_lib.Tokenizer()
+    model = siamese_cbow.SiameseCBOW(vocabulary.size_with_padding, 4)
+    model.build()
+    training_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
+                                             max_length=1)
+    encoder = siamese_cbow_export.make_encoder(
+        vocabulary, tokenizer, model, {}, live=True,
+        lookup_table=training_ids.table)
+    self.assertIs(encoder.text_to_ids.table, training_ids.table)
+    table = model.embedding.embeddings.numpy()
+    # Every word is averaged (no training truncation), and training's
+    # updates show.
+    self.assertAllClose(encoder(tf.constant(["the cat", "dog"])),
+                        [(table[1] + table[2]) / 2, np.zeros(4)])
+    model.embedding.embeddings.assign_add(tf.ones_like(table))
+    self.assertAllClose(encoder(tf.constant(["sat"])), [table[3] + 1])
 
   def test_fine_tunes_in_tf_keras_and_keras3(self):
     self.run_finetune_test(self.path, ["the cat sat", "on the mat", "café 猫",

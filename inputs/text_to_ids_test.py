@@ -42,6 +42,18 @@ class TextToIdsTest(tf.test.TestCase):
     self.assertEqual(ids.to_list(), [[1, 2, 3], [2], []])
     self.assertEqual(ids.dtype, tf.int32)
 
+  def test_shared_table(self):
+    # A truncating and a whole-sentence mapping over one lookup table.
+    truncating = text_to_ids_lib.TextToIds(_vocabulary(), max_length=2)
+    whole = text_to_ids_lib.TextToIds(_vocabulary(), table=truncating.table)
+    self.assertIs(whole.table, truncating.table)
+    sentences = tf.constant(["a cat sat", "dog"])
+    self.assertEqual(whole(sentences).to_list(), [[1, 2, 3], []])
+    self.assertEqual(truncating(sentences).to_list(), [[1, 2], []])
+    self.assertEqual(
+        whole(sentences).to_list(),
+        text_to_ids_lib.TextToIds(_vocabulary())(sentences).to_list())
+
   def test_byte_and_token_caps(self):
     to_ids = text_to_ids_lib.TextToIds(_vocabulary(), max_length=2)
     sentences = tf.constant(["dog a cat sat", "café a", "a cat"])

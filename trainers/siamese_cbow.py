@@ -440,7 +440,8 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     eval_fn = before_training = None
     if context.chief:
       eval_encoder = siamese_cbow_export.make_encoder(
-          vocabulary, tokenizer, model, {}, live=True)
+          vocabulary, tokenizer, model, {}, live=True,
+          lookup_table=text_to_ids.table)
       eval_fn = sts.stsb_dev_evaluator(data_dir, eval_encoder)
       if heldout:
         eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids,
