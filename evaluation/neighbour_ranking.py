@@ -33,15 +33,16 @@ def neighbour_ranking_accuracy(encode_fn, groups, num_positives=2,
     are no groups.
   """
   ragged = hasattr(groups, "to_tensor")
-  if not ragged:
-    groups = np.asarray(groups)
-  if not groups.shape[0]:
-    return float("nan")
   if ragged:
     num_groups, members, longest = (int(n) for n in groups.bounding_shape())
     length = length or longest
   else:
-    num_groups, members, length = groups.shape
+    groups = np.asarray(groups)
+    num_groups = len(groups)
+  if not num_groups:
+    return float("nan")
+  if not ragged:
+    _, members, length = groups.shape
   # A chunk of groups at a time (the float64 vectors of all of them, ~470 MB
   # with copies for the trainer's 5,000 groups, were its peak memory). A
   # chunk's sentences are whole encode batches, so each sentence is encoded
