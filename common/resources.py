@@ -7,8 +7,10 @@ high-water mark (VmHWM, or ru_maxrss where /proc is absent).
 """
 
 import ctypes
+import importlib.machinery
 import os
 import resource
+import sys
 from typing import Optional
 
 _STATUS = "/proc/self/status"
@@ -87,6 +89,80 @@ def release_free_memory() -> bool:
     return False
   malloc_trim(0)
   return True
+
+
+# Optional imports that TensorFlow and Keras make as they load, for features
+# sentzoo does not use: the packages whose modules make them -> the packages
+# they would import. Measured after the Siamese CBOW trainer's imports (2
+# CPUs, AMD EPYC): matplotlib, for Keras's image-gallery plots, holds 24 MB
+# of anonymous memory and 3 MB of code; scipy, for the legacy tf.keras v1
+# loop's check for sparse input, 7 and 2 MB.
+UNUSED_OPTIONAL_IMPORTS = {
+    "keras.src.visualization": ("matplotlib",),
+    "tensorflow.python.keras.engine": ("scipy",),
+}
+
+
+def skip_unused_optional_imports(importers=None) -> None:
+  """Runs the modules of each package of `importers` (default
+  `UNUSED_OPTIONAL_IMPORTS`), as they are imported, with the packages it
+  names hidden: their `try: import x except ImportError:` takes the except
+  branch. The hidden packages stay importable everywhere else; one that is
+  already imported is not hidden. Once per process: a second call changes
+  nothing. sentzoo's commands call it before TensorFlow loads
+  (sentzoo/__init__.py, sentzoo/cli.py), so that each process does not hold
+  what it never calls.
+  """
+  if not any(isinstance(f, _HideFromImporters) for f in sys.meta_path):
+    sys.meta_path.insert(0, _HideFromImporters(
+        UNUSED_OPTIONAL_IMPORTS if importers is None else importers))
+
+
+class _HideFromImporters:
+  """A `sys.meta_path` finder: the spec of each module in a package of
+  `importers` (the package included), with a loader that hides that
+  package's `importers` entry while the module runs."""
+
+  def __init__(self, importers):
+    self._importers = dict(importers)
+
+  def find_spec(self, name, path, target=None):
+    hidden = next((packages for package, packages in self._importers.items()
+                   if name == package or name.startswith(package + ".")),
+                  None)
+    if hidden is None:
+      return None
+    spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+    if spec is None or not hasattr(spec.loader, "exec_module"):
+      return None
+    spec.loader = _LoaderWithout(spec.loader, hidden)
+    return spec
+
+
+class _LoaderWithout:
+  """`loader`, with the packages `hidden` set to None in `sys.modules` (an
+  ImportError on import) while it runs a module; the rest is `loader`'s."""
+
+  def __init__(self, loader, hidden):
+    self._loader = loader
+    self._hidden = hidden
+
+  def __getattr__(self, name):
+    return getattr(self._loader, name)
+
+  def create_module(self, spec):
+    return self._loader.create_module(spec)
+
+  def exec_module(self, module):
+    hidden = [name for name in self._hidden if name not in sys.modules]
+    for name in hidden:
+      sys.modules[name] = None
+    try:
+      self._loader.exec_module(module)
+    finally:
+      for name in hidden:
+        if name in sys.modules and sys.modules[name] is None:
+          del sys.modules[name]
 
 
 def _glibc(name):

@@ -1,6 +1,9 @@
 """Tests for common.resources."""
 
+import importlib
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,5 +113,80 @@ class MallocArenasTest(absltest.TestCase):
     self.assertGreater(float(dropped_mb), 50)
 
 
+# Packages for the finder's test: pkg_a's modules import opt_b if they can;
+# other.py imports it too.
+_IMPORTER_FILES = {
+    "pkg_a/__init__.py": "from pkg_a import inner\n",
+    "pkg_a/inner.py": ("try:\n  import opt_b\nexcept ImportError:\n"
+                       "  opt_b = None\n"),
+    "opt_b/__init__.py": "VALUE = 1\n",
+    "other.py": "import opt_b\n",
+}
+_IMPORT_PKG_A = textwrap.dedent("""
+    import inspect, sys
+    from sentzoo.common import resources
+    if sys.argv[1] == "opt_b_first":
+      import opt_b
+    resources.skip_unused_optional_imports({"pkg_a": ("opt_b",)})
+    resources.skip_unused_optional_imports({"pkg_a": ()})  # changes nothing
+    import pkg_a
+    print(pkg_a.inner.opt_b is None, "opt_b" in sys.modules,
+          "opt_b = None" in inspect.getsource(pkg_a.inner))
+    import other
+    print(other.opt_b.VALUE)
+""")
+
+
+class SkipUnusedOptionalImportsTest(absltest.TestCase):
+
+  def _run(self, *args, code=None, pythonpath=()):
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return subprocess.run(
+        [sys.executable, *(["-c", code] if code else []), *args],
+        capture_output=True, text=True, timeout=300, cwd=repo, check=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join((repo, *pythonpath)))
+    ).stdout.split()
+
+  def test_hidden_from_the_importers_modules_only(self):
+    packages = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, packages)
+    for name, text in _IMPORTER_FILES.items():
+      os.makedirs(os.path.dirname(os.path.join(packages, name)), exist_ok=True)
+      with open(os.path.join(packages, name), "w") as f:
+        f.write(text)
+    self.assertEqual(
+        self._run("hide", code=_IMPORT_PKG_A, pythonpath=[packages]),
+        ["True", "False", "True", "1"])
+    self.assertEqual(
+        self._run("opt_b_first", code=_IMPORT_PKG_A, pythonpath=[packages]),
+        ["False", "True", "True", "1"])
+
+  def test_a_sentzoo_command_loads_keras_without_them(self):
+    optional = [name for names in resources.UNUSED_OPTIONAL_IMPORTS.values()
+                for name in names]
+    missing = [name for name in optional
+               if importlib.util.find_spec(name) is None]
+    if missing:
+      self.skipTest(f"not installed: {missing}")
+    # `python -m sentzoo.x` runs sentzoo/__init__.py's set-up for commands.
+    self.assertEqual(
+        self._run("-m", "sentzoo.common.resources_test", "import_keras",
+                  *optional),
+        ["False"] * len(optional) + ["True"] * len(optional))
+
+
+def _import_keras(optional):
+  """Imports keras, then prints whether each package of `optional` was
+  imported by it, and whether it imports after."""
+  import keras  # pylint: disable=g-import-not-at-top,unused-import
+  loaded = [name in sys.modules for name in optional]
+  for name in optional:
+    importlib.import_module(name)
+  print(*loaded, *[name in sys.modules for name in optional])
+
+
 if __name__ == "__main__":
-  absltest.main()
+  if sys.argv[1:2] == ["import_keras"]:
+    _import_keras(sys.argv[2:])
+  else:
+    absltest.main()

@@ -75,11 +75,13 @@ def _runs_a_sentzoo_module():
 
 # The console is quieted (before TensorFlow loads), SIGINT/SIGTERM stop the
 # command with one line and exit 75 (common/interrupts.py), and glibc keeps
-# freed memory in fewer arenas (common/resources.py), only for sentzoo's own
+# freed memory in fewer arenas and TensorFlow and Keras load without their
+# unused optional imports (common/resources.py), only for sentzoo's own
 # commands: `import sentzoo` in a user's program changes nothing.
 if _runs_a_sentzoo_module():
   from sentzoo.common import resources as _resources  # pylint: disable=g-import-not-at-top
   _resources.limit_malloc_arenas()
+  _resources.skip_unused_optional_imports()
   from sentzoo.common import interrupts as _interrupts  # pylint: disable=g-import-not-at-top
   _interrupts.install_for_command()
   from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top

@@ -29,10 +29,11 @@ from sentzoo.common import console
 from sentzoo.common import resources
 
 # The console script (`sentzoo`, not `python -m`) is sentzoo's own program
-# too: TensorFlow's start-up lines are hidden, and malloc's arenas capped, as
-# for `python -m sentzoo.cli`.
+# too: TensorFlow's start-up lines are hidden, malloc's arenas capped and
+# unused optional imports skipped, as for `python -m sentzoo.cli`.
 console.quiet_before_tensorflow()
 resources.limit_malloc_arenas()
+resources.skip_unused_optional_imports()
 
 from absl import flags  # pylint: disable=g-import-not-at-top,g-bad-import-order
 
