@@ -162,8 +162,9 @@ class SkipUnusedOptionalImportsTest(absltest.TestCase):
         ["False", "True", "True", "1"])
 
   def test_a_sentzoo_command_loads_keras_without_them(self):
-    optional = [name for names in resources.UNUSED_OPTIONAL_IMPORTS.values()
-                for name in names]
+    optional = sorted({name for names in
+                       resources.UNUSED_OPTIONAL_IMPORTS.values()
+                       for name in names})
     missing = [name for name in optional
                if importlib.util.find_spec(name) is None]
     if missing:
