@@ -238,11 +238,14 @@ def _step_loop(step_fn, first_metrics):
 
 # Between graph calls, the memory the steps freed goes back to the system at
 # most this often. glibc keeps what TensorFlow's threads free in its arenas,
-# and each XLA compilation and evaluation then lands on top of it: Siamese
-# CBOW's trainer (best flagfile, 1 epoch, alternating runs on a quiet
-# machine) peaked at 1,011-1,020 MB without, 985-999 MB with, for ~90 calls
-# of ~7 ms each (a call after every 16-step graph call would be ~2,300).
-RELEASE_MEMORY_SECONDS = 1.0
+# the steps' temporaries touch it again, and each XLA compilation and
+# evaluation lands on top of it. Siamese CBOW's trainer (best flagfile, 1
+# epoch, alternating runs on a quiet machine) peaked at 1,011-1,020 MB
+# without, 985-999 MB with a call each second (~90 calls of ~7 ms; one after
+# every 16-step graph call would be ~2,300). Later, with the imports trimmed
+# (common/resources.py): 907-951 MB (5 runs) at 1 s, 911-916 MB (3 runs) at
+# 0.5 s, the same median groups/s.
+RELEASE_MEMORY_SECONDS = 0.5
 
 
 def _next_stop(step, config, first_step):
