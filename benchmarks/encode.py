@@ -63,7 +63,12 @@ binding, built from the public repository as ../shared/notes/peers.md says)
 does no tokenisation: it is measured on pre-tokenised lines and with Python's
 tokeniser before it (end to end). Ours tokenises inside the graph. Every
 figure is from a fresh process; sides alternate in one sequence. See
-`benchmarks/encode.py` for the definitions.
+`benchmarks/encode.py` for the definitions. Ours runs as a user's program
+(`python -c`): with glibc's default malloc arenas and all of TensorFlow's
+optional imports. sentzoo's own commands (`sentzoo encode`) cap the arenas
+and skip the unused imports (common/resources.py): measured once with a
+script, not by this command, four `encode()` calls on the same 100,000 lines
+peaked at 1,051 / 1,059 MB with that set-up, 1,129 / 1,143 MB without.
 
 Where the time goes (issue 34; measured once with a CPU-time script, not by
 this command; CPU microseconds per book sentence, 700-d table, batch 4096, one
@@ -137,10 +142,20 @@ def child_main(kind, export, lines_path, batch_size, calls):
   print(json.dumps(result))
 
 
+# Ours runs as a user's program does (`python -c`, not `-m`): sentzoo's
+# set-up for its own commands (sentzoo/__init__.py) then leaves the process
+# as it is, with glibc's default arenas and all of TensorFlow's imports.
+_OURS_CHILD = """
+import sys
+from sentzoo.benchmarks import encode
+kind, export, lines_path, batch_size, calls = sys.argv[1:]
+encode.child_main(kind, export, lines_path, int(batch_size), int(calls))
+"""
+
+
 def _ours(kind, export, lines_path, batch_size=0, calls=3):
-  return [sys.executable, "-m", "benchmarks.encode", f"--child={kind}",
-          f"--export={export}", f"--lines_file={lines_path}",
-          f"--child_batch_size={batch_size}", f"--calls={calls}"]
+  return [sys.executable, "-c", _OURS_CHILD, kind, export, lines_path,
+          str(batch_size), str(calls)]
 
 
 def _peer(mode, lines_path, calls=3):
@@ -327,10 +342,6 @@ def plot_sides(runs, path, peer):
 
 def main(argv):
   del argv
-  if FLAGS.child:
-    child_main(FLAGS.child, FLAGS.export, FLAGS.lines_file,
-               FLAGS.child_batch_size, FLAGS.calls)
-    return
   side_by_side(sys.argv[1:])
 
 
@@ -355,8 +366,4 @@ if __name__ == "__main__":
   flags.DEFINE_string("docs_page", None, "Write the results as this "
                       "generated page, e.g. docs/encode_speed.md.")
   flags.DEFINE_string("work_dir", "/tmp", "Where the lines file goes.")
-  flags.DEFINE_string("child", None, "Internal: one measurement.")
-  flags.DEFINE_string("lines_file", None, "Internal: the lines.")
-  flags.DEFINE_integer("child_batch_size", 0, "Internal.")
-  flags.DEFINE_integer("calls", 3, "Internal: timed calls per child.")
   cli.run(main)
