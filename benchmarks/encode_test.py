@@ -9,6 +9,7 @@ import textwrap
 
 import tensorflow as tf
 
+from sentzoo.benchmarks import encode
 from sentzoo.export import export_model
 from sentzoo.tests import model_dir_fixtures
 
@@ -102,6 +103,15 @@ class EncodeBenchmarkTest(tf.test.TestCase):
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
     self.assertIn("ours: serving_default", result.stdout)
     self.assertNotIn("binding", result.stdout)
+
+  def test_ours_runs_as_a_users_program(self):
+    # With `-m`, sentzoo's set-up for its own commands (sentzoo/__init__.py:
+    # malloc arenas capped, unused imports skipped) would run in the child
+    # and flatter the peak RSS of `sentzoo.load().encode()`.
+    command = encode._ours("encode", "EXPORT", "LINES", 1024, 3)  # pylint: disable=protected-access
+    self.assertEqual(command[:2], [sys.executable, "-c"])
+    self.assertNotIn("-m", command)
+    self.assertEqual(command[3:], ["encode", "EXPORT", "LINES", "1024", "3"])
 
 
 if __name__ == "__main__":
