@@ -150,11 +150,8 @@ class _LoaderWithout:
     self._loader = loader
     self._hidden = hidden
 
-  def __getattr__(self, name):
+  def __getattr__(self, name):  # create_module, get_source, ...
     return getattr(self._loader, name)
-
-  def create_module(self, spec):
-    return self._loader.create_module(spec)
 
   def exec_module(self, module):
     hidden = [name for name in self._hidden if name not in sys.modules]

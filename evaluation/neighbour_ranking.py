@@ -38,11 +38,9 @@ def neighbour_ranking_accuracy(encode_fn, groups, num_positives=2,
     length = length or longest
   else:
     groups = np.asarray(groups)
-    num_groups = len(groups)
+    num_groups, members, length = groups.shape if len(groups) else (0, 0, 0)
   if not num_groups:
     return float("nan")
-  if not ragged:
-    _, members, length = groups.shape
   # A chunk of groups at a time (the float64 vectors of all of them, ~470 MB
   # with copies for the trainer's 5,000 groups, were its peak memory). A
   # chunk's sentences are whole encode batches, so each sentence is encoded
