@@ -9,6 +9,7 @@ high-water mark (VmHWM, or ru_maxrss where /proc is absent).
 import ctypes
 import importlib.machinery
 import os
+import platform
 import resource
 import sys
 from typing import Optional
@@ -16,6 +17,18 @@ from typing import Optional
 _STATUS = "/proc/self/status"
 # mallopt's parameter number for the arena limit (glibc's malloc.h).
 _M_ARENA_MAX = -8
+
+
+def cpu_model(cpuinfo="/proc/cpuinfo"):
+  """The CPU's "model name" from `cpuinfo`, else `platform.machine()`."""
+  try:
+    with open(cpuinfo, encoding="utf-8") as f:
+      for line in f:
+        if line.startswith("model name"):
+          return line.split(":", 1)[1].strip()
+  except OSError:
+    pass
+  return platform.machine()
 
 
 def status_mb(field: str, status_path: str = _STATUS) -> Optional[float]:

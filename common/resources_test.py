@@ -3,6 +3,7 @@
 import importlib
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,18 @@ class ResourcesTest(absltest.TestCase):
     self.assertEqual(resources.status_mb("VmRSS", f.name), 100.0)
     self.assertIsNone(resources.status_mb("VmSwap", f.name))
     self.assertIsNone(resources.status_mb("VmRSS", f.name + ".absent"))
+
+  def test_cpu_model(self):
+    folder = tempfile.mkdtemp()
+    self.addCleanup(shutil.rmtree, folder)
+    cpuinfo = os.path.join(folder, "cpuinfo")
+    with open(cpuinfo, "w") as f:
+      f.write("processor\t: 0\nvendor_id\t: X\n"
+              "model name\t: Some CPU @ 2.00GHz \nflags\t\t: a b\n")
+    self.assertEqual(resources.cpu_model(cpuinfo), "Some CPU @ 2.00GHz")
+    self.assertEqual(resources.cpu_model(os.path.join(folder, "none")),
+                     platform.machine())
+    self.assertTrue(resources.cpu_model())
 
   def test_peak_follows_an_allocation(self):
     if resources.current_rss_mb() is None:

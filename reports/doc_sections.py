@@ -6,19 +6,6 @@ heredocs import this module instead of each carrying a copy of the splicing.
 """
 
 import os
-import platform
-
-
-def cpu_model(cpuinfo="/proc/cpuinfo"):
-  """The CPU's "model name" from `cpuinfo`, else `platform.machine()`."""
-  try:
-    with open(cpuinfo, encoding="utf-8") as f:
-      for line in f:
-        if line.startswith("model name"):
-          return line.split(":", 1)[1].strip()
-  except OSError:
-    pass
-  return platform.machine()
 
 
 def _find_line(doc, predicate, begin=0, end=None):

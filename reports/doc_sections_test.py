@@ -1,7 +1,6 @@
 """Tests for reports.doc_sections (generated sections spliced into a page)."""
 
 import os
-import platform
 import shutil
 import tempfile
 
@@ -129,17 +128,6 @@ class DocSectionsTest(absltest.TestCase):
     with self.assertRaises(ValueError):
       doc_sections.replace_section(path, "B", "new b\n")
     self.assertEqual(self._read(path), _PAGE)
-
-  def test_cpu_model(self):
-    folder = self._folder()
-    cpuinfo = os.path.join(folder, "cpuinfo")
-    with open(cpuinfo, "w") as f:
-      f.write("processor\t: 0\nvendor_id\t: X\n"
-              "model name\t: Some CPU @ 2.00GHz \nflags\t\t: a b\n")
-    self.assertEqual(doc_sections.cpu_model(cpuinfo), "Some CPU @ 2.00GHz")
-    self.assertEqual(doc_sections.cpu_model(os.path.join(folder, "none")),
-                     platform.machine())
-    self.assertTrue(doc_sections.cpu_model())
 
 
 if __name__ == "__main__":
