@@ -80,8 +80,8 @@ class CharagramConfig(config.TrainingConfig):
       "for phrases, 2-6 for words).", positive_ints=True, directory=True)
   ngram_min_count: int = config.setting(
       1, "An n-gram (a character for charCNN/charLSTM, a word for "
-      "PARAGRAM-PHRASE without --word_vocab) enters the vocabulary if seen "
-      "this often in the training pairs.", lower_bound=1, directory=True)
+      "PARAGRAM-PHRASE without --word_vectors_vocab) enters the "
+      "vocabulary if seen this often in the training pairs.", lower_bound=1, directory=True)
   ngram_buckets: int = config.setting(
       0, "> 0: hash n-grams into this many buckets instead of a "
       "vocabulary.", lower_bound=0, directory=True)
@@ -106,9 +106,9 @@ class CharagramConfig(config.TrainingConfig):
       None, "PARAGRAM-PHRASE: word vectors to start from: a model dir of "
       "this project (e.g. runs/siamese_cbow_best or a unigram Sent2Vec run; "
       "its vocab.txt is the vocabulary) or an export with an `embeddings` "
-      "table [V+1, d] (needs --word_vocab); --embedding_dim must be their "
-      "d. None: random.")
-  word_vocab: Optional[str] = config.setting(
+      "table [V+1, d] (needs --word_vectors_vocab); --embedding_dim must "
+      "be their d. None: random.")
+  word_vectors_vocab: Optional[str] = config.setting(
       None, "PARAGRAM-PHRASE: the vocabulary (word<TAB>count) of an exported "
       "--word_vectors; without --word_vectors, a vocabulary to use with "
       "random init.", directory=True)
@@ -163,10 +163,10 @@ def _is_model_dir(path):
 
 
 def word_vectors_vocab(cfg):
-  """The vocabulary --word_vectors' rows follow: --word_vocab, or the
+  """The vocabulary --word_vectors' rows follow: --word_vectors_vocab, or the
   vocab.txt of a model dir given as --word_vectors (None without either)."""
-  if cfg.word_vocab:
-    return cfg.word_vocab
+  if cfg.word_vectors_vocab:
+    return cfg.word_vectors_vocab
   if cfg.word_vectors and _is_model_dir(cfg.word_vectors):
     return os.path.join(cfg.word_vectors, model_dir_lib.VOCABULARY_FILE)
   return None
@@ -234,7 +234,7 @@ def initial_word_vectors(cfg, vocab_size):
   vectors of the vocabulary's words in order (`inputs.word_vectors`)."""
   vocab = word_vectors_vocab(cfg)
   if not vocab:
-    raise errors.UserError("an exported --word_vectors needs --word_vocab "
+    raise errors.UserError("an exported --word_vectors needs --word_vectors_vocab "
                            "(the vocabulary its rows follow)")
   path = cfg.word_vectors
   try:
@@ -249,7 +249,7 @@ def initial_word_vectors(cfg, vocab_size):
     raise errors.UserError(
         f"--word_vectors give a table of shape {table.shape}, the "
         f"vocabulary needs ({vocab_size}, {cfg.embedding_dim}); check "
-        "--word_vocab and --embedding_dim")
+        "--word_vectors_vocab and --embedding_dim")
   return table
 
 

@@ -339,7 +339,7 @@ class InitialWordVectorsTest(tf.test.TestCase):
     charagram.FLAGS(["prog", "--word_vectors=/no/such/export",
                      "--embedding_dim=4"])
     with self.assertRaisesRegex(charagram.errors.UserError,
-                                "needs --word_vocab"):
+                                "needs --word_vectors_vocab"):
       charagram.initial_word_vectors(
           charagram.CharagramTrainer().settings(), 10)
     model_dir = os.path.join(self.get_temp_dir(), "wide_run")
