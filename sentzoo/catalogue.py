@@ -88,17 +88,20 @@ ENTRIES: Tuple[CatalogueEntry, ...] = (
         paper_figure=PaperFigure("sent2vec", "Sent2Vec uni. + bi.")),
     CatalogueEntry(
         name="charagram-phrase-ppdb", model_type="charagram",
-        flagfile="configs/charagram_phrase.flags",
-        data="PPDB 2.0 human-rated pairs (12,564 pairs, rating >= 3)",
+        flagfile="configs/charagram_phrase_lexicon.flags",
+        data="PPDB 2.0 human-rated pairs (12,564 pairs, rating >= 3) and "
+             "the PPDB-XL lexicon's 187,276 word pairs, 2 epochs",
         purpose="short phrases, misspellings and unknown words "
                 "(character n-grams)",
         paper_figure=PaperFigure("charagram", "CHARAGRAM-PHRASE")),
     CatalogueEntry(
         name="paragram-phrase-ppdb", model_type="charagram",
-        flagfile="configs/charagram_paragram_phrase.flags",
-        data="PPDB 2.0 human-rated pairs (12,564 pairs, rating >= 3)",
+        flagfile="configs/charagram_paragram_phrase_zoo_vectors.flags",
+        data="PPDB 2.0 human-rated pairs (12,564 pairs, rating >= 3); word "
+             "vectors of sent2vec-books-uni",
         purpose="phrase similarity by word averaging (PPDB-tuned words)",
-        paper_figure=PaperFigure("charagram", "PARAGRAM-PHRASE")),
+        paper_figure=PaperFigure("charagram", "PARAGRAM-PHRASE"),
+        word_vectors_from="sent2vec-books-uni"),
     CatalogueEntry(
         name="hybrid-msrp-gru", model_type="hybrid_siamese",
         flagfile="configs/hybrid_msrp_gru.flags",
