@@ -57,6 +57,8 @@ def record(name: str, store: store_lib.Store,
   data = {"name": name, "source": manifest.get("source"),
           "installed": manifest.get("installed"),
           "scores": {k: scores[k] for k in RECORD_FIELDS if k in scores}}
+  if manifest.get("training"):
+    data["training"] = manifest["training"]
   os.makedirs(records_dir, exist_ok=True)
   path = os.path.join(records_dir, f"{name}.json")
   with open(path, "w", encoding="utf-8") as f:

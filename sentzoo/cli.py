@@ -24,6 +24,7 @@ import importlib
 import json
 import os
 import sys
+import time
 
 from sentzoo.common import console
 from sentzoo.common import resources
@@ -293,6 +294,15 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
   argv += list(trainer_flags)
   trainer = importlib.import_module(f"sentzoo.{spec.trainer_module}")
   print(f"training {entry.name} in {run_dir} ({entry.flagfile})", flush=True)
+  # What the entry cost to train: this invocation's wall time and peak
+  # resident memory (from the training's start to the install), on this
+  # machine; the peak is reset first so that an earlier entry of the same
+  # `sentzoo train` command does not count.
+  resources.reset_peak_rss()
+  load_before = os.getloadavg()[0]
+  started = time.monotonic()
+  resumed = os.path.isdir(os.path.join(run_dir,
+                                        model_dir_lib.CHECKPOINT_SUBDIR))
   # A flagfile names other flagfiles relative to the repository root.
   cwd = os.getcwd()
   os.chdir(REPO_ROOT)
@@ -311,10 +321,16 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
         k: v for k, v in summary.results.items()
         if k.endswith("accuracy") or k in ("best_epoch", "final_step")}
   vocabulary = os.path.join(run_dir, model_dir_lib.VOCABULARY_FILE)
+  cost = {"wall_seconds": round(time.monotonic() - started),
+          "peak_rss_bytes": int(resources.peak_rss_mb() * 2**20),
+          "cpus": len(os.sched_getaffinity(0)),
+          "cpu": resources.cpu_model(),
+          "load_average_before": round(load_before, 1),
+          "resumed": resumed}
   path = store.install_dir(
       entry.name, summary.export_path,
       {"source": f"trained with {entry.flagfile}, step {summary.step}",
-       "scores": scores},
+       "scores": scores, "training": cost},
       extra_files=({store_lib.VOCABULARY_IN_EXPORT: vocabulary}
                    if os.path.isfile(vocabulary) else None))
   print(f"installed {entry.name}: {path}", flush=True)
