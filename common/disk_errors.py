@@ -17,8 +17,7 @@ where, why, and what to do:
 import contextlib
 import errno
 import os
-
-import tensorflow as tf
+import sys
 
 from sentzoo.common import errors
 
@@ -46,7 +45,10 @@ def write_failure(error):
   """Which of `NO_SPACE`, `READ_ONLY`, `DENIED` `error` is, or None."""
   if isinstance(error, OSError) and error.errno in _ERRNO_KINDS:
     return _ERRNO_KINDS[error.errno]
-  if isinstance(error, (OSError, tf.errors.OpError)):
+  # TensorFlow's errors only where it is imported (the store is not).
+  tf = sys.modules.get("tensorflow")
+  if isinstance(error, OSError) or tf and isinstance(error,
+                                                     tf.errors.OpError):
     text = str(error)
     for words, kind in _MESSAGE_KINDS:
       if words in text:
@@ -112,7 +114,7 @@ def plain_write_errors(what, path, advice, needed_bytes=None):
   block as `user_error(...)` (other errors pass through)."""
   try:
     yield
-  except (OSError, tf.errors.OpError) as e:
+  except Exception as e:  # pylint: disable=broad-except
     plain = user_error(e, what, path, advice, needed_bytes)
     if plain is None:
       raise
@@ -123,5 +125,6 @@ def summary_writer(logdir, advice="pass another --model_dir"):
   """`tf.summary.create_file_writer(logdir)`; a folder that cannot be
   written is an `errors.UserError` naming it (TensorFlow's own error is
   `Could not initialize events writer`, a traceback)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   with plain_write_errors("TensorBoard logs", logdir, advice):
     return tf.summary.create_file_writer(logdir)
