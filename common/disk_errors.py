@@ -11,13 +11,15 @@ where, why, and what to do:
                                       "pass another --export_dir"):
     tf.saved_model.save(...)
 
-`summary_writer` opens a TensorBoard writer the same way.
+`summary_writer` opens a TensorBoard writer the same way. `atomic_write`
+is the one way a file is written whole or not at all.
 """
 
 import contextlib
 import errno
 import os
 import sys
+import tempfile
 
 from sentzoo.common import errors
 
@@ -75,6 +77,30 @@ def size_text(num_bytes):
     if num_bytes >= scale / 10:
       return f"{num_bytes / scale:.1f} {unit}"
   return f"{num_bytes} bytes"
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w"):
+  """A file object ("w": UTF-8 text, "wb": bytes) whose content appears at
+  `path` whole or not at all: a temporary file in the same folder, synced
+  and renamed over `path` when the block ends, removed if the block raises.
+  The file gets the mode `open` gives (0666 less the umask)."""
+  folder = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.")
+  try:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
+    with os.fdopen(fd, mode, **({} if "b" in mode else
+                                {"encoding": "utf-8"})) as f:
+      yield f
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
 
 
 def user_error(error, what, path, advice, needed_bytes=None):

@@ -63,9 +63,9 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
   manifest = {"format": FORMAT, "name": name, "scores": scores,
               "files": files}
   data = json.dumps(manifest, indent=2, sort_keys=True).encode("utf-8")
-  partial = output_path + ".partial"
   try:
-    with tarfile.open(partial, "w:gz") as tar:
+    with disk_errors.atomic_write(output_path, "wb") as f, tarfile.open(
+        fileobj=f, mode="w:gz") as tar:
       info = tarfile.TarInfo(MANIFEST_NAME)
       info.size = len(data)
       info.mode = 0o644
@@ -73,12 +73,8 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
       for rel in sorted(files):
         tar.add(os.path.join(export_dir, rel), arcname=EXPORT_PREFIX + rel,
                 recursive=False)
-    os.replace(partial, output_path)
   except OSError as e:
     raise errors.UserError(f"cannot write {output_path!r}: {e}") from e
-  finally:
-    if os.path.exists(partial):
-      os.remove(partial)
   return output_path
 
 

@@ -330,7 +330,13 @@ def resolve(model: str, store: Optional[Store] = None,
     errors.UserError: a name that is not installed, or a damaged entry.
   """
   model = os.fspath(model)
-  if os.path.exists(model) or os.sep in model or "/" in model or (
-      not catalogue.NAME_PATTERN.match(model)):
+  if os.path.exists(model) or os.sep in model or "/" in model:
+    return model
+  if not catalogue.NAME_PATTERN.match(model):
+    if catalogue.NAME_PATTERN.match(model.lower()):
+      raise errors.UserError(
+          f"model {model!r} is neither a path nor a name (names are lower "
+          f"case): did you mean {model.lower()!r}? (`sentzoo models` lists "
+          "them)")
     return model
   return (store or Store()).verify(model, hashes=hashes)

@@ -34,7 +34,8 @@ def install_tiny(home, name, export_dir):
                                             "scores": scores})
 
 
-def _environ(home, env):
+def environ(home, env=None):
+  """os.environ for the `sentzoo` command with $SENTZOO_HOME=home."""
   environ = dict(os.environ, SENTZOO_HOME=home,
                  PYTHONPATH=REPO_ROOT + os.pathsep + os.environ.get(
                      "PYTHONPATH", ""))
@@ -46,14 +47,14 @@ def run(home, *args, stdin=None, env=None):
   """`python -m sentzoo.cli ARGS` with $SENTZOO_HOME=home."""
   return subprocess.run([sys.executable, "-m", "sentzoo.cli", *args],
                         capture_output=True, text=True, timeout=600,
-                        cwd=REPO_ROOT, env=_environ(home, env), input=stdin)
+                        cwd=REPO_ROOT, env=environ(home, env), input=stdin)
 
 
 def start(home, *args, env=None):
   """`run`, started: the `subprocess.Popen` (stdout and stderr piped)."""
   return subprocess.Popen([sys.executable, "-m", "sentzoo.cli", *args],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, cwd=REPO_ROOT, env=_environ(home, env))
+                          text=True, cwd=REPO_ROOT, env=environ(home, env))
 
 
 def umask():
