@@ -109,13 +109,12 @@ class SavedModelEncoderTest(tf.test.TestCase):
                         "variables.data-00000-of-00001")
     with open(data, "r+b") as f:
       f.truncate(os.path.getsize(data) // 2)
-    data_dir = test_util.write_fixture_data_dir(
-        os.path.join(self.root, "data"))
+    # As a command that loads it (reports.sts_tables) runs it.
     done = subprocess.run(
-        [sys.executable, "-m", "reports.sts_tables", f"--model={damaged}",
-         f"--data_dir={data_dir}"], capture_output=True, text=True,
-        timeout=300, cwd=os.path.dirname(os.path.dirname(
-            os.path.abspath(__file__))), check=False)
+        [sys.executable, "-c", "import sys; from sentzoo.common import cli; "
+         "from sentzoo.evaluation import encoder; "
+         "cli.run(lambda _: encoder.load_encoder(sys.argv[1]))", damaged],
+        capture_output=True, text=True, timeout=300, check=False)
     self.assertEqual(done.returncode, 2, done.stderr[-3000:])
     lines = done.stderr.strip().splitlines()
     self.assertLen(lines, 1, done.stderr)

@@ -50,9 +50,12 @@ MANIFEST_FORMAT = 1
 
 
 def home() -> str:
-  """The store's folder: $SENTZOO_HOME, else ~/.cache/sentzoo."""
+  """The store's folder: $SENTZOO_HOME, else $XDG_CACHE_HOME/sentzoo, else
+  ~/.cache/sentzoo. The caches of commands and trainers are in its cache/."""
+  xdg = os.environ.get("XDG_CACHE_HOME")
   return os.path.abspath(os.path.expanduser(
-      os.environ.get(ENV_VAR) or DEFAULT_HOME))
+      os.environ.get(ENV_VAR) or (os.path.join(xdg, "sentzoo") if xdg
+                                  else DEFAULT_HOME)))
 
 
 def sha256_file(path: str) -> str:

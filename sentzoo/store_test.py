@@ -1,6 +1,7 @@
 """The store: names resolve to verified entries; writes are whole or none."""
 
 import os
+from unittest import mock
 
 import tensorflow as tf
 
@@ -23,16 +24,15 @@ class StoreTest(tf.test.TestCase):
     return store
 
   def test_home_default_and_env(self):
-    previous = os.environ.pop(store_lib.ENV_VAR, None)
-    try:
+    with mock.patch.dict(os.environ):
+      os.environ.pop(store_lib.ENV_VAR, None)
+      os.environ.pop("XDG_CACHE_HOME", None)
       self.assertEqual(store_lib.home(),
                        os.path.expanduser("~/.cache/sentzoo"))
+      os.environ["XDG_CACHE_HOME"] = "/x/cache"
+      self.assertEqual(store_lib.home(), "/x/cache/sentzoo")
       os.environ[store_lib.ENV_VAR] = "/x/y"
       self.assertEqual(store_lib.home(), "/x/y")
-    finally:
-      os.environ.pop(store_lib.ENV_VAR, None)
-      if previous is not None:
-        os.environ[store_lib.ENV_VAR] = previous
 
   def test_manifest_lists_every_file_with_size_and_sha256(self):
     store = self._store()
