@@ -12,11 +12,13 @@ where, why, and what to do:
     tf.saved_model.save(...)
 
 `summary_writer` opens a TensorBoard writer the same way. `atomic_write`
-is the one way a file is written whole or not at all.
+is the one way a file is written whole or not at all, `sha256_file` the one
+hash of a file.
 """
 
 import contextlib
 import errno
+import hashlib
 import os
 import sys
 import tempfile
@@ -72,11 +74,17 @@ def free_bytes(path):
 
 
 def size_text(num_bytes):
-  """"6.1 GB", "9.2 MB", "529 bytes"."""
-  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
-    if num_bytes >= scale / 10:
+  """"6.1 GB", "260.0 MB", "1.2 KB", "529 bytes": the one byte-size format."""
+  for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    if num_bytes >= scale:
       return f"{num_bytes / scale:.1f} {unit}"
-  return f"{num_bytes} bytes"
+  return f"{num_bytes:.0f} bytes"
+
+
+def sha256_file(path):
+  """The file's sha256, hex (OSError if it cannot be read)."""
+  with open(path, "rb") as f:
+    return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 @contextlib.contextmanager

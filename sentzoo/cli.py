@@ -241,7 +241,7 @@ def model_fingerprint(export_dir):
     digest.update(f"{rel}\0{os.path.getsize(path)}\0".encode())
     if rel in ("saved_model.pb", "variables/variables.index",
                "assets.extra/model_card.json"):
-      digest.update(store_lib.sha256_file(path).encode())
+      digest.update(disk_errors.sha256_file(path).encode())
   return digest.hexdigest()
 
 
@@ -364,18 +364,9 @@ def _format_scores(scores):
   speed = scores.get("encode_sentences_per_s")
   return {"STS-B dev": cell("stsb_dev"), "19-set STS": cell("sts_mean"),
           "SICK": cell("sick_test"),
-          "size": human_size(scores.get("size_bytes")),
+          "size": cell("size_bytes") if scores.get("size_bytes") is None
+                  else disk_errors.size_text(scores["size_bytes"]),
           "sentences/s": "-" if speed is None else f"{speed:,}"}
-
-
-def human_size(size):
-  if size is None:
-    return "-"
-  for unit in ("B", "KB", "MB", "GB"):
-    if size < 1000 or unit == "GB":
-      return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-    size /= 1000
-  return f"{size:.1f} GB"
 
 
 def cmd_models(args):
@@ -495,7 +486,7 @@ def cmd_train(args):
 
 def cmd_pack(args):
   path = archive.pack(store_lib.Store(), args.name, args.output)
-  print(f"wrote {path} ({human_size(os.path.getsize(path))})")
+  print(f"wrote {path} ({disk_errors.size_text(os.path.getsize(path))})")
 
 
 def cmd_install(args):

@@ -19,7 +19,6 @@ by the next command once that pid is gone) hold the store's lock
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import secrets
@@ -58,12 +57,6 @@ def home() -> str:
                                   else DEFAULT_HOME)))
 
 
-def sha256_file(path: str) -> str:
-  """The file's sha256, hex."""
-  with open(path, "rb") as f:
-    return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def list_files(root: str) -> List[str]:
   """Relative '/'-separated paths of the regular files under `root`.
 
@@ -88,7 +81,7 @@ def list_files(root: str) -> List[str]:
 def file_table(root: str) -> Dict[str, Dict[str, Any]]:
   """{relative path: {"size", "sha256"}} of every file under `root`."""
   return {rel: {"size": os.path.getsize(os.path.join(root, rel)),
-                "sha256": sha256_file(os.path.join(root, rel))}
+                "sha256": disk_errors.sha256_file(os.path.join(root, rel))}
           for rel in list_files(root)}
 
 
@@ -198,7 +191,7 @@ class Store:
             f"{rel} has {size} bytes, the manifest {expected[rel]['size']}; "
             f"reinstall it ({hint})")
     for rel in present if hashes else ():
-      if sha256_file(os.path.join(export_dir, rel)) != expected[rel]["sha256"]:
+      if disk_errors.sha256_file(os.path.join(export_dir, rel)) != expected[rel]["sha256"]:
         raise errors.UserError(
             f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
             f"{rel} does not match its sha256; reinstall it ({hint})")

@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
 
@@ -41,7 +42,7 @@ class StoreTest(tf.test.TestCase):
     for rel, entry in files.items():
       path = os.path.join(self.export_dir, rel)
       self.assertEqual(entry["size"], os.path.getsize(path))
-      self.assertEqual(entry["sha256"], store_lib.sha256_file(path))
+      self.assertEqual(entry["sha256"], disk_errors.sha256_file(path))
     self.assertEqual(store.installed(), ["tiny"])
     self.assertEqual(store.manifest("tiny")["scores"]["size_bytes"],
                      sum(entry["size"] for entry in files.values()))
