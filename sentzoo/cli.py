@@ -262,21 +262,23 @@ def _corpus_cache(model, corpus_path):
 
 
 def _cached_chunks(path, corpus_path, batch_size):
-  """(lines, embeddings) from the cache file `path`, read as a memory map,
+  """(lines, embeddings) from the cache file `path`, read a chunk at a time,
   or None if it is not there (or damaged)."""
   import numpy as np  # pylint: disable=g-import-not-at-top
   try:
-    vectors = np.load(path, mmap_mode="r")
+    f = open(path, "rb")
+    np.lib.format.read_magic(f)
+    (_, dim), _, _ = np.lib.format.read_array_header_1_0(f)
   except (OSError, ValueError):
     return None
   os.utime(path)  # Recently used: evicted last.
   print(f"corpus embeddings from the cache ({path})", file=sys.stderr)
 
   def chunks():
-    start = 0
-    for lines in _line_chunks(corpus_path, ENCODE_CHUNK_BATCHES * batch_size):
-      yield lines, np.asarray(vectors[start:start + len(lines)])
-      start += len(lines)
+    with f:
+      for lines in _line_chunks(corpus_path,
+                                ENCODE_CHUNK_BATCHES * batch_size):
+        yield lines, np.fromfile(f, "<f4", len(lines) * dim).reshape(-1, dim)
   return chunks()
 
 
