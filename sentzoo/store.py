@@ -191,7 +191,8 @@ class Store:
             f"{rel} has {size} bytes, the manifest {expected[rel]['size']}; "
             f"reinstall it ({hint})")
     for rel in present if hashes else ():
-      if disk_errors.sha256_file(os.path.join(export_dir, rel)) != expected[rel]["sha256"]:
+      path = os.path.join(export_dir, rel)
+      if disk_errors.sha256_file(path) != expected[rel]["sha256"]:
         raise errors.UserError(
             f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
             f"{rel} does not match its sha256; reinstall it ({hint})")
