@@ -255,11 +255,13 @@ class Store:
 
   def remove_leftovers(self):
     """Removes the temporaries of store commands that are gone (killed
-    midway); call it holding `lock()`."""
+    midway; a name without a pid is an older sentzoo's); call it holding
+    `lock()`."""
     for name in os.listdir(self.root):
-      pid = name.split("-")[1] if name.startswith(TEMPORARY_PREFIXES) else ""
-      if pid.isdigit() and not run_lock.pid_alive(int(pid)):
-        shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
+      if name.startswith(TEMPORARY_PREFIXES):
+        pid = name.split("-")[1]
+        if not (pid.isdigit() and run_lock.pid_alive(int(pid))):
+          shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
 
   @contextlib.contextmanager
   def staging(self):

@@ -94,11 +94,13 @@ class StoreTest(tf.test.TestCase):
   def test_leftovers_of_dead_commands_are_removed_live_ones_kept(self):
     store = self._store()
     gone = os.path.join(store.root, ".incoming-999999999-ab")  # No pid.
+    older = os.path.join(store.root, ".incoming-x7_kq2ab")  # mkdtemp's.
     live = os.path.join(store.root, f".old-{os.getpid()}-cd")
-    for path in (gone, live):
+    for path in (gone, older, live):
       os.makedirs(os.path.join(path, "export"))
     self.assertEqual(store.installed(), ["tiny"])
     self.assertFalse(os.path.exists(gone))
+    self.assertFalse(os.path.exists(older))
     self.assertTrue(os.path.exists(live))
 
   def test_remove(self):
