@@ -207,8 +207,8 @@ def cmd_encode(args):
         raise
       # What stdout still buffers is dropped: Python's exit would retry it.
       os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-      raise disk_errors.user_error(e, "the embeddings", "stdout",
-                                   "pass --output FILE") or e
+      raise errors.UserError(f"cannot write the embeddings to stdout "
+                             f"({e.strerror}): pass --output FILE") from e
     return
   npy = output.endswith(".npy")
   rows = 0

@@ -355,8 +355,8 @@ class SentzooCommandTest(tf.test.TestCase):
            many], stdout=dev_full, stderr=subprocess.PIPE, text=True,
           cwd=zoo_test_util.REPO_ROOT,
           env=zoo_test_util.environ(self.home), check=False)
-    self.assertUserError(done, "no space left on device writing the "
-                         "embeddings to stdout")
+    self.assertUserError(done, "cannot write the embeddings to stdout (No "
+                         "space left on device)")
 
   def test_version_terminal_stdin_and_a_wrong_case_name(self):
     done = run(self.home, "--version")
