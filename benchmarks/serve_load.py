@@ -357,6 +357,7 @@ def _lines():
 
 def measure(export, lines):
   """Every row of the table, and what the targets compare with."""
+  from sentzoo.evaluation import encoder  # pylint: disable=g-import-not-at-top
   folder = tempfile.mkdtemp(prefix="serve_load_")
   unloaded = Server([f"tiny={tiny_export(folder)}"])
   unloaded.wait_listening()
@@ -392,7 +393,10 @@ def measure(export, lines):
         print(json.dumps(row), flush=True)
   finally:
     code = server.stop()
-  return {"rows": rows, "encode_sentences_per_s": baseline,
+  with open(os.path.join(encoder.resolve_export_dir(export), "assets.extra",
+                         "model_card.json"), encoding="utf-8") as f:
+    card = json.load(f)
+  return {"rows": rows, "encode_sentences_per_s": baseline, "card": card,
           "unloaded_rss_mb": unloaded_mb, "idle_rss_mb": idle_mb,
           "table_mb": table_bytes(export) / 2**20, "server_exit": code,
           "server_log_tail": server.log()[-300:]}
@@ -414,29 +418,31 @@ def section(result, export, argv):
         _fmt(r["p50_ms"], ".1f"), _fmt(r["p99_ms"], ".1f"), r["errors"],
         _fmt(r["peak_rss_mb"], ",.0f")] for r in rows])
   rss_cap = 1.3 * result["table_mb"] + result["unloaded_rss_mb"]
-  command = " ".join(["python -m benchmarks.serve_load", *argv])
-  return "\n".join([
+  card = result["card"]
+  text = "\n".join([
       f"## {SECTION}", "",
-      f"Produced by `{command}` (benchmarks/serve_load.py) on "
-      f"`{os.path.basename(os.path.normpath(export))}`-shaped export "
-      f"{export} ({result['table_mb']:,.0f} MB of variables). The server "
-      "runs in its own process on loopback; the load generator (this "
-      "benchmark's process, an asyncio client parsing with httptools) keeps N connections busy, "
-      "each sending its next OpenAI embeddings request (book-corpus lines, "
-      "`encoding_format` base64, the `openai` client's default) when the "
-      "last is answered, for a fixed count of requests. `x encode()`: the "
-      "rate over in-process `encode()` on the same lines at its default "
-      f"batch size in a fresh process, {result['encode_sentences_per_s']:,.0f}"
-      " sentences/s. Peak RSS: the server's VmHWM, reset before each row; "
-      f"the server's RSS idle with the model loaded: "
-      f"{result['idle_rss_mb']:,.0f} MB; with a 10-word model (the unloaded "
-      f"server): {result['unloaded_rss_mb']:,.0f} MB, so the RSS target "
-      f"(1.3 x table + unloaded) is {rss_cap:,.0f} MB. The machine: "
-      f"{os.cpu_count()} CPUs, load average before each row "
+      f"Produced by `python -m benchmarks.serve_load {' '.join(argv)}` on a "
+      f"{card.get('model_type')} export of {card.get('embedding_dim')} "
+      f"dimensions and {card.get('vocabulary_size'):,} words "
+      f"({result['table_mb']:,.0f} MB of variables). The server runs in its "
+      "own process on loopback; the load generator (this benchmark's "
+      "process: asyncio, uvloop and httptools' parser) keeps N connections "
+      "busy, each sending its next OpenAI embeddings request (book-corpus "
+      "lines, `encoding_format` base64, the `openai` client's default) when "
+      "the last is answered, for a fixed count of requests. `x encode()`: "
+      "the rate over in-process `encode()` on the same lines at its default "
+      "batch size in a fresh process, "
+      f"{result['encode_sentences_per_s']:,.0f} sentences/s. Peak RSS: the "
+      "server's VmHWM, reset before each row; the server's RSS idle with the "
+      f"model: {result['idle_rss_mb']:,.0f} MB; with a 10-word model (the "
+      f"unloaded server): {result['unloaded_rss_mb']:,.0f} MB, so the RSS "
+      f"target (1.3 x table + unloaded) is {rss_cap:,.0f} MB. The machine: "
+      f"{os.cpu_count()} CPUs, 1-minute load average before the rows "
       f"{min(r['load_before'] for r in rows):.1f} to "
-      f"{max(r['load_before'] for r in rows):.1f} (shared with other "
-      "work: rerun on a quiet machine for the targets).", "", table,
+      f"{max(r['load_before'] for r in rows):.1f}; on a shared machine the "
+      "client, the server and the other work share the cores.", "", table,
       f"![sentences/s against clients]({PLOT})", ""])
+  return formatting.readable(text)
 
 
 def plot(result, path):
@@ -539,9 +545,11 @@ def main(argv):
     soak(export, lines)
     return
   result = measure(export, lines)
-  print(json.dumps({k: v for k, v in result.items() if k != "rows"}))
+  print(json.dumps({k: v for k, v in result.items()
+                    if k not in ("rows", "card")}))
   if FLAGS.page:
-    args = [a for a in sys.argv[1:]]
+    args = [("--export=EXPORT" if a.startswith("--export") else a)
+            for a in sys.argv[1:] if not a.startswith("--data_dir")]
     from sentzoo.reports import doc_sections  # pylint: disable=g-import-not-at-top
     plot(result, os.path.join(os.path.dirname(FLAGS.page), PLOT))
     doc_sections.replace_section(FLAGS.page, SECTION,

@@ -1,41 +1,15 @@
-"""`sentzoo serve`: exports behind the HTTP APIs that clients already speak.
+"""`sentzoo serve`: exports behind the HTTP APIs clients already speak.
 
-  sentzoo serve sent2vec-books-uni [NAME=PATH ...] [--host 127.0.0.1]
-      [--port 8080] [--api_key KEY]
+One Starlette router on uvicorn (docs/serving.md lists the routes and the
+errors): OpenAI's `POST /v1/embeddings`, TF Serving's REST `POST
+/v1/models/NAME[/versions/N]:predict` (the export's serving_default) and
+status and metadata, `/healthz`, and Prometheus text on `/metrics`. Models
+are named on the command line; a request names a served model, never a path.
 
-One Starlette app on uvicorn:
-  POST /v1/embeddings                 OpenAI's: {"model", "input": str or
-      [str], "encoding_format": "float" (default) or "base64" (little-endian
-      float32 bytes)} -> {"data": [{"embedding", "index"}], "usage"}
-  POST /v1/models/NAME[/versions/N]:predict    TF Serving's REST predict,
-      {"instances": [...]} or {"inputs": ...}: the export's serving_default
-      (a pair model's takes sentences_a and sentences_b)
-  GET  /v1/models                     the models served (OpenAI's list)
-  GET  /v1/models/NAME[/versions/N][/metadata]  TF Serving's status and
-      signature metadata
-  GET  /healthz                       200 while the server is up
-  GET  /metrics                       Prometheus text
-
-A model is named on the command line (a store name, a path, or NAME=PATH);
-a request names a served model, never a path.
-
-Dynamic batching: the rows of concurrent requests to one model are
-coalesced into one call of its signature, at most `max_batch_sentences`
-rows, waiting at most `max_wait_ms` for the batch to fill; the call runs on
-a worker thread, off the event loop. A request larger than its share of a
-batch (the batch's size over the requests waiting) is split over batches,
-so one huge request delays the others by no more than its share.
-
-Errors are JSON: OpenAI's {"error": {"message", "type", "code"}}, or TF
-Serving's {"error": message} on its routes. A request over a cap (body
-bytes, sentences, characters in a sentence) is 413; a malformed or
-mistyped one 400; an unknown model or route 404; a missing or wrong Bearer
-token 401. A client that disconnects is dropped: its rows not yet encoded
-are never encoded.
-
-SIGTERM or SIGINT: the server stops accepting connections, answers every
-request it has read, prints how many it answered and exits 0 (a second
-SIGINT stops at once).
+The rows of concurrent requests to a model are coalesced into one signature
+call on a worker thread (`Batcher`); every error is a JSON answer and the
+server goes on. SIGTERM or SIGINT: stop accepting connections, answer every
+request read, print how many, exit 0.
 """
 
 import asyncio
@@ -53,7 +27,6 @@ import time
 import traceback
 from typing import Any, Dict, List, Sequence
 
-from google.protobuf import json_format
 import numpy as np
 import orjson
 import prometheus_client
@@ -263,25 +236,31 @@ def resolve(specs: Sequence[str]) -> Dict[str, str]:
   return paths
 
 
+def _tensor_json(info):
+  """A TensorInfo as TF Serving's metadata JSON shows it."""
+  shape = ({"unknownRank": True} if info.shape is None else
+           {"dim": [{"size": str(d)} for d in info.shape]})
+  return {"name": info.tensor_name, "dtype": info.dtype, "tensorShape": shape}
+
+
 def load(name, path):
   """The model `name` at `path`, loaded and warmed up."""
   model = sentence_model.load(path)
-  export_dir = model.export_dir
-  base = os.path.basename(os.path.normpath(export_dir))
-  proto = signature_info.read_saved_model_proto(export_dir)
-  signatures = next(m.signature_def for m in proto.meta_graphs
-                    if "serve" in m.meta_info_def.tags)
+  base = os.path.basename(os.path.normpath(model.export_dir))
   version = int(base) if base.isdigit() else 1
+  signature = signature_info.read_signature(model.export_dir)
   metadata = {
       "model_spec": {"name": name, "signature_name": "",
                      "version": str(version)},
-      "metadata": {"signature_def": {
-          "signature_def": {k: json_format.MessageToDict(v)
-                            for k, v in signatures.items()},
+      "metadata": {"signature_def": {"signature_def": {"serving_default": {
+          "inputs": {k: _tensor_json(v) for k, v in signature.inputs.items()},
+          "outputs": {k: _tensor_json(v)
+                      for k, v in signature.outputs.items()},
+          "methodName": signature.method_name}},
           "@type": "type.googleapis.com/tensorflow.serving.SignatureDefMap"}}}
-  inputs = sorted(signatures["serving_default"].inputs)
-  served = ServedModel(name, version, model, inputs, metadata)
-  served.run_signature({key: [""] for key in inputs})
+  served = ServedModel(name, version, model, sorted(signature.inputs),
+                       metadata)
+  served.run_signature({key: [""] for key in served.input_keys})
   return served
 
 
@@ -319,21 +298,14 @@ class Server:
   def app(self):
     """The ASGI app: a Starlette router (no middleware: the endpoints
     answer every error themselves, as JSON)."""
-    routes = [
-        ("/v1/embeddings", "embeddings", {"POST": self.embeddings}),
-        ("/v1/models/{name}:predict", "predict", {"POST": self.predict}),
-        ("/v1/models/{name}/versions/{version}:predict", "predict",
-         {"POST": self.predict}),
-        ("/v1/models", "models", {"GET": self.list_models}),
-        ("/v1/models/{name}", "status", {"GET": self.status}),
-        ("/v1/models/{name}/versions/{version}", "status",
-         {"GET": self.status}),
-        ("/v1/models/{name}/metadata", "metadata", {"GET": self.metadata}),
-        ("/v1/models/{name}/versions/{version}/metadata", "metadata",
-         {"GET": self.metadata}),
-        ("/healthz", "healthz", {"GET": self.healthz}),
-        ("/metrics", "metrics", {"GET": self.metrics}),
-    ]
+    routes = [("/v1/embeddings", "embeddings", {"POST": self.embeddings}),
+              ("/v1/models", "models", {"GET": self.list_models}),
+              ("/healthz", "healthz", {"GET": self.healthz}),
+              ("/metrics", "metrics", {"GET": self.metrics})]
+    for model in ("/v1/models/{name}", "/v1/models/{name}/versions/{version}"):
+      routes += [(model + ":predict", "predict", {"POST": self.predict}),
+                 (model, "status", {"GET": self.status}),
+                 (model + "/metadata", "metadata", {"GET": self.metadata})]
     every = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
     return routing.Router(
         [routing.Route(path, self._endpoint(name, methods), methods=every)
@@ -375,11 +347,9 @@ class Server:
       try:
         fn = methods.get(request.method)
         if fn is None:
-          raise ApiError(*((404, "not_found") if not methods else (
-              405, "method_not_allowed")), (
-              f"no route {request.method} {request.url.path}; see GET "
-              "/v1/models") if not methods else f"{request.url.path} takes "
-                         f"{' or '.join(methods)}, not {request.method}")
+          raise ApiError(405, "method_not_allowed", f"{request.url.path} "
+                         f"takes {' or '.join(methods)}") if methods else \
+              ApiError(404, "not_found", f"no route {request.url.path}")
         if self.api_key is not None and route != "healthz":
           given = request.headers.get("authorization", "")
           if not hmac.compare_digest(given.encode(),
@@ -621,11 +591,9 @@ def serve(specs: Sequence[str], host: str, port: int, limits: Limits,
     errors.UserError: a model that is not there or fails its store
       verification, a bad cap, or an address it cannot listen on.
   """
-  for field in dataclasses.fields(limits):
-    if not getattr(limits, field.name) >= (0 if field.name == "max_wait_ms"
-                                           else 1):
-      raise errors.UserError(f"--{field.name} must be >= "
-                             f"{0 if field.name == 'max_wait_ms' else 1}")
+  if min(dataclasses.astuple(limits)[:4]) < 1 or limits.max_wait_ms < 0:
+    raise errors.UserError(f"the caps and --max_batch_sentences must be >= 1 "
+                           f"and --max_wait_ms >= 0, got {limits}")
   api_key = api_key or os.environ.get(API_KEY_ENV_VAR) or None
   paths = resolve(specs)
   sock = _listen(host, port)

@@ -7,14 +7,13 @@ bad input of docs/serving.md's error table; a second one, with an API key,
 is stopped by SIGTERM under load.
 """
 
+import asyncio
 import http.client
 import json
 import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -297,6 +296,92 @@ class ServeTest(tf.test.TestCase):
     self.assertStartsWith(lines[0], "error: store entry 'tiny' changed")
 
 
+class BatcherTest(tf.test.TestCase):
+  """`serve.Batcher` in this process, with a function that records its
+  batches."""
+
+  def run_batcher(self, body, max_rows=8, max_wait_s=0.01):
+    from sentzoo import serve  # pylint: disable=g-import-not-at-top
+    calls = []
+
+    def fn(feeds):
+      calls.append(list(feeds["x"]))
+      time.sleep(0.01)
+      return {"y": np.array([[len(x)] for x in feeds["x"]], np.float32)}
+
+    async def main():
+      batcher = serve.Batcher(fn, max_rows, max_wait_s)
+      loop = asyncio.ensure_future(batcher.loop())
+      try:
+        return await body(batcher)
+      finally:
+        loop.cancel()
+        batcher.close()
+
+    return asyncio.run(main()), calls
+
+  def test_concurrent_requests_share_one_call(self):
+    async def body(batcher):
+      futures = [batcher.submit({"x": ["a" * i, "b"]}) for i in range(1, 4)]
+      return await asyncio.gather(*futures)
+
+    results, calls = self.run_batcher(body)
+    self.assertLen(calls, 1)
+    self.assertEqual(calls[0], ["a", "b", "aa", "b", "aaa", "b"])
+    for i, result in enumerate(results, 1):
+      self.assertAllEqual(result["y"], [[i], [1]])
+
+  def test_a_huge_request_delays_others_by_its_share_only(self):
+    order = []
+
+    async def body(batcher):
+      huge = batcher.submit({"x": [f"h{i}" for i in range(80)]})
+      huge.add_done_callback(lambda _: order.append("huge"))
+      await asyncio.sleep(0.005)  # The huge one is being encoded.
+      small = batcher.submit({"x": ["s1", "s2"]})
+      small.add_done_callback(lambda _: order.append("small"))
+      return (await huge)["y"], (await small)["y"]
+
+    (huge, small), calls = self.run_batcher(body)
+    self.assertEqual(order, ["small", "huge"])
+    self.assertAllEqual(huge, [[len(f"h{i}")] for i in range(80)])
+    self.assertAllEqual(small, [[2], [2]])
+    with_small = [i for i, call in enumerate(calls) if "s1" in call]
+    self.assertLen(with_small, 1)
+    self.assertLessEqual(with_small[0], 2)  # Not after the huge one's 10.
+    self.assertEqual(max(len(c) for c in calls), 8)
+
+  def test_a_cancelled_request_is_not_encoded(self):
+    async def body(batcher):
+      gone = batcher.submit({"x": [f"g{i}" for i in range(40)]})
+      await asyncio.sleep(0.005)
+      gone.cancel()
+      return await batcher.submit({"x": ["kept"]})
+
+    result, calls = self.run_batcher(body)
+    self.assertAllEqual(result["y"], [[4]])
+    self.assertLess(sum(len(c) for c in calls), 40)
+
+  def test_an_error_reaches_every_request_of_the_batch(self):
+    from sentzoo import serve  # pylint: disable=g-import-not-at-top
+
+    def fn(feeds):
+      raise ValueError(f"bad batch of {len(feeds['x'])}")
+
+    async def main():
+      batcher = serve.Batcher(fn, 8, 0.01)
+      loop = asyncio.ensure_future(batcher.loop())
+      futures = [batcher.submit({"x": ["a"]}) for _ in range(2)]
+      results = await asyncio.gather(*futures, return_exceptions=True)
+      loop.cancel()
+      batcher.close()
+      return results
+
+    for result in asyncio.run(main()):
+      self.assertIsInstance(result, ValueError)
+      self.assertEqual(str(result), "bad batch of 2")
+
+
 class ServeArgumentsTest(tf.test.TestCase):
   """Refusals before a model loads, in this process (`cli._dispatch`)."""
 
@@ -307,10 +392,12 @@ class ServeArgumentsTest(tf.test.TestCase):
     busy.bind(("127.0.0.1", 0))
     busy.listen()
     port = busy.getsockname()[1]
-    export = zoo_test_util.make_export(self.get_temp_dir())
+    # Refused before anything loads: a folder stands for the export.
+    export = os.path.join(self.get_temp_dir(), "m", "export", "1")
+    os.makedirs(export, exist_ok=True)
     for args, text in (
-        (["--max_sentences=0"], "--max_sentences must be >= 1"),
-        (["--max_wait_ms=-1"], "--max_wait_ms must be >= 0"),
+        (["--max_sentences=0"], "max_sentences=0"),
+        (["--max_wait_ms=-1"], "max_wait_ms=-1"),
         ([f"--port={port}"], "cannot listen on 127.0.0.1"),
     ):
       with self.subTest(args=args), self.assertRaisesRegex(errors.UserError,
@@ -324,8 +411,8 @@ class ServeArgumentsTest(tf.test.TestCase):
 
   def test_served_names(self):
     from sentzoo import serve  # pylint: disable=g-import-not-at-top
-    export = zoo_test_util.make_export(os.path.join(
-        self.get_temp_dir(), "my-model"))  # my-model/export/1
+    export = os.path.join(self.get_temp_dir(), "my-model", "export", "1")
+    os.makedirs(export, exist_ok=True)
     self.assertEqual(serve.resolve([export]), {"my-model": export})
     self.assertEqual(serve.resolve([f"x={export}"]), {"x": export})
 
