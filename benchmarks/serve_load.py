@@ -6,14 +6,14 @@ r"""Load on `sentzoo serve` from a bounded async client, against encode().
 
 The server runs in its own process (`python -m sentzoo.cli serve`, on
 loopback, any free port); the load generator is this process: an asyncio
-client (keep-alive HTTP/1.1, httptools' parser) with N connections, each sending its next request when the
-last is answered, until a fixed count of requests is done. Requests are
-OpenAI embeddings requests of book-corpus lines, `encoding_format` base64
-(the `openai` client's default). For each N in --clients and each k in
---sentences_per_request: sentences/s, p50/p99 latency, errors and the
-server's peak RSS (VmHWM, reset before each row). The baseline is
-`encode()` in a fresh process on the same lines at its default batch size
-(fastest of 3 calls).
+client (keep-alive HTTP/1.1, httptools' parser) with N connections, each
+sending its next request when the last is answered, until a fixed count of
+requests is done. Requests are OpenAI embeddings requests of book-corpus
+lines, `encoding_format` base64 (the `openai` client's default). For each
+N in --clients and each k in --sentences_per_request: sentences/s, p50/p99
+latency, errors and the server's peak RSS (VmHWM, reset before each row).
+The baseline is `encode()` in a fresh process on the same lines at its
+default batch size (fastest of 3 calls).
 
 --soak_seconds: N=--soak_clients clients, requests of 1 to 32 lines, the
 server's RSS sampled every 5 s; 1,000 responses kept and compared with
@@ -216,7 +216,7 @@ async def _load(url, bodies, clients, requests, keep, stop_on_error,
   raws = [_raw_request(host, "/v1/embeddings", body, api_key)
           for _, body in bodies]
   latencies, failures, kept = [], {}, []
-  answered = [0]
+  answered = [0, 0]  # Requests, sentences.
   next_request = [0]
   loop = asyncio.get_running_loop()
 
@@ -246,6 +246,7 @@ async def _load(url, bodies, clients, requests, keep, stop_on_error,
         fail(f"HTTP {status}")
         continue
       answered[0] += 1
+      answered[1] += len(sentences)
       if data.count(b'"index"') != len(sentences):
         fail("wrong count")
       elif keep and len(kept) < keep and random.random() < 0.05:
@@ -258,7 +259,7 @@ async def _load(url, bodies, clients, requests, keep, stop_on_error,
   await asyncio.gather(*(client() for _ in range(clients)))
   seconds = time.perf_counter() - began
   return {"seconds": seconds, "latencies": latencies, "failures": failures,
-          "answered": answered[0], "kept": kept}
+          "answered": answered[0], "sentences": answered[1], "kept": kept}
 
 
 def run_load(url, bodies, clients, requests, keep=0, stop_on_error=False,
@@ -268,7 +269,7 @@ def run_load(url, bodies, clients, requests, keep=0, stop_on_error=False,
   request when its last is answered. Returns {"seconds", "latencies" (of
   the requests answered), "failures" ({kind: count}: connection errors,
   HTTP statuses other than 200, a wrong count of embeddings), "answered"
-  (200s), "kept" (up to `keep` (sentences, float32 [n, d]) pairs drawn
+  (200s), "sentences" (in them), "kept" (up to `keep` (sentences, float32 [n, d]) pairs drawn
   from the answers)}. `stop_on_error`: a client stops at its first
   connection error."""
   try:
@@ -441,8 +442,68 @@ def section(result, export, argv):
       f"{min(r['load_before'] for r in rows):.1f} to "
       f"{max(r['load_before'] for r in rows):.1f}; on a shared machine the "
       "client, the server and the other work share the cores.", "", table,
-      f"![sentences/s against clients]({PLOT})", ""])
+      f"![sentences/s against clients]({PLOT})", "", *_checks(result), ""])
   return formatting.readable(text)
+
+
+def _row(rows, clients, per_request):
+  found = [r for r in rows if (r["clients"], r["per_request"]) == (
+      clients, per_request)]
+  return found[0] if found else None
+
+
+def _checks(result):
+  """The soak's and the SIGTERM check's lines, and the issue's targets."""
+  lines = []
+  soak_ = result.get("soak")
+  if soak_:
+    lines.append(
+        f"Soak: {soak_['seconds']} s at {soak_['clients']} clients, requests "
+        f"of 1 to 32 lines: {soak_['requests']:,} requests "
+        f"({soak_['sentences']:,} sentences), "
+        f"{sum(soak_['failures'].values())} errors; the server's RSS "
+        f"{soak_['rss_mb_first_minute_end']:,.1f} MB after the first minute, "
+        f"{soak_['rss_mb_end']:,.1f} MB at the end (range "
+        f"{soak_['rss_mb_min']:,.1f} to {soak_['rss_mb_max']:,.1f} MB, "
+        f"{soak_['rss_spread']:.2%}); {soak_['compared']:,} responses drawn "
+        f"at random, max |served - encode()| = {soak_['max_abs_diff']:.3g}; "
+        f"load average at the end {soak_['load_average']}.", "")
+  sigterm = result.get("sigterm")
+  if sigterm:
+    answered, read = sigterm["server_answered_of_read"] or (None, None)
+    lines.append(
+        f"SIGTERM under load ({sigterm['clients']} clients x 32 lines): the "
+        f"server answered {answered} of the {read} requests it read and "
+        f"exited {sigterm['server_exit']}; the clients got "
+        f"{sigterm['client_answered']} answers, and then " + (", ".join(
+            f"{n} {kind}" for kind, n in sigterm["client_failures"].items())
+                                                          or "nothing")
+        + " (a connection refused, or closed before the server read the "
+        "request).", "")
+  rows, cap = result["rows"], (1.3 * result["table_mb"] +
+                               result["unloaded_rss_mb"])
+  targets = []
+  row = _row(rows, 64, 32)
+  if row:
+    targets.append(f"64 clients x 32 lines at >= 0.6 x encode(), 0 errors: "
+                   f"{row['vs_encode']:.2f} x, {row['errors']} errors")
+  row = _row(rows, 256, 1)
+  if row:
+    targets.append(f"256 clients x 1 line, p99 <= 50 ms, 0 errors, peak RSS "
+                   f"<= {cap:,.0f} MB: {row['p99_ms']:.1f} ms, "
+                   f"{row['errors']} errors, {row['peak_rss_mb']:,.0f} MB")
+  if soak_:
+    targets.append(f"soak RSS within 5%, 0 errors, responses equal: "
+                   f"{soak_['rss_spread']:.2%}, "
+                   f"{sum(soak_['failures'].values())} errors, max diff "
+                   f"{soak_['max_abs_diff']:.3g}")
+  if sigterm:
+    targets.append(f"SIGTERM loses no request read: {answered} of {read} "
+                   "answered")
+  if targets:
+    lines += ["The targets (for a quiet 2-core machine), measured here:",
+              ""] + [f"- {t}" for t in targets]
+  return lines
 
 
 def plot(result, path):
@@ -474,7 +535,8 @@ def soak(export, lines):
                    embeddings_request(lines[start:start + k])))
   server = Server([f"{MODEL}={export}", *FLAGS.server_flags])
   server.wait_listening()
-  samples, totals = [], {"answered": 0, "failures": {}, "kept": []}
+  samples = []
+  totals = {"answered": 0, "sentences": 0, "failures": {}, "kept": []}
   began = time.monotonic()
   try:
     while time.monotonic() - began < FLAGS.soak_seconds:
@@ -482,6 +544,7 @@ def soak(export, lines):
                         FLAGS.soak_clients * 20,
                         keep=1000 - len(totals["kept"]))
       totals["answered"] += result["answered"]
+      totals["sentences"] += result["sentences"]
       totals["kept"] += result["kept"]
       for k, v in result["failures"].items():
         totals["failures"][k] = totals["failures"].get(k, 0) + v
@@ -497,7 +560,8 @@ def soak(export, lines):
   after_warmup = [mb for t, mb in samples if t >= 60] or [
       mb for _, mb in samples]
   out = {"seconds": round(time.monotonic() - began),
-         "requests": totals["answered"], "failures": totals["failures"],
+         "clients": FLAGS.soak_clients, "requests": totals["answered"],
+         "sentences": totals["sentences"], "failures": totals["failures"],
          "rss_mb_first_minute_end": after_warmup[0],
          "rss_mb_end": samples[-1][1], "rss_mb_min": min(after_warmup),
          "rss_mb_max": max(after_warmup),
@@ -527,26 +591,27 @@ def sigterm_under_load(server, bodies, clients=64, after_seconds=3.0,
                   code)
 
 
+def sigterm_check(export, lines):
+  """`sigterm_under_load` on the export, as a JSON-able dict."""
+  result, (stopped, code) = sigterm_under_load(
+      Server([f"{MODEL}={export}", *FLAGS.server_flags]),
+      request_bodies(lines, 32), FLAGS.soak_clients)
+  out = {"clients": FLAGS.soak_clients, "client_answered": result["answered"],
+         "client_failures": result["failures"],
+         "server_answered_of_read": stopped, "server_exit": code}
+  print(json.dumps(out), flush=True)
+  return out
+
+
 def main(argv):
   cli.reject_arguments(argv)
   cli.require_flags("export")
-  export = FLAGS.export
-  if FLAGS.sigterm:
-    result, (stopped, code) = sigterm_under_load(
-        Server([f"{MODEL}={export}", *FLAGS.server_flags]),
-        request_bodies(_lines(), 32), FLAGS.soak_clients)
-    print(json.dumps({"client_answered": result["answered"],
-                      "client_failures": result["failures"],
-                      "server_answered_of_accepted": stopped,
-                      "server_exit": code}))
-    return
-  lines = _lines()
-  if FLAGS.soak_seconds:
-    soak(export, lines)
-    return
+  export, lines = FLAGS.export, _lines()
   result = measure(export, lines)
   print(json.dumps({k: v for k, v in result.items()
-                    if k not in ("rows", "card")}))
+                    if k not in ("rows", "card")}), flush=True)
+  result["soak"] = soak(export, lines) if FLAGS.soak_seconds else None
+  result["sigterm"] = sigterm_check(export, lines) if FLAGS.sigterm else None
   if FLAGS.page:
     args = [("--export=EXPORT" if a.startswith("--export") else a)
             for a in sys.argv[1:] if not a.startswith("--data_dir")]

@@ -475,7 +475,8 @@ def build_parser():
   p.add_argument("--max_batch_sentences", type=int, default=1024,
                  help="sentences of concurrent requests per model call")
   p.add_argument("--max_wait_ms", type=float, default=2.0,
-                 help="how long a batch waits to fill")
+                 help="while a model call runs, how long the next batch "
+                 "waits to fill")
   p.add_argument("--max_body_bytes", type=int, default=16 * 2**20,
                  help="a larger request body is refused (413)")
   p.add_argument("--max_sentences", type=int, default=2048,

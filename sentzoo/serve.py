@@ -34,6 +34,7 @@ import pybase64
 from starlette import requests as requests_lib
 from starlette import responses
 from starlette import routing
+import tensorflow as tf
 import uvicorn
 
 from sentzoo import catalogue
@@ -93,7 +94,7 @@ class Batcher:
     self._fn, self._max_rows, self._max_wait = fn, max_rows, max_wait_s
     self._on_batch = on_batch
     self._pending = collections.deque()
-    self._waiting_rows = 0
+    self._waiting_rows = self._running = 0
     self._arrived = asyncio.Event()
     self._slots = asyncio.Semaphore(_CALLS_IN_FLIGHT)
     self._pool = concurrent.futures.ThreadPoolExecutor(_CALLS_IN_FLIGHT)
@@ -114,7 +115,9 @@ class Batcher:
     while True:
       await self._arrived.wait()
       self._arrived.clear()
-      deadline = loop.time() + self._max_wait
+      # An idle model takes the rows at once; while it is busy, a batch
+      # waits for more.
+      deadline = loop.time() + (self._max_wait if self._running else 0)
       while self._waiting_rows < self._max_rows and loop.time() < deadline:
         with contextlib.suppress(asyncio.TimeoutError):
           await asyncio.wait_for(self._arrived.wait(),
@@ -152,6 +155,7 @@ class Batcher:
     return pieces
 
   async def _call(self, pieces):
+    self._running += 1
     try:
       feeds = {key: [row for job, start, stop in pieces
                      for row in job.columns[key][start:stop]]
@@ -180,6 +184,7 @@ class Batcher:
         if job.done == job.rows and not job.future.done():
           job.future.set_result(job.outputs)
     finally:
+      self._running -= 1
       self._slots.release()
 
   def close(self):
@@ -197,7 +202,6 @@ class ServedModel:
 
   def run_signature(self, feeds):
     """serving_default on {input key: list of str/bytes}; numpy outputs."""
-    import tensorflow as tf  # pylint: disable=g-import-not-at-top
     outputs = self.model.signature(**{
         key: tf.constant(rows, tf.string) for key, rows in feeds.items()})
     return {key: value.numpy() for key, value in outputs.items()}
@@ -280,19 +284,15 @@ class Server:
     self.registry = prometheus_client.CollectorRegistry()
     metric = lambda kind, name, doc, labels, **kw: kind(
         f"sentzoo_{name}", doc, labels, registry=self.registry, **kw)
-    self.requests = metric(prometheus_client.Counter, "requests",
-                           "HTTP requests answered", ["route", "status"])
-    self.errors = metric(prometheus_client.Counter, "errors",
-                         "Requests that failed, by what was wrong",
-                         ["route", "code"])
-    self.latency = metric(prometheus_client.Histogram, "request_seconds",
-                          "Time from a request's start to its answer",
+    counter, histogram = prometheus_client.Counter, prometheus_client.Histogram
+    self.requests = metric(counter, "requests", "Requests answered",
+                           ["route", "status"])
+    self.errors = metric(counter, "errors", "Errors by code", ["route", "code"])
+    self.latency = metric(histogram, "request_seconds", "Request to answer",
                           ["route"], buckets=_SECONDS_BUCKETS)
-    self.sentences = metric(prometheus_client.Counter, "sentences",
-                            "Sentences (rows) encoded", ["model"])
-    self.batches = metric(prometheus_client.Histogram, "batch_sentences",
-                          "Sentences (rows) per signature call", ["model"],
-                          buckets=_BATCH_BUCKETS)
+    self.sentences = metric(counter, "sentences", "Rows encoded", ["model"])
+    self.batches = metric(histogram, "batch_sentences", "Rows per model call",
+                          ["model"], buckets=_BATCH_BUCKETS)
     self.accepted = self.answered = 0
 
   def app(self):
@@ -458,6 +458,10 @@ class Server:
       raise ApiError(400, "pair_model", f"{served.name!r} is a pair model: "
                      f"POST /v1/models/{served.name}:predict with "
                      f"{' and '.join(served.input_keys)}")
+    dimensions = body.get("dimensions")
+    if dimensions is not None and dimensions != served.model.dim:
+      raise ApiError(400, "invalid_dimensions", f"{served.name!r} gives "
+                     f"{served.model.dim} dimensions, not {dimensions!r}")
     text = body.get("input")
     sentences = self._rows([text] if isinstance(text, str) else text,
                            "input")
@@ -469,10 +473,6 @@ class Server:
                      f"be 'float' or 'base64', got {encoding!r}")
     vectors = (await self._run(request, served, {
         encoder_lib.INPUT_KEY: sentences}))[encoder_lib.OUTPUT_KEY]
-    dimensions = body.get("dimensions")
-    if dimensions is not None and dimensions != vectors.shape[1]:
-      raise ApiError(400, "invalid_dimensions", f"{served.name!r} gives "
-                     f"{vectors.shape[1]} dimensions, not {dimensions!r}")
     vectors = vectors.astype("<f4", copy=False)
     words = sum(len(s.split()) for s in sentences)
     return _json({"object": "list", "model": served.name, "data": [
