@@ -464,14 +464,15 @@ def build_parser():
   p = commands.add_parser(
       "serve", help="serve models over HTTP: OpenAI's /v1/embeddings, TF "
       "Serving's REST predict", description="Serves the models over HTTP "
-      "until SIGTERM or Ctrl-C (sentzoo/serve.py lists the routes).")
+      "until SIGTERM or Ctrl-C (docs/serving.md lists the routes).",
+      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
   p.add_argument("models", nargs="+", metavar="NAME_OR_PATH",
                  help=model_help + "; NAME=PATH serves a path as NAME")
   p.add_argument("--host", default="127.0.0.1",
-                 help="address to listen on (default: loopback only)")
+                 help="address to listen on")
   p.add_argument("--port", type=int, default=8080, help="0: any free port")
   p.add_argument("--api_key", help="require `Authorization: Bearer KEY` "
-                 "(default: $SENTZOO_API_KEY; none if unset)")
+                 "(or set $SENTZOO_API_KEY)")
   p.add_argument("--max_batch_sentences", type=int, default=1024,
                  help="sentences of concurrent requests per model call")
   p.add_argument("--max_wait_ms", type=float, default=2.0,
