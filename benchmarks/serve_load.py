@@ -457,7 +457,7 @@ def _checks(result):
   lines = []
   soak_ = result.get("soak")
   if soak_:
-    lines.append(
+    lines += [
         f"Soak: {soak_['seconds']} s at {soak_['clients']} clients, requests "
         f"of 1 to 32 lines: {soak_['requests']:,} requests "
         f"({soak_['sentences']:,} sentences), "
@@ -467,11 +467,11 @@ def _checks(result):
         f"{soak_['rss_mb_min']:,.1f} to {soak_['rss_mb_max']:,.1f} MB, "
         f"{soak_['rss_spread']:.2%}); {soak_['compared']:,} responses drawn "
         f"at random, max |served - encode()| = {soak_['max_abs_diff']:.3g}; "
-        f"load average at the end {soak_['load_average']}.", "")
+        f"load average at the end {soak_['load_average']}.", ""]
   sigterm = result.get("sigterm")
   if sigterm:
     answered, read = sigterm["server_answered_of_read"] or (None, None)
-    lines.append(
+    lines += [
         f"SIGTERM under load ({sigterm['clients']} clients x 32 lines): the "
         f"server answered {answered} of the {read} requests it read and "
         f"exited {sigterm['server_exit']}; the clients got "
@@ -479,7 +479,7 @@ def _checks(result):
             f"{n} {kind}" for kind, n in sigterm["client_failures"].items())
                                                           or "nothing")
         + " (a connection refused, or closed before the server read the "
-        "request).", "")
+        "request).", ""]
   rows, cap = result["rows"], (1.3 * result["table_mb"] +
                                result["unloaded_rss_mb"])
   targets = []
@@ -514,10 +514,12 @@ def plot(result, path):
       rows = [r for r in result["rows"] if r["per_request"] == per_request]
       axis.plot([r["clients"] for r in rows],
                 [r["sentences_per_s"] for r in rows], marker="o",
-                label=f"sentzoo serve, {per_request} sentences / request")
+                label=f"sentzoo serve, {per_request} sentence(s) a request")
     axis.axhline(result["encode_sentences_per_s"], color="gray", ls="--",
                  label="in-process encode()")
+    clients = sorted({r["clients"] for r in result["rows"]})
     axis.set_xscale("log", base=2)
+    axis.set_xticks(clients, [str(c) for c in clients])
     axis.set_yscale("log")
 
   formatting.line_plot(path, "sentzoo serve: throughput under load",
