@@ -128,6 +128,7 @@ class Batcher:
       if not pieces:
         self._slots.release()
         continue
+      self._running += 1
       asyncio.create_task(self._call(pieces))
       if self._pending:
         self._arrived.set()
@@ -155,7 +156,6 @@ class Batcher:
     return pieces
 
   async def _call(self, pieces):
-    self._running += 1
     try:
       feeds = {key: [row for job, start, stop in pieces
                      for row in job.columns[key][start:stop]]
