@@ -119,6 +119,12 @@ class Server:
       self.proc.wait()
     self._log.close()
 
+  def cpu_seconds(self):
+    """The server's user + system CPU seconds so far."""
+    with open(f"/proc/{self.proc.pid}/stat", encoding="utf-8") as f:
+      fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
   def status(self, field):
     """A /proc/PID/status memory field in MB."""
     with open(f"/proc/{self.proc.pid}/status", encoding="utf-8") as f:
@@ -294,28 +300,30 @@ def request_bodies(lines, per_request, count=512):
 # ----------------------------------------------------------- baseline --
 
 
-_ENCODE_CHILD = """
+_ENCODE_CHILD = r"""
 import json, sys, time
 import sentzoo
-lines = open(sys.argv[2], encoding="utf-8").read().split("\\n")
+lines = open(sys.argv[2], encoding="utf-8").read().split("\n")
 model = sentzoo.load(sys.argv[1])
 model.encode(lines[:1000])
-times = []
+times, cpu = [], time.process_time()
 for _ in range(3):
-  began = time.perf_counter(); model.encode(lines); times.append(time.perf_counter() - began)
-print(json.dumps({"sentences_per_s": len(lines) / min(times)}))
+  began = time.perf_counter(); model.encode(lines)
+  times.append(time.perf_counter() - began)
+print(json.dumps({"sentences_per_s": len(lines) / min(times), "cpu_us":
+                  (time.process_time() - cpu) / 3 / len(lines) * 1e6}))
 """
 
 
 def encode_baseline(export, lines):
-  """encode()'s sentences/s on `lines` in a fresh process."""
+  """encode() on `lines` in a fresh process: {"sentences_per_s" (the
+  fastest of 3 calls), "cpu_us" (CPU time a sentence, all threads)}."""
   path = tempfile.mktemp(suffix=".txt")
   with open(path, "w", encoding="utf-8") as f:
     f.write("\n".join(lines))
   try:
     return child_process.run_json(
-        [sys.executable, "-c", _ENCODE_CHILD, export, path])[0][
-            "sentences_per_s"]
+        [sys.executable, "-c", _ENCODE_CHILD, export, path])[0]
   finally:
     os.remove(path)
 
@@ -377,8 +385,10 @@ def measure(export, lines):
         run_load(server.url, bodies, clients, 2 * clients)  # Connects.
         server.reset_peak()
         load_before = os.getloadavg()[0]
+        cpu = server.cpu_seconds(), time.process_time()
         result = run_load(server.url, bodies, clients,
                           max(FLAGS.requests, 10 * clients))
+        sentences = max(result["sentences"], 1)
         row = {"clients": clients, "per_request": per_request,
                "requests": len(result["latencies"]),
                "sentences_per_s": result["answered"] * per_request /
@@ -388,8 +398,13 @@ def measure(export, lines):
                "errors": sum(result["failures"].values()),
                "failures": result["failures"],
                "peak_rss_mb": server.status("VmHWM"),
+               "server_cpu_us": (server.cpu_seconds() - cpu[0]) / sentences
+                                * 1e6,
+               "client_cpu_us": (time.process_time() - cpu[1]) / sentences
+                                * 1e6,
                "load_before": load_before}
-        row["vs_encode"] = row["sentences_per_s"] / baseline
+        row["vs_encode"] = row["sentences_per_s"] / baseline[
+            "sentences_per_s"]
         rows.append(row)
         print(json.dumps(row), flush=True)
   finally:
@@ -397,7 +412,8 @@ def measure(export, lines):
   with open(os.path.join(encoder.resolve_export_dir(export), "assets.extra",
                          "model_card.json"), encoding="utf-8") as f:
     card = json.load(f)
-  return {"rows": rows, "encode_sentences_per_s": baseline, "card": card,
+  return {"rows": rows, "encode_sentences_per_s": baseline["sentences_per_s"],
+          "encode_cpu_us": baseline["cpu_us"], "card": card,
           "unloaded_rss_mb": unloaded_mb, "idle_rss_mb": idle_mb,
           "table_mb": table_bytes(export) / 2**20, "server_exit": code,
           "server_log_tail": server.log()[-300:]}
@@ -413,11 +429,14 @@ def section(result, export, argv):
   rows = result["rows"]
   table = formatting.table(
       ["clients", "sentences / request", "requests", "sentences/s",
-       "x encode()", "p50 ms", "p99 ms", "errors", "server peak RSS MB"],
+       "x encode()", "p50 ms", "p99 ms", "errors", "server peak RSS MB",
+       "CPU us / sentence: server, client"],
       [[r["clients"], r["per_request"], r["requests"],
         _fmt(r["sentences_per_s"], ",.0f"), _fmt(r["vs_encode"], ".2f"),
         _fmt(r["p50_ms"], ".1f"), _fmt(r["p99_ms"], ".1f"), r["errors"],
-        _fmt(r["peak_rss_mb"], ",.0f")] for r in rows])
+        _fmt(r["peak_rss_mb"], ",.0f"),
+        f"{_fmt(r.get('server_cpu_us'), '.1f')}, "
+        f"{_fmt(r.get('client_cpu_us'), '.1f')}"] for r in rows])
   rss_cap = 1.3 * result["table_mb"] + result["unloaded_rss_mb"]
   card = result["card"]
   text = "\n".join([
@@ -433,7 +452,11 @@ def section(result, export, argv):
       "the last is answered, for a fixed count of requests. `x encode()`: "
       "the rate over in-process `encode()` on the same lines at its default "
       "batch size in a fresh process, "
-      f"{result['encode_sentences_per_s']:,.0f} sentences/s. Peak RSS: the "
+      f"{result['encode_sentences_per_s']:,.0f} sentences/s "
+      f"({_fmt(result.get('encode_cpu_us'), '.1f')} us of CPU a sentence). "
+      "CPU us / sentence: the CPU time (all threads) of the server and of "
+      "the load generator over the sentences answered, which a loaded "
+      "machine changes less than the rates. Peak RSS: the "
       "server's VmHWM, reset before each row; the server's RSS idle with the "
       f"model: {result['idle_rss_mb']:,.0f} MB; with a 10-word model (the "
       f"unloaded server): {result['unloaded_rss_mb']:,.0f} MB, so the RSS "

@@ -15,9 +15,9 @@ from sentzoo.reports import doc_sections
 ROW = {"clients": 64, "per_request": 32, "requests": 4000,
        "sentences_per_s": 32428.6, "vs_encode": 0.2304, "p50_ms": 43.66,
        "p99_ms": 305.96, "errors": 0, "peak_rss_mb": 748.8,
-       "load_before": 10.5}
+       "load_before": 10.5, "server_cpu_us": 11.04, "client_cpu_us": 2.9}
 RESULT = {"rows": [dict(ROW, clients=1, per_request=1), ROW],
-          "encode_sentences_per_s": 140764.6, "unloaded_rss_mb": 609.2,
+          "encode_sentences_per_s": 140764.6, "encode_cpu_us": 5.31, "unloaded_rss_mb": 609.2,
           "idle_rss_mb": 722.2, "table_mb": 100.0,
           "card": {"model_type": "sent2vec", "embedding_dim": 700,
                    "vocabulary_size": 37461},
@@ -41,9 +41,9 @@ class ServeLoadTest(absltest.TestCase):
         "--export=EXPORT", "--page=docs/serving.md"])
     self.assertStartsWith(text, f"## {serve_load.SECTION}\n")
     flat = " ".join(text.split())  # The prose is wrapped.
-    self.assertIn("| 64 | 32 | 4000 | 32,429 | 0.23 | 43.7 | 306.0 | 0 | 749 |",
-                  flat)
-    self.assertIn("140,765 sentences/s", flat)
+    self.assertIn("| 64 | 32 | 4000 | 32,429 | 0.23 | 43.7 | 306.0 | 0 | 749 | "
+                  "11.0, 2.9 |", flat)
+    self.assertIn("140,765 sentences/s (5.3 us of CPU a sentence)", flat)
     self.assertIn("is 739 MB", flat)  # 1.3 x 100 + 609.2
     self.assertIn("468,480 requests (7,737,240 sentences), 0 errors", flat)
     self.assertIn("(range 740.3 to 742.0 MB, 0.24%)", flat)
