@@ -95,7 +95,7 @@ class Batcher:
     self._on_batch = on_batch
     self._pending = collections.deque()
     self._waiting_rows = self._running = 0
-    self._arrived = asyncio.Event()
+    self._arrived, self._filled = asyncio.Event(), asyncio.Event()
     self._slots = asyncio.Semaphore(_CALLS_IN_FLIGHT)
     self._pool = concurrent.futures.ThreadPoolExecutor(_CALLS_IN_FLIGHT)
 
@@ -107,22 +107,21 @@ class Batcher:
     self._pending.append(job)
     self._waiting_rows += rows
     self._arrived.set()
+    if self._waiting_rows >= self._max_rows:
+      self._filled.set()
     return job.future
 
   async def loop(self):
     """Forms and launches batches until cancelled."""
-    loop = asyncio.get_running_loop()
     while True:
       await self._arrived.wait()
       self._arrived.clear()
       # An idle model takes the rows at once; while it is busy, a batch
-      # waits for more.
-      deadline = loop.time() + (self._max_wait if self._running else 0)
-      while self._waiting_rows < self._max_rows and loop.time() < deadline:
+      # waits for more (woken early only when full, not by each arrival).
+      if self._running and self._waiting_rows < self._max_rows:
+        self._filled.clear()
         with contextlib.suppress(asyncio.TimeoutError):
-          await asyncio.wait_for(self._arrived.wait(),
-                                 deadline - loop.time())
-        self._arrived.clear()
+          await asyncio.wait_for(self._filled.wait(), self._max_wait)
       await self._slots.acquire()
       pieces = self._take()
       if not pieces:
