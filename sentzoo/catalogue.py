@@ -78,7 +78,7 @@ ENTRIES: Tuple[CatalogueEntry, ...] = (
         name="sent2vec-books-uni", model_type="sent2vec",
         flagfile="configs/sent2vec_books_uni.flags",
         data="Gutenberg books, parts 01-07, 9 epochs",
-        purpose="the best general sentence encoder here (STS, search)",
+        purpose="a general sentence encoder (STS, search)",
         paper_figure=PaperFigure("sent2vec", "Sent2Vec uni.")),
     CatalogueEntry(
         name="sent2vec-books-unibi", model_type="sent2vec",

@@ -230,6 +230,7 @@ def _format_scores(scores):
   return {"STS-B dev": cell("stsb_dev"), "19-set STS": cell("sts_mean"),
           "SICK": cell("sick_test"),
           "size": human_size(scores.get("size_bytes")),
+          "precision": scores.get("precision", "-"),
           "sentences/s": "-" if speed is None else f"{speed:,}"}
 
 
@@ -260,7 +261,7 @@ def cmd_models(args):
     rows.append({"model": name, "state": state, **_format_scores(scores),
                  "for": entry.purpose if entry else "(not in the catalogue)"})
   columns = ["model", "state", "STS-B dev", "19-set STS", "SICK", "size",
-             "sentences/s", "for"]
+             "precision", "sentences/s", "for"]
   widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in columns[:-1]}
   print("  ".join(c.ljust(widths.get(c, 0)) for c in columns).rstrip())
   for row in rows:
