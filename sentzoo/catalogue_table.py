@@ -19,6 +19,7 @@ import sys
 from typing import Any, Dict, Optional
 
 from sentzoo import catalogue
+from sentzoo import install_scores
 from sentzoo import store as store_lib
 from sentzoo.common import cli
 from sentzoo.common import errors
@@ -59,6 +60,12 @@ def record(name: str, store: store_lib.Store,
   data = {"name": name, "source": manifest.get("source"),
           "installed": manifest.get("installed"),
           "scores": {k: scores[k] for k in RECORD_FIELDS if k in scores}}
+  if "precision" not in data["scores"]:  # Installed before it was recorded.
+    with open(os.path.join(store.export_path(name), "assets.extra",
+                           "model_card.json"), encoding="utf-8") as f:
+      mode = json.load(f).get("quantization", {}).get("mode", "none")
+    data["scores"]["precision"] = install_scores.PRECISION_OF_MODE.get(
+        mode, mode)
   if manifest.get("training"):
     data["training"] = manifest["training"]
   os.makedirs(records_dir, exist_ok=True)
