@@ -23,9 +23,15 @@ class CatalogueTest(tf.test.TestCase):
                                                   entry.flagfile)),
                       entry.flagfile)
       self.assertTrue(entry.purpose and entry.data)
-      if entry.word_vectors_from:
-        # Trained before the entries that take its vectors (`make zoo`).
-        self.assertIn(entry.word_vectors_from, seen)
+      for earlier in (entry.word_vectors_from, entry.export_of):
+        # Trained before the entries that take its vectors or run.
+        if earlier:
+          self.assertIn(earlier, seen)
+      if entry.export_of:
+        base = catalogue.get(entry.export_of)
+        self.assertEqual((entry.model_type, entry.flagfile),
+                         (base.model_type, base.flagfile))
+        self.assertNotEqual(entry.quantize, "none")
       seen.add(entry.name)
     self.assertEqual(catalogue.names(),
                      tuple(e.name for e in catalogue.ENTRIES))
