@@ -8,6 +8,7 @@ r"""The `sentzoo` command: the everyday jobs without writing Python.
   sentzoo train NAME... | --all [--data_dir DIR] [-- TRAINER FLAGS]
   sentzoo pack NAME [--output FILE]
   sentzoo install ARCHIVE [--replace] [--max_bytes N]
+  sentzoo serve NAME_OR_PATH... [--host 127.0.0.1] [--port 8080]
 
 MODEL is an export's path or a model's name (sentzoo/catalogue.py; installed
 in the store $SENTZOO_HOME, sentzoo/store.py). `python -m sentzoo.cli` is the
@@ -408,6 +409,18 @@ def cmd_install(args):
   print("  ".join(f"{k} {v}" for k, v in _format_scores(scores).items()))
 
 
+def cmd_serve(args):
+  try:
+    from sentzoo import serve  # pylint: disable=g-import-not-at-top
+  except ModuleNotFoundError as e:
+    raise errors.UserError(
+        f"sentzoo serve needs {e.name}, which the core install leaves out: "
+        "pip install 'sentzoo[serve]'") from e
+  serve.serve(args.models, args.host, args.port, serve.Limits(
+      args.max_body_bytes, args.max_sentences, args.max_sentence_chars,
+      args.max_batch_sentences, args.max_wait_ms), api_key=args.api_key)
+
+
 def build_parser():
   parser = _Parser(prog="sentzoo", description=__doc__.split("\n\n")[0],
                    formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -481,6 +494,31 @@ def build_parser():
   p.add_argument("--data_dir", help="for the scores measured at install "
                  "(default: $SENTZOO_DATA_DIR)")
   p.set_defaults(run=cmd_install)
+
+  p = commands.add_parser(
+      "serve", help="serve models over HTTP: OpenAI's /v1/embeddings, TF "
+      "Serving's REST predict", description="Serves the models over HTTP "
+      "until SIGTERM or Ctrl-C (docs/serving.md lists the routes).",
+      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+  p.add_argument("models", nargs="+", metavar="NAME_OR_PATH",
+                 help=model_help + "; NAME=PATH serves a path as NAME")
+  p.add_argument("--host", default="127.0.0.1",
+                 help="address to listen on")
+  p.add_argument("--port", type=int, default=8080, help="0: any free port")
+  p.add_argument("--api_key", help="require `Authorization: Bearer KEY` "
+                 "(or set $SENTZOO_API_KEY)")
+  p.add_argument("--max_batch_sentences", type=int, default=1024,
+                 help="sentences of concurrent requests per model call")
+  p.add_argument("--max_wait_ms", type=float, default=2.0,
+                 help="while a model call runs, how long the next batch "
+                 "waits to fill")
+  p.add_argument("--max_body_bytes", type=int, default=16 * 2**20,
+                 help="a larger request body is refused (413)")
+  p.add_argument("--max_sentences", type=int, default=2048,
+                 help="sentences per request; more is refused (413)")
+  p.add_argument("--max_sentence_chars", type=int, default=65536,
+                 help="characters per sentence; more is refused (413)")
+  p.set_defaults(run=cmd_serve)
   return parser
 
 
