@@ -64,7 +64,9 @@ class CatalogueEntry:
 
 
 # In training order: an entry comes after the entry it takes word vectors
-# from (`make zoo` trains them in this order).
+# from or exports again (`make zoo` trains them in this order). The hybrid
+# matchers take the word vectors that scored higher on their task's dev
+# split (docs/records/catalogue_choices/hybrid_word_vectors.json).
 ENTRIES: Tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         name="siamese-cbow-demo", model_type="siamese_cbow",

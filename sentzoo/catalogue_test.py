@@ -1,6 +1,8 @@
 """The catalogue's entries name real models, flagfiles and entries."""
 
+import json
 import os
+import re
 
 import tensorflow as tf
 
@@ -42,6 +44,18 @@ class CatalogueTest(tf.test.TestCase):
                  "charagram-phrase-ppdb", "paragram-phrase-ppdb",
                  "hybrid-msrp-gru", "hybrid-sick-gru"):
       self.assertEqual(catalogue.get(name).name, name)
+
+  def test_the_matchers_take_the_word_vectors_chosen_on_dev(self):
+    with open(os.path.join(_REPO_ROOT, "docs", "records",
+                           "catalogue_choices",
+                           "hybrid_word_vectors.json")) as f:
+      chosen = json.load(f)["chosen"]
+    for entry in catalogue.ENTRIES:
+      if entry.model_type != "hybrid_siamese":
+        continue
+      with open(os.path.join(_REPO_ROOT, entry.flagfile)) as f:
+        task = re.search(r"^--task=(\w+)$", f.read(), re.M).group(1)
+      self.assertEqual(entry.word_vectors_from, chosen[task], entry.name)
 
   def test_unknown_name_is_a_user_error_listing_the_names(self):
     with self.assertRaisesRegex(errors.UserError,
