@@ -128,9 +128,12 @@ def measure(model, export_dir: str,
     pair_sets = []
     scores["note"] = f"STS scores not measured: {e}"
   can_encode = _can_encode(model)
-  if not can_encode and pair_sets:
-    scores["pair_test"] = measure_pairs(
-        model, data_dir_lib.resolve_data_dir(data_dir))
+  if model.is_pair_model:
+    try:
+      scores["pair_test"] = measure_pairs(
+          model, data_dir_lib.resolve_data_dir(data_dir))
+    except (errors.UserError, OSError) as e:
+      scores["note"] = f"pair accuracy not measured: {e}"
   if pair_sets and can_encode:
     results = sts.evaluate_pair_sets(ModelEncoder(model), pair_sets,
                                      missing=missing)
