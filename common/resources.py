@@ -110,11 +110,14 @@ def release_free_memory() -> bool:
 # CPUs, AMD EPYC): matplotlib, for Keras's image-gallery plots, holds 24 MB
 # of anonymous memory and 3 MB of code; scipy, for the legacy tf.keras v1
 # loop's check for sparse input, 7 and 2 MB; h5py, for the legacy .h5 model
-# files of tf.keras v1 and Keras 3, 3 and 8 MB. (Keras 3's own saving
-# imports h5py when it first writes or reads weights, so it still can.)
+# files of tf.keras v1 and Keras 3, 3 and 8 MB; scikit-learn, for Keras's
+# scikit-learn wrappers, about 69 MB of a command's RSS where it is
+# installed. (Keras 3's own saving imports h5py when it first writes or
+# reads weights, so it still can.)
 UNUSED_OPTIONAL_IMPORTS = {
     "keras.src.visualization": ("matplotlib",),
     "keras.src.legacy.saving": ("h5py",),
+    "keras.src.wrappers": ("sklearn",),
     "tensorflow.python.keras": ("scipy", "h5py"),
 }
 

@@ -19,15 +19,18 @@ import sys
 from typing import Any, Dict, Optional
 
 from sentzoo import catalogue
+from sentzoo import install_scores
 from sentzoo import store as store_lib
 from sentzoo.common import cli
 from sentzoo.common import errors
+from sentzoo.reports import formatting
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS_DIR = os.path.join(REPO_ROOT, "docs", "records", "catalogue")
 RECORD_FIELDS = ("sts_mean", "sts_sets", "sts2014_mean", "stsb_dev",
                  "sick_test", "encode_sentences_per_s", "encode_measured_on",
-                 "size_bytes", "note", "trainer_results")
+                 "size_bytes", "precision", "note", "trainer_results",
+                 "pair_test")
 
 
 def paper_sts2014_mean(figure: Optional[catalogue.PaperFigure]
@@ -57,6 +60,12 @@ def record(name: str, store: store_lib.Store,
   data = {"name": name, "source": manifest.get("source"),
           "installed": manifest.get("installed"),
           "scores": {k: scores[k] for k in RECORD_FIELDS if k in scores}}
+  if "precision" not in data["scores"]:  # Installed before it was recorded.
+    with open(os.path.join(store.export_path(name), "assets.extra",
+                           "model_card.json"), encoding="utf-8") as f:
+      mode = json.load(f).get("quantization", {}).get("mode", "none")
+    data["scores"]["precision"] = install_scores.PRECISION_OF_MODE.get(
+        mode, mode)
   if manifest.get("training"):
     data["training"] = manifest["training"]
   os.makedirs(records_dir, exist_ok=True)
@@ -88,34 +97,134 @@ def _size(size_bytes):
           f"{size_bytes / 1e6:.1f} MB")
 
 
-def table(records: Dict[str, Dict[str, Any]]) -> str:
-  """The markdown table: one row per catalogue entry."""
-  lines = [
-      "| model | for | STS-B dev | 19-set STS mean | SICK | size | "
-      "encode (sentences/s) | STS 2014 mean: paper / here |",
-      "|---|---|---:|---:|---:|---:|---:|---|"]
+def _is_encoder(entry: catalogue.CatalogueEntry) -> bool:
+  from sentzoo.models import model_specs  # pylint: disable=g-import-not-at-top
+  return model_specs.get(entry.model_type).sentence_encoder
+
+
+# What the table marks, each from the sentence encoders' records alone:
+# (label, score key, the better of two values).
+BEST_LABELS = (("best STS-B dev", "stsb_dev", max),
+               ("best 19-set STS", "sts_mean", max),
+               ("fastest encode", "encode_sentences_per_s", max))
+# "smallest": the smallest export whose 19-set mean is at most this far
+# below the best one.
+SMALLEST_WITHIN_POINTS = 1.0
+SMALLEST_LABEL = (f"smallest within {SMALLEST_WITHIN_POINTS:g} point of the "
+                  "best 19-set STS")
+
+
+def marks(records: Dict[str, Dict[str, Any]]) -> Dict[str, list]:
+  """{entry name: the labels of BEST_LABELS and SMALLEST_LABEL it earns},
+  over the recorded sentence encoders of the catalogue."""
+  scores = {e.name: records[e.name]["scores"] for e in catalogue.ENTRIES
+            if e.name in records and _is_encoder(e)}
+  out: Dict[str, list] = {name: [] for name in scores}
+  for label, key, better in BEST_LABELS:
+    known = {n: s[key] for n, s in scores.items() if s.get(key) is not None}
+    if known:
+      top = better(known.values())
+      for name, value in known.items():
+        if value == top:
+          out[name].append(label)
+  means = {n: s["sts_mean"] for n, s in scores.items()
+           if s.get("sts_mean") is not None and s.get("size_bytes")}
+  if means:
+    close = [n for n, m in means.items()
+             if m >= max(means.values()) - SMALLEST_WITHIN_POINTS]
+    smallest = min(scores[n]["size_bytes"] for n in close)
+    for name in close:
+      if scores[name]["size_bytes"] == smallest:
+        out[name].append(SMALLEST_LABEL)
+  return out
+
+
+def _not_trained(entry, columns):
+  return ([f"`{entry.name}`", entry.purpose,
+           f"not trained yet (`sentzoo train {entry.name}`)"]
+          + [""] * (columns - 3))
+
+
+def encoder_table(records: Dict[str, Dict[str, Any]]) -> str:
+  """The sentence encoders: one row per catalogue entry."""
+  header = ["model", "for", "measured", "STS-B dev", "19-set STS mean",
+            "SICK", "size", "precision", "encode (sentences/s)",
+            "STS 2014 mean: paper / here"]
+  earned = marks(records)
+  rows = []
   for entry in catalogue.ENTRIES:
+    if not _is_encoder(entry):
+      continue
     paper = paper_sts2014_mean(entry.paper_figure)
-    paper_cell = ("– (the paper reports no STS)" if paper is None else
-                  f"{paper:.1f}")
+    paper_cell = "–" if paper is None else f"{paper:.1f}"
     found = records.get(entry.name)
     if found is None:
-      lines.append(
-          f"| `{entry.name}` | {entry.purpose} | not trained yet "
-          f"(`sentzoo train {entry.name}`) | | | | | {paper_cell} / – |")
+      rows.append(_not_trained(entry, len(header))[:-1]
+                  + [f"{paper_cell} / –"])
       continue
     scores = found["scores"]
     speed = scores.get("encode_sentences_per_s")
-    here = _number(scores.get("sts2014_mean"), 1)
-    lines.append(
-        f"| `{entry.name}` | {entry.purpose} | "
-        f"{_number(scores.get('stsb_dev'))} | "
-        f"{_number(scores.get('sts_mean'))} | "
-        f"{_number(scores.get('sick_test'))} | "
-        f"{_size(scores.get('size_bytes'))} | "
-        f"{'–' if speed is None else f'{speed:,}'} | "
-        f"{paper_cell} / {here} |")
-  return "\n".join(lines)
+    rows.append([
+        f"`{entry.name}`", entry.purpose,
+        "; ".join(earned.get(entry.name, [])) or "–",
+        _number(scores.get("stsb_dev")), _number(scores.get("sts_mean")),
+        _number(scores.get("sick_test")), _size(scores.get("size_bytes")),
+        scores.get("precision", "float32"),
+        "–" if speed is None else f"{speed:,}",
+        f"{paper_cell} / {_number(scores.get('sts2014_mean'), 1)}"])
+  return formatting.table(header, rows, "|---|---|---|---:|---:|---:|---:|"
+                          "---|---:|---|")
+
+
+def pair_table(records: Dict[str, Dict[str, Any]]) -> str:
+  """The pair classifiers: test accuracy and F1 beside the majority class's."""
+  header = ["model", "for", "task", "test accuracy", "test F1",
+            "majority class: accuracy / F1", "size"]
+  rows = []
+  for entry in catalogue.ENTRIES:
+    if _is_encoder(entry):
+      continue
+    found = records.get(entry.name)
+    if found is None:
+      rows.append(_not_trained(entry, len(header)))
+      continue
+    pairs = found["scores"].get("pair_test", {})
+    rows.append([
+        f"`{entry.name}`", entry.purpose,
+        f"{pairs.get('task', '–')} ({pairs.get('pairs', '–')} test pairs)",
+        _number(pairs.get("accuracy")), _number(pairs.get("f1")),
+        f"{_number(pairs.get('majority_accuracy'))} / "
+        f"{_number(pairs.get('majority_f1'))}",
+        _size(found["scores"].get("size_bytes"))])
+  return formatting.table(header, rows, "|---|---|---|---:|---:|---:|---:|")
+
+
+def table(records: Dict[str, Dict[str, Any]]) -> str:
+  """Both tables: the sentence encoders, then the pair classifiers."""
+  return (encoder_table(records) + "\nPair classifiers (`predict`), "
+          "accuracy and F1 x 100 on their task's test split:\n\n"
+          + pair_table(records)).rstrip("\n")
+
+
+def training_cost_table(records: Dict[str, Dict[str, Any]]) -> str:
+  """What each entry cost to train here (`sentzoo train NAME`)."""
+  header = ["model", "wall time", "peak RSS", "CPU", "1-min load before",
+            "run"]
+  rows = []
+  for entry in catalogue.ENTRIES:
+    cost = records.get(entry.name, {}).get("training")
+    if not cost:
+      rows.append([f"`{entry.name}`", "not recorded", "", "", "", ""])
+      continue
+    minutes = cost["wall_seconds"] / 60
+    rows.append([
+        f"`{entry.name}`",
+        f"{minutes:.1f} min" if minutes < 90 else f"{minutes / 60:.1f} h",
+        f"{cost['peak_rss_bytes'] / 2**30:.1f} GiB",
+        f"{cost['cpu']}, {cost['cpus']} cores",
+        f"{cost['load_average_before']:.1f}",
+        "resumed (this invocation only)" if cost["resumed"] else "whole"])
+  return formatting.table(header, rows, "|---|---:|---:|---|---:|---|")
 
 
 def notes(records: Dict[str, Dict[str, Any]]) -> str:
@@ -123,13 +232,16 @@ def notes(records: Dict[str, Dict[str, Any]]) -> str:
   lines = ["Pearson r x 100, measured on each installed export when it was "
            "installed (`sentzoo train NAME`); 19-set STS: the mean of the "
            "STS 2012-2015 test sets present here (STS2013.SMT is not). "
-           "Papers' STS 2014 means: Siamese CBOW Table 1, CHARAGRAM "
-           "supplement Table 1, Sent2Vec Table 2 (their training data "
-           "differ: docs/RESULTS.md)."]
+           "\"measured\" is computed from the records alone: the best "
+           "STS-B dev and 19-set mean, the fastest encode, and the smallest "
+           f"export within {SMALLEST_WITHIN_POINTS:g} point of the best "
+           "19-set mean. Papers' STS 2014 means: Siamese CBOW Table 1, "
+           "CHARAGRAM supplement Table 1, Sent2Vec Table 2 (their training "
+           "data differ: docs/RESULTS.md)."]
   for name, found in records.items():
-    measured = found["scores"].get("encode_measured_on", "")
-    lines.append(f"- `{name}`: {found.get('source')}; encode speed on "
-                 f"{measured}.")
+    measured = found["scores"].get("encode_measured_on")
+    lines.append(f"- `{name}`: {found.get('source')}"
+                 + (f"; encode speed on {measured}." if measured else "."))
   return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ r"""The `sentzoo` command: the everyday jobs without writing Python.
   sentzoo train NAME... | --all [--data_dir DIR] [-- TRAINER FLAGS]
   sentzoo pack NAME [--output FILE]
   sentzoo install ARCHIVE [--replace] [--max_bytes N]
+  sentzoo serve NAME_OR_PATH... [--host 127.0.0.1] [--port 8080]
 
 MODEL is an export's path or a model's name (sentzoo/catalogue.py; installed
 in the store $SENTZOO_HOME, sentzoo/store.py). `python -m sentzoo.cli` is the
@@ -368,6 +369,7 @@ def _format_scores(scores):
           "SICK": cell("sick_test"),
           "size": cell("size_bytes") if scores.get("size_bytes") is None
                   else disk_errors.size_text(scores["size_bytes"]),
+          "precision": scores.get("precision", "-"),
           "sentences/s": "-" if speed is None else f"{speed:,}"}
 
 
@@ -388,7 +390,7 @@ def cmd_models(args):
     rows.append({"model": name, "state": state, **_format_scores(scores),
                  "for": entry.purpose if entry else "(not in the catalogue)"})
   columns = ["model", "state", "STS-B dev", "19-set STS", "SICK", "size",
-             "sentences/s", "for"]
+             "precision", "sentences/s", "for"]
   widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in columns[:-1]}
   print("  ".join(c.ljust(widths.get(c, 0)) for c in columns).rstrip())
   for row in rows:
@@ -397,40 +399,20 @@ def cmd_models(args):
         "trains and installs a model")
 
 
-def train_entry(entry, data_dir, run_root, trainer_flags, store):
-  """Trains `entry` resumably in run_root/NAME and installs its export."""
-  from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
-  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
-  from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
-  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
+def _train(entry, run_dir, data_dir, trainer_flags, store):
+  """Trains `entry` resumably in `run_dir`; (export path, step, results)."""
   from sentzoo.models import model_specs  # pylint: disable=g-import-not-at-top
-  spec = model_specs.get(entry.model_type)
-  flagfile = os.path.join(REPO_ROOT, entry.flagfile)
-  if not os.path.isfile(flagfile):
-    raise errors.UserError(
-        f"{entry.flagfile} is not here: `sentzoo train` runs from a source "
-        "checkout of sentzoo (its configs/)")
-  data_dir = os.path.abspath(data_dir_lib.resolve_data_dir(data_dir))
-  run_dir = os.path.join(run_root, entry.name)
-  argv = [f"--flagfile={flagfile}", f"--model_dir={run_dir}",
-          f"--data_dir={data_dir}"]
+  argv = [f"--flagfile={os.path.join(REPO_ROOT, entry.flagfile)}",
+          f"--model_dir={run_dir}", f"--data_dir={data_dir}"]
   if entry.word_vectors_from and not any(
       f.startswith("--word_vectors=") for f in trainer_flags):
     vectors = store.verify(entry.word_vectors_from, hashes=False)
     argv += [f"--word_vectors={vectors}", "--word_vectors_vocab=" +
              os.path.join(vectors, store_lib.VOCABULARY_IN_EXPORT)]
   argv += list(trainer_flags)
-  trainer = importlib.import_module(f"sentzoo.{spec.trainer_module}")
+  trainer = importlib.import_module(
+      f"sentzoo.{model_specs.get(entry.model_type).trainer_module}")
   print(f"training {entry.name} in {run_dir} ({entry.flagfile})", flush=True)
-  # What the entry cost to train: this invocation's wall time and peak
-  # resident memory (from the training's start to the install), on this
-  # machine; the peak is reset first so that an earlier entry of the same
-  # `sentzoo train` command does not count.
-  resources.reset_peak_rss()
-  load_before = os.getloadavg()[0]
-  started = time.monotonic()
-  resumed = os.path.isdir(os.path.join(run_dir,
-                                        model_dir_lib.CHECKPOINT_SUBDIR))
   # A flagfile names other flagfiles relative to the repository root.
   cwd = os.getcwd()
   os.chdir(REPO_ROOT)
@@ -440,13 +422,65 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
     os.chdir(cwd)
   if not summary.export_path:
     raise errors.UserError(f"{entry.name}: the run exported nothing")
-  model = sentence_model.load(summary.export_path)
+  return summary.export_path, summary.step, summary.results
+
+
+def _export_again(entry, run_dir, out_dir, data_dir):
+  """Exports the finished run of `entry.export_of` with `entry.quantize`."""
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import export_model  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  if not os.path.isdir(os.path.join(run_dir, "export")):
+    raise errors.UserError(
+        f"{entry.name} is {entry.export_of} exported again: train that "
+        f"first (`sentzoo train {entry.export_of}`)")
+  print(f"exporting {entry.export_of} ({run_dir}) as {entry.name} "
+        f"({entry.quantize} table)", flush=True)
+  path = export_model.export(run_dir, out_dir, data_dir=data_dir,
+                             quantize=entry.quantize)
+  checkpoint = tf.train.latest_checkpoint(
+      os.path.join(run_dir, model_dir_lib.CHECKPOINT_SUBDIR))
+  return path, int(checkpoint.rsplit("-", 1)[1]), {}
+
+
+def train_entry(entry, data_dir, run_root, trainer_flags, store):
+  """Trains `entry` resumably in run_root/NAME (or exports the run of the
+  entry it is an export of) and installs its export."""
+  from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
+  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
+  from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
+  from sentzoo.models import model_specs  # pylint: disable=g-import-not-at-top
+  if not os.path.isfile(os.path.join(REPO_ROOT, entry.flagfile)):
+    raise errors.UserError(
+        f"{entry.flagfile} is not here: `sentzoo train` runs from a source "
+        "checkout of sentzoo (its configs/)")
+  data_dir = os.path.abspath(data_dir_lib.resolve_data_dir(data_dir))
+  run_dir = os.path.join(run_root, entry.export_of or entry.name)
+  # What the entry cost to train: this invocation's wall time and peak
+  # resident memory (from the training's start to the install), on this
+  # machine; the peak is reset first so that an earlier entry of the same
+  # `sentzoo train` command does not count.
+  resources.reset_peak_rss()
+  load_before = os.getloadavg()[0]
+  started = time.monotonic()
+  resumed = os.path.isdir(os.path.join(run_dir,
+                                        model_dir_lib.CHECKPOINT_SUBDIR))
+  if entry.export_of:
+    export_path, step, results = _export_again(
+        entry, run_dir, os.path.join(run_root, entry.name, "export"),
+        data_dir)
+    resumed = False
+  else:
+    export_path, step, results = _train(entry, run_dir, data_dir,
+                                        trainer_flags, store)
+  model = sentence_model.load(export_path)
   print(f"measuring {entry.name} for the store", flush=True)
-  scores = install_scores.measure(model, summary.export_path, data_dir)
-  if not spec.sentence_encoder:
+  scores = install_scores.measure(model, export_path, data_dir)
+  if not model_specs.get(entry.model_type).sentence_encoder:
     # A pair model's own measure: its task's accuracy at the best dev epoch.
     scores["trainer_results"] = {
-        k: v for k, v in summary.results.items()
+        k: v for k, v in results.items()
         if k.endswith("accuracy") or k in ("best_epoch", "final_step")}
   vocabulary = os.path.join(run_dir, model_dir_lib.VOCABULARY_FILE)
   cost = {"wall_seconds": round(time.monotonic() - started),
@@ -455,10 +489,11 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
           "cpu": resources.cpu_model(),
           "load_average_before": round(load_before, 1),
           "resumed": resumed}
+  what = (f"{entry.export_of}'s run exported with a {entry.quantize} table"
+          if entry.export_of else f"trained with {entry.flagfile}")
   path = store.install_dir(
-      entry.name, summary.export_path,
-      {"source": f"trained with {entry.flagfile}, step {summary.step}",
-       "scores": scores, "training": cost},
+      entry.name, export_path,
+      {"source": f"{what}, step {step}", "scores": scores, "training": cost},
       extra_files=({store_lib.VOCABULARY_IN_EXPORT: vocabulary}
                    if os.path.isfile(vocabulary) else None))
   print(f"installed {entry.name}: {path}", flush=True)
@@ -500,6 +535,18 @@ def cmd_install(args):
   scores = store.manifest(name)["scores"]
   print(f"installed {name}: {store.export_path(name)}")
   print("  ".join(f"{k} {v}" for k, v in _format_scores(scores).items()))
+
+
+def cmd_serve(args):
+  try:
+    from sentzoo import serve  # pylint: disable=g-import-not-at-top
+  except ModuleNotFoundError as e:
+    raise errors.UserError(
+        f"sentzoo serve needs {e.name}, which the core install leaves out: "
+        "pip install 'sentzoo[serve]'") from e
+  serve.serve(args.models, args.host, args.port, serve.Limits(
+      args.max_body_bytes, args.max_sentences, args.max_sentence_chars,
+      args.max_batch_sentences, args.max_wait_ms), api_key=args.api_key)
 
 
 def build_parser():
@@ -578,6 +625,31 @@ def build_parser():
   p.add_argument("--data_dir", help="for the scores measured at install "
                  "(default: $SENTZOO_DATA_DIR)")
   p.set_defaults(run=cmd_install)
+
+  p = commands.add_parser(
+      "serve", help="serve models over HTTP: OpenAI's /v1/embeddings, TF "
+      "Serving's REST predict", description="Serves the models over HTTP "
+      "until SIGTERM or Ctrl-C (docs/serving.md lists the routes).",
+      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+  p.add_argument("models", nargs="+", metavar="NAME_OR_PATH",
+                 help=model_help + "; NAME=PATH serves a path as NAME")
+  p.add_argument("--host", default="127.0.0.1",
+                 help="address to listen on")
+  p.add_argument("--port", type=int, default=8080, help="0: any free port")
+  p.add_argument("--api_key", help="require `Authorization: Bearer KEY` "
+                 "(or set $SENTZOO_API_KEY)")
+  p.add_argument("--max_batch_sentences", type=int, default=1024,
+                 help="sentences of concurrent requests per model call")
+  p.add_argument("--max_wait_ms", type=float, default=2.0,
+                 help="while a model call runs, how long the next batch "
+                 "waits to fill")
+  p.add_argument("--max_body_bytes", type=int, default=16 * 2**20,
+                 help="a larger request body is refused (413)")
+  p.add_argument("--max_sentences", type=int, default=2048,
+                 help="sentences per request; more is refused (413)")
+  p.add_argument("--max_sentence_chars", type=int, default=65536,
+                 help="characters per sentence; more is refused (413)")
+  p.set_defaults(run=cmd_serve)
   return parser
 
 

@@ -25,6 +25,7 @@ import tensorflow as tf
 
 import sentzoo
 from sentzoo import cli
+from sentzoo import sentence_model
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
 from sentzoo.common import errors
@@ -249,6 +250,11 @@ class SentzooCommandTest(tf.test.TestCase):
     # The vocabulary travels with the export (a hybrid matcher's
     # --word_vectors needs it), hashed as the rest.
     self.assertIn(store_lib.VOCABULARY_IN_EXPORT, manifest["files"])
+    self.assertEqual(manifest["scores"]["precision"], "float32")
+    cost = manifest["training"]
+    self.assertFalse(cost["resumed"])
+    self.assertGreater(cost["peak_rss_bytes"], 100 * 2**20)
+    self.assertEqual(cost["cpus"], len(os.sched_getaffinity(0)))
     encoded = run(home, "encode", "siamese-cbow-demo", stdin="w1 w2\n")
     self.assertEqual(encoded.returncode, 0, encoded.stderr[-3000:])
     self.assertLen(encoded.stdout.strip().split("\t"), 8)
@@ -258,6 +264,33 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertEqual(again.returncode, 0, again.stderr[-3000:])
     self.assertIn("nothing to do", again.stdout)
     self.assertIn("installed siamese-cbow-demo", again.stdout)
+    self.assertTrue(store.manifest("siamese-cbow-demo")["training"]["resumed"])
+
+  def test_an_entry_exported_again_with_an_int8_table(self):
+    data_dir = os.path.join(self.get_temp_dir(), "tiny_data_s2v")
+    corpus_fixtures.write_book_corpus(data_dir, parts=(1,))
+    home = os.path.join(self.get_temp_dir(), "int8_home")
+    missing = run(home, "train", "sent2vec-books-uni-int8", "--data_dir",
+                  data_dir)
+    self.assertEqual(missing.returncode, 2, missing.stderr[-3000:])
+    self.assertIn("train that first (`sentzoo train sent2vec-books-uni`)",
+                  missing.stderr)
+    done = run(home, "train", "sent2vec-books-uni", "sent2vec-books-uni-int8",
+               "--data_dir", data_dir, "--", "--embedding_dim=8",
+               "--min_count=1", "--min_count_label=1", "--train_steps=4",
+               "--block_lines=8", "--num_negatives=2")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    store = store_lib.Store(home)
+    int8 = store.manifest("sent2vec-books-uni-int8")
+    self.assertEqual(int8["scores"]["precision"], "int8")
+    self.assertIn("sent2vec-books-uni's run exported with a int8 table, "
+                  "step 4", int8["source"])
+    with open(os.path.join(store.export_path("sent2vec-books-uni"),
+                           store_lib.VOCABULARY_IN_EXPORT)) as f:
+      words = " ".join(line.split("\t")[0] for line in f.readlines()[:5])
+    vectors = [sentence_model.load(store.export_path(name)).encode([words])
+               for name in ("sent2vec-books-uni", "sent2vec-books-uni-int8")]
+    self.assertAllClose(vectors[0], vectors[1], atol=0.02, rtol=0.02)
 
   def test_ctrl_c_exits_75(self):
     environ = dict(os.environ, SENTZOO_HOME=self.home)

@@ -266,6 +266,15 @@ class SentenceModel:
     return self._pair_model is not None
 
   @property
+  def signature(self):
+    """The loaded `serving_default` function: keyword tf.string [batch]
+    inputs (PAIR_INPUT_KEYS for a pair model) to a dict of output tensors,
+    what TF Serving runs."""
+    if self._pair_model is not None:
+      return self._pair_model.signatures["serving_default"]
+    return self._checked_encoder().signature
+
+  @property
   def dim(self) -> int:
     """The embedding size d."""
     encoder = self._checked_encoder()
@@ -434,7 +443,7 @@ class SentenceModel:
         side.append(sentence)
     if batch_size < 1:
       raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    serve = self._pair_model.signatures["serving_default"]
+    serve = self.signature
     parts = [np.zeros([0], np.float32)]
     for start in range(0, len(sides[0]), batch_size):
       feeds = {key: tf.constant(side[start:start + batch_size], tf.string)

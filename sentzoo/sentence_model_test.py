@@ -136,6 +136,17 @@ class SentenceModelTest(tf.test.TestCase):
               sentences=tf.constant(SENTENCES))
         self.assertAllClose(vectors, served["embeddings"], atol=1e-6)
         self.assertAllClose(model.encode(SENTENCES), vectors, atol=1e-6)
+        if not model.is_pair_model:  # The loaded serving_default itself.
+          self.assertAllClose(model.signature(sentences=tf.constant(
+              SENTENCES))["embeddings"], vectors, atol=1e-6)
+
+  def test_signature_of_the_pair_model_is_its_serving_default(self):
+    model = sentzoo.load(self.pair_export)
+    a, b = zip(*PAIRS)
+    outputs = model.signature(sentences_a=tf.constant(a),
+                              sentences_b=tf.constant(b))
+    self.assertEqual(sorted(outputs), ["distance", "match", "probability"])
+    self.assertAllClose(outputs["probability"], model.predict(PAIRS))
 
   def test_encode_edge_cases(self):
     for name, model, dim in self._all_models():

@@ -62,6 +62,14 @@ THIRD_PARTY_SENTINELS = {
     "filelock": "//:expect_filelock_installed",
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
+    "uvicorn": "//:expect_uvicorn_installed",
+    "starlette": "//:expect_starlette_installed",
+    "prometheus_client": "//:expect_prometheus_client_installed",
+    "orjson": "//:expect_orjson_installed",
+    "pybase64": "//:expect_pybase64_installed",
+    "httptools": "//:expect_httptools_installed",
+    "uvloop": "//:expect_uvloop_installed",
+    "openai": "//:expect_openai_installed",
 }
 
 # The package whose subpackages the top-level folders are (sentzoo.layers,

@@ -20,7 +20,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 # Needed only by an extra: a core install must not bring them.
 EXTRAS_ONLY = ("tensorflow-text", "tensorflow-hub", "tensorflow-serving-api",
-               "tensorboard", "matplotlib", "tf-keras", "scipy")
+               "tensorboard", "matplotlib", "tf-keras", "scipy", "uvicorn",
+               "starlette", "prometheus-client", "orjson", "pybase64",
+               "openai")
 
 
 def _build_wheel(out_dir):
