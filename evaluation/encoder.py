@@ -161,9 +161,14 @@ class SavedModelEncoder(Encoder):
     self.export_dir = resolve_export_dir(path)
     try:
       self._loaded = tf.saved_model.load(self.export_dir)
-    except (OSError, ValueError, tf.errors.OpError) as e:
+    except (OSError, ValueError, IndexError, KeyError,
+            tf.errors.OpError) as e:
+      # A truncated variables file is an IndexError.
+      first_line = (str(e).strip().splitlines() or [""])[0][:200]
       raise errors.DataDirError(
-          f"cannot load SavedModel at {self.export_dir!r}: {e}") from e
+          f"cannot load the SavedModel at {self.export_dir!r}, it looks "
+          f"damaged ({type(e).__name__}: {first_line}); export it "
+          "again") from e
     signatures = getattr(self._loaded, "signatures", {}) or {}
     if SIGNATURE_KEY not in signatures:
       raise errors.UserError(

@@ -3,6 +3,8 @@
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -99,6 +101,25 @@ class SavedModelEncoderTest(tf.test.TestCase):
     out = encoder.encode([])
     self.assertEqual(out.shape, (0, 6))
     self.assertEqual(out.dtype, np.float32)
+
+  def test_a_truncated_variables_file_is_one_error_line(self):
+    damaged = os.path.join(self.root, "damaged")
+    shutil.copytree(os.path.join(self.base, "1"), damaged)
+    data = os.path.join(damaged, "variables",
+                        "variables.data-00000-of-00001")
+    with open(data, "r+b") as f:
+      f.truncate(os.path.getsize(data) // 2)
+    # As a command that loads it (reports.sts_tables) runs it.
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from sentzoo.common import cli; "
+         "from sentzoo.evaluation import encoder; "
+         "cli.run(lambda _: encoder.load_encoder(sys.argv[1]))", damaged],
+        capture_output=True, text=True, timeout=300, check=False)
+    self.assertEqual(done.returncode, 2, done.stderr[-3000:])
+    lines = done.stderr.strip().splitlines()
+    self.assertLen(lines, 1, done.stderr)
+    self.assertRegex(lines[0], "^error: cannot load the SavedModel at .*, it "
+                     "looks damaged \\(IndexError: .*\\); export it again$")
 
   def test_no_saved_model(self):
     empty = os.path.join(self.root, "empty")

@@ -451,3 +451,13 @@ def results_from_json(data: Mapping[str, Any]) -> EvalResults:
   return EvalResults(sets, list(data.get("missing", [])), aggregates,
                      data.get("model", ""))
 
+
+
+if __name__ == "__main__":
+  # A library module: say which command prints its table.
+  import sys  # pylint: disable=g-import-not-at-top
+  print("error: evaluation.sts is a library, not a command: `sentzoo "
+        "evaluate MODEL [--data_dir DIR]` prints a model's STS table "
+        "(python -m reports.sts_tables --model=... compares several)",
+        file=sys.stderr)
+  sys.exit(2)

@@ -29,6 +29,9 @@ def letter_counts(sentence):
   return v
 
 
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 class LetterEncoder(encoder_lib.Encoder):
   """Counts letters; records every batch it is given."""
 
@@ -143,6 +146,16 @@ class EvaluateTest(absltest.TestCase):
          "('scipy.stats', 'scipy.optimize'))))"],
         capture_output=True, text=True, timeout=120, check=True)
     self.assertEqual(done.stdout.strip(), "[]")
+
+  def test_running_the_module_says_which_command_to_run(self):
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation.sts", "--model=runs/m/export"],
+        capture_output=True, text=True, timeout=120, cwd=_REPO_ROOT,
+        check=False)
+    self.assertEqual(done.returncode, 2, done.stderr)
+    self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+    self.assertStartsWith(done.stderr, "error: evaluation.sts is a library")
+    self.assertIn("sentzoo evaluate MODEL", done.stderr)
 
   def test_constant_predictions_give_nan_not_crash(self):
 

@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -215,15 +216,12 @@ class SentzooCommandTest(tf.test.TestCase):
       first = f.read(1)
       f.seek(0)
       f.write(bytes([first[0] ^ 0xFF]))
-    # Sizes are checked on every load; the sha256 on request.
     self.assertUserError(run(home, "models", "--verify"),
                          "variables.data-00000-of-00001 does not match its "
                          "sha256")
-    # ... and on the first load after install.
-    os.remove(os.path.join(store.entry_dir("tiny"),
-                           store_lib.SHA256_CHECKED_FILE))
-    self.assertUserErrorHere(home, ["similarity", "tiny", "a", "b"],
-                             "does not match its sha256")
+    # Every load compares the sha256s (not only the first after install).
+    self.assertUserError(run(home, "similarity", "tiny", "a", "b"),
+                         "does not match its sha256")
     with open(data, "ab") as f:
       f.write(b"x")
     self.assertUserErrorHere(home, ["encode", "tiny", "--input", self.input],
@@ -310,15 +308,121 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertIn("interrupted: `sentzoo encode` stopped", out)
     self.assertNotIn("Traceback", err)
 
-  def test_progress_bar_only_on_a_terminal_and_a_long_input(self):
-    model = mock.Mock()
+  def test_progress_only_on_a_terminal_and_a_long_input(self):
+    model = mock.Mock(encode=lambda s, **_: np.zeros([len(s), 2]))
+    path = os.path.join(self.get_temp_dir(), "lines.txt")
     for tty, count, shown in ((True, cli.PROGRESS_MIN_SENTENCES, True),
                               (True, cli.PROGRESS_MIN_SENTENCES - 1, False),
                               (False, cli.PROGRESS_MIN_SENTENCES, False)):
-      with mock.patch("sys.stderr", mock.Mock(isatty=lambda t=tty: t)):
-        cli.encode_all(model, ["a"] * count, batch_size=7)
-      model.encode.assert_called_with(["a"] * count, batch_size=7,
-                                      show_progress_bar=shown)
+      with open(path, "w") as f:
+        f.write("a\n" * count)
+      err = io.StringIO()
+      err.isatty = lambda t=tty: t
+      with mock.patch("sys.stderr", err):
+        chunks = list(cli._encoded_chunks(model, path, 7))  # pylint: disable=protected-access
+      self.assertEqual(sum(len(v) for _, v in chunks), count)
+      self.assertLen(chunks[0][0], 7 * cli.ENCODE_CHUNK_BATCHES)
+      self.assertEqual("sentences/s" in err.getvalue(), shown)
+
+  def test_a_stray_carriage_return_splits_a_file_as_stdin(self):
+    text = "The cat\rsat.\nthe mat\r\ndog bird\n"
+    path = os.path.join(self.get_temp_dir(), "cr.txt")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+      f.write(text)
+    from_file = run(self.home, "encode", "tiny", "--input", path)
+    from_stdin = run(self.home, "encode", "tiny", stdin=text)
+    self.assertEqual(from_file.returncode, 0, from_file.stderr[-3000:])
+    self.assertLen(from_file.stdout.splitlines(), 3)
+    self.assertEqual(from_file.stdout, from_stdin.stdout)
+    lines = ["The cat\rsat.", "the mat", "dog bird"]
+    expected = sentzoo.load(self.export_dir).encode(lines)
+    rows = [[float(x) for x in line.split("\t")]
+            for line in from_file.stdout.splitlines()]
+    self.assertAllClose(rows, expected, atol=1e-5)
+
+  def test_npy_is_written_in_chunks_as_np_save_writes_it(self):
+    lines = [f"{SENTENCES[i % len(SENTENCES)]} {i}" for i in range(1000)]
+    path = os.path.join(self.get_temp_dir(), "many.txt")
+    with open(path, "w", encoding="utf-8") as f:
+      f.write("\n".join(lines) + "\n")
+    out = os.path.join(self.get_temp_dir(), "many.npy")
+    # 7 a batch: 9 chunks of 112 lines.
+    done = run(self.home, "encode", "tiny", "--input", path, "--output", out,
+               "--batch_size", "7")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    expected = io.BytesIO()
+    np.save(expected, sentzoo.load(self.export_dir).encode(lines,
+                                                           batch_size=7))
+    with open(out, "rb") as f:
+      self.assertEqual(f.read(), expected.getvalue())
+    self.assertEqual(os.listdir(self.get_temp_dir()).count("many.npy"), 1)
+
+  def test_batch_size_below_one_is_one_error_line(self):
+    for value in ("0", "-3"):
+      self.assertUserError(run(self.home, "encode", "tiny", "--batch_size",
+                               value, stdin="a\n"),
+                           f"--batch_size: must be >= 1, got {value}")
+
+  def test_outputs_that_cannot_be_written_are_one_error_line(self):
+    folder = os.path.join(self.get_temp_dir(), "out.npy")
+    os.makedirs(folder)
+    self.assertUserError(run(self.home, "encode", "tiny", "--input",
+                             self.input, "--output", folder), "is a folder")
+    read_only = zoo_test_util.mount_tmpfs(self, "ro,size=64k")
+    self.assertUserError(
+        run(self.home, "encode", "tiny", "--input", self.input, "--output",
+            os.path.join(read_only, "out.npy")),
+        "cannot write the embeddings to")
+    full = zoo_test_util.mount_tmpfs(self, "size=64k")
+    many = os.path.join(self.get_temp_dir(), "many.txt")
+    with open(many, "w", encoding="utf-8") as f:
+      f.write("the cat sat on the mat\n" * 5000)
+    for name in ("out.npy", "out.tsv"):
+      self.assertUserError(
+          run(self.home, "encode", "tiny", "--input", many, "--output",
+              os.path.join(full, name)), "no space left on device writing")
+      self.assertEqual(os.listdir(full), [])
+    with open("/dev/full", "w") as dev_full:
+      done = subprocess.run(
+          [sys.executable, "-m", "sentzoo.cli", "encode", "tiny", "--input",
+           many], stdout=dev_full, stderr=subprocess.PIPE, text=True,
+          cwd=zoo_test_util.REPO_ROOT,
+          env=zoo_test_util.environ(self.home), check=False)
+    self.assertUserError(done, "cannot write the embeddings to stdout (No "
+                         "space left on device)")
+
+  def test_version_terminal_stdin_and_a_wrong_case_name(self):
+    done = run(self.home, "--version")
+    self.assertEqual((done.returncode, done.stdout),
+                     (0, f"sentzoo {sentzoo.__version__}\n"))
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sentzoo.cli", "encode", "tiny"],
+        stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=zoo_test_util.REPO_ROOT,
+        env=zoo_test_util.environ(self.home))
+    os.close(terminal)
+    os.write(main, b"the cat\n\x04")
+    out, err = process.communicate(timeout=120)
+    os.close(main)
+    self.assertEqual(process.returncode, 0, err[-3000:])
+    self.assertIn("reading sentences from the terminal", err)
+    self.assertLen(out.splitlines(), 1)
+    self.assertUserError(run(self.home, "encode", "Siamese-CBOW-demo",
+                             stdin="a\n"),
+                         "did you mean 'siamese-cbow-demo'?")
+
+  def test_search_cache_keeps_the_most_recently_used(self):
+    folder = os.path.join(self.get_temp_dir(), "cache")
+    os.makedirs(folder)
+    for i, name in enumerate(("old.npy", "newer.npy", "new.npy")):
+      path = os.path.join(folder, name)
+      with open(path, "wb") as f:
+        f.write(bytes(100))
+      os.utime(path, (i, i))
+    with mock.patch.object(cli, "SEARCH_CACHE_BYTES", 250):
+      cli._evict(folder, os.path.join(folder, "new.npy"))  # pylint: disable=protected-access
+    self.assertEqual(sorted(os.listdir(folder)), ["new.npy", "newer.npy"])
 
 
 class SentzooLoadByNameTest(tf.test.TestCase):

@@ -59,6 +59,7 @@ THIRD_PARTY_SENTINELS = {
     "scipy": "//:expect_scipy_installed",
     "matplotlib": "//:expect_matplotlib_installed",
     "absl": "//:expect_absl_installed",
+    "filelock": "//:expect_filelock_installed",
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
     "uvicorn": "//:expect_uvicorn_installed",

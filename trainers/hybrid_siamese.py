@@ -23,6 +23,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import decision_threshold
@@ -382,9 +383,8 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
             == (sets["test"].labels == 1))
       if new_predictions:
         predictions.update(new_predictions)
-        temporary = predictions_path + ".tmp.npz"
-        np.savez(temporary, **predictions)
-        os.replace(temporary, predictions_path)
+        with disk_errors.atomic_write(predictions_path, "wb") as f:
+          np.savez(f, **predictions)
       metrics = {"dev_accuracy": dev["accuracy"],
                  "test_accuracy": test["accuracy"], "epoch": epoch,
                  "best_dev_accuracy": best["dev_accuracy"]}

@@ -14,6 +14,7 @@ import os
 
 import keras
 
+from sentzoo import store
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
@@ -52,10 +53,8 @@ NEIGHBOUR_RANKING_BATCH = 32
 
 
 def _default_count_cache_dir():
-  """$XDG_CACHE_HOME (or ~/.cache)/sentzoo/siamese_cbow_counts."""
-  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-      os.path.expanduser("~"), ".cache")
-  return os.path.join(base, "sentzoo", "siamese_cbow_counts")
+  """cache/siamese_cbow_counts of the store ($SENTZOO_HOME)."""
+  return os.path.join(store.home(), "cache", "siamese_cbow_counts")
 
 
 def _cache_path(cfg, files, what, settings):
