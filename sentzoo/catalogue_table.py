@@ -22,6 +22,7 @@ from sentzoo import catalogue
 from sentzoo import install_scores
 from sentzoo import store as store_lib
 from sentzoo.common import cli
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.reports import formatting
 
@@ -91,10 +92,7 @@ def _number(value, digits=2):
 
 
 def _size(size_bytes):
-  if size_bytes is None:
-    return "–"
-  return (f"{size_bytes / 1e9:.1f} GB" if size_bytes >= 1e9 else
-          f"{size_bytes / 1e6:.1f} MB")
+  return "–" if size_bytes is None else disk_errors.size_text(size_bytes)
 
 
 def _is_encoder(entry: catalogue.CatalogueEntry) -> bool:
