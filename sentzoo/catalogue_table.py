@@ -71,10 +71,36 @@ def record(name: str, store: store_lib.Store,
     data["training"] = manifest["training"]
   os.makedirs(records_dir, exist_ok=True)
   path = os.path.join(records_dir, f"{name}.json")
-  with open(path, "w", encoding="utf-8") as f:
+  with disk_errors.atomic_write(path) as f:
     json.dump(data, f, indent=2, sort_keys=True)
     f.write("\n")
   return path
+
+
+def measure_encode_again(names, store: store_lib.Store, data_dir: str,
+                         records_dir: str = RECORDS_DIR) -> None:
+  """Times `encode` of the installed entries `names` again, one after the
+  other, and writes the speeds into their records: the speeds recorded at
+  install time come from runs far apart, on a machine whose load varied, so
+  "fastest encode" compares speeds measured in one sequence."""
+  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
+  from sentzoo.evaluation import sts_data  # pylint: disable=g-import-not-at-top
+  pair_sets, _ = sts_data.load_eval_sets(data_dir)
+  sentences = install_scores.evaluation_sentences(pair_sets)
+  for name in names:
+    path = os.path.join(records_dir, f"{name}.json")
+    with open(path, encoding="utf-8") as f:
+      data = json.load(f)
+    speed = install_scores.encode_speed(
+        sentence_model.load(store.verify(name)), sentences)
+    speed["encode_measured_on"] += (
+        f"; measured again with {', '.join(names)}, one after the other")
+    data["scores"].update(speed)
+    with disk_errors.atomic_write(path) as f:
+      json.dump(data, f, indent=2, sort_keys=True)
+      f.write("\n")
+    print(f"{name}: {speed['encode_sentences_per_s']:,} sentences/s",
+          file=sys.stderr)
 
 
 def read_records(records_dir: str = RECORDS_DIR) -> Dict[str, Dict[str, Any]]:
@@ -272,6 +298,11 @@ def main(argv):
   parser.add_argument("--record", nargs="+", metavar="NAME",
                       help="record these installed entries' scores first")
   parser.add_argument("--records_dir", default=RECORDS_DIR)
+  parser.add_argument("--encode_speed", nargs="+", metavar="NAME",
+                      help="time these recorded, installed entries' encode "
+                      "again, one after the other, into their records")
+  parser.add_argument("--data_dir", help="for --encode_speed's sentences "
+                      "(default: $SENTZOO_DATA_DIR)")
   parser.add_argument("--readme", metavar="PATH",
                       help="also write the table into this README's "
                       "generated section")
@@ -280,6 +311,11 @@ def main(argv):
   for name in args.record or ():
     path = record(name, store_lib.Store(), args.records_dir)
     print(f"recorded {path}", file=sys.stderr)
+  if args.encode_speed:
+    from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
+    measure_encode_again(args.encode_speed, store_lib.Store(),
+                         data_dir_lib.resolve_data_dir(args.data_dir),
+                         args.records_dir)
   records = read_records(args.records_dir)
   print(section(records))
   if args.readme:

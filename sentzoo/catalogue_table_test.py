@@ -46,6 +46,27 @@ class CatalogueTableTest(tf.test.TestCase):
     self.assertIn("not trained yet (`sentzoo train sent2vec-books-uni`)",
                   text)
 
+  def test_encode_timed_again_into_the_records(self):
+    data_dir = os.environ.get("SENTZOO_DATA_DIR", "")
+    if not os.path.isdir(os.path.join(data_dir, "sts")):
+      self.skipTest("no STS data ($SENTZOO_DATA_DIR)")
+    root = self.get_temp_dir()
+    home = os.path.join(root, "again_home")
+    zoo_test_util.install_tiny(home, "siamese-cbow-demo",
+                               zoo_test_util.make_export(
+                                   os.path.join(root, "again")))
+    records = os.path.join(root, "again_records")
+    store = store_lib.Store(home)
+    catalogue_table.record("siamese-cbow-demo", store, records)
+    catalogue_table.measure_encode_again(["siamese-cbow-demo"], store,
+                                         data_dir, records)
+    scores = catalogue_table.read_records(records)["siamese-cbow-demo"][
+        "scores"]
+    self.assertGreater(scores["encode_sentences_per_s"], 0)
+    self.assertRegex(scores["encode_measured_on"],
+                     r"^\d+ sentences, batch 1024, .*; measured again with "
+                     r"siamese-cbow-demo, one after the other$")
+
   def test_marks_come_from_the_records(self):
     def record(**scores):
       return {"scores": {"sts_mean": 50.0, "stsb_dev": 60.0,

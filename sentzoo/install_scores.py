@@ -114,6 +114,32 @@ def measure_pairs(model, data_dir: str) -> Dict[str, Any]:
           "majority_f1": _rounded(f1(test.labels, constant))}
 
 
+def evaluation_sentences(pair_sets) -> list:
+  """The distinct sentences of `pair_sets`, in order of appearance."""
+  seen = {}
+  for pair_set in pair_sets:
+    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
+      seen.setdefault(sentence, None)
+  return list(seen)
+
+
+def encode_speed(model, sentences: Sequence[str]) -> Dict[str, Any]:
+  """`encode_sentences_per_s` and `encode_measured_on` of `model`: the
+  fastest of ENCODE_REPEATS encodes of `sentences` after a warm-up batch."""
+  model.encode(sentences[:ENCODE_BATCH_SIZE],
+               batch_size=ENCODE_BATCH_SIZE)  # Warm-up: traces the graph.
+  seconds = []
+  for _ in range(ENCODE_REPEATS):
+    start = time.perf_counter()
+    model.encode(sentences, batch_size=ENCODE_BATCH_SIZE)
+    seconds.append(time.perf_counter() - start)
+  return {"encode_sentences_per_s": int(len(sentences) / min(seconds)),
+          "encode_measured_on": (
+              f"{len(sentences)} sentences, batch {ENCODE_BATCH_SIZE}, "
+              f"fastest of {ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, "
+              f"load average {os.getloadavg()[0]:.1f}")}
+
+
 def measure(model, export_dir: str,
             data_dir: Optional[str] = None) -> Dict[str, Any]:
   """The install scores of `model` (a `SentenceModel` of `export_dir`)."""
@@ -150,22 +176,7 @@ def measure(model, export_dir: str,
         "sick_test": _rounded(results.sets["SICK.test"].pearson)
                      if "SICK.test" in results.sets else None,
     })
-    seen = {}
-    for pair_set in pair_sets:
-      for sentence in (*pair_set.sentences1, *pair_set.sentences2):
-        seen.setdefault(sentence, None)
-    sentences = list(seen)
+    sentences = evaluation_sentences(pair_sets)
   if can_encode:
-    model.encode(sentences[:ENCODE_BATCH_SIZE],
-                 batch_size=ENCODE_BATCH_SIZE)  # Warm-up: traces the graph.
-    seconds = []
-    for _ in range(ENCODE_REPEATS):
-      start = time.perf_counter()
-      model.encode(sentences, batch_size=ENCODE_BATCH_SIZE)
-      seconds.append(time.perf_counter() - start)
-    scores["encode_sentences_per_s"] = int(len(sentences) / min(seconds))
-    scores["encode_measured_on"] = (
-        f"{len(sentences)} sentences, batch {ENCODE_BATCH_SIZE}, fastest of "
-        f"{ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.1f}")
+    scores.update(encode_speed(model, sentences))
   return scores
