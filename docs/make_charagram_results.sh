@@ -74,15 +74,15 @@ vectors" is that initialisation before any paraphrase training.
 **Collapse.** The margin loss has a degenerate point: every text mapped to the same direction gives
 equal positive and negative cosines and a loss of exactly 2 x 0.4 = 0.8 per pair. charCNN and
 charLSTM with MAX negatives fall into it within the first ~50 steps; this is the method, not a
-defect of the code. The probe `python -m benchmarks.charagram_collapse` builds the trainer's own
+defect of the code. The probe `python -m lab.benchmarks.charagram_collapse` builds the trainer's own
 plan from the same flags, trains 300 steps and prints, every 50 steps, cosines on a fixed held-out
 batch of 100 pairs. The four runs quoted here (seed 0; `bash docs/run_charagram_collapse.sh` runs
 them and writes their tables to `docs/records/charagram_collapse/`):
 
-    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300
-    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --learning_rate=1e-4
-    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --sampling=mix
-    python -m benchmarks.charagram_collapse --flagfile=configs/charagram_char_lstm.flags --data_dir=../shared/data --steps=300
+    python -m lab.benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300
+    python -m lab.benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --learning_rate=1e-4
+    python -m lab.benchmarks.charagram_collapse --flagfile=configs/charagram_char_cnn.flags --data_dir=../shared/data --steps=300 --sampling=mix
+    python -m lab.benchmarks.charagram_collapse --flagfile=configs/charagram_char_lstm.flags --data_dir=../shared/data --steps=300
 
 At initialisation the outputs already share one large common direction (relu filters max-pooled
 over time are all positive; the LSTM's last states alike): the mean cosine between two different
@@ -111,9 +111,9 @@ by the means alone.
 on the SemEval STS 2012-2015 test sets (2013 SMT is not redistributable and missing), SICK 2014
 test and the SemEval-2015 PIT Twitter test set (graded expert score 0-5, all 972 pairs).
 TEXT
-cmd=(python -m reports.charagram_results "${args[@]}"
+cmd=(python -m lab.reports.charagram_results "${args[@]}"
      --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" --seeds="$SEEDS"
      --records_dir="$RECORDS"
      --preamble="$preamble" --output_markdown=docs/charagram.md)
 .venv/bin/"${cmd[@]}" --command_note="bash docs/make_charagram_results.sh"
-.venv/bin/python -m reports.formatting docs/charagram.md  # no machine path, no overlong line
+.venv/bin/python -m lab.reports.formatting docs/charagram.md  # no machine path, no overlong line

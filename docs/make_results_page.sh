@@ -45,17 +45,17 @@ for arg in "${args[@]}"; do
     break
   fi
 done
-.venv/bin/python -m reports.results_page \
+.venv/bin/python -m lab.reports.results_page \
   --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" \
   --output=docs/RESULTS.md --cache_dir=runs/results_cache \
   --command_note="bash docs/make_results_page.sh" \
   "${args[@]}" "$@"
-# Every catalogue entry at the top, with its recorded scores (reports/ sits
-# below the sentzoo package, so the catalogue is passed in from here).
+# Every catalogue entry at the top, with its recorded scores (the catalogue
+# is passed in from here).
 .venv/bin/python - <<'PY'
 from sentzoo import catalogue, catalogue_table
-from sentzoo.reports import results_page
+from lab.reports import results_page
 results_page.fill_catalogue_section("docs/RESULTS.md", catalogue.ENTRIES,
                                     catalogue_table.read_records())
 PY
-.venv/bin/python -m reports.formatting docs/RESULTS.md  # no machine path, no overlong line
+.venv/bin/python -m lab.reports.formatting docs/RESULTS.md  # no machine path, no overlong line

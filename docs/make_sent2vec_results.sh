@@ -49,7 +49,7 @@ if [[ ${#models[@]} == 0 ]]; then
   echo "no Sent2Vec run under runs/: taking the marks out of docs/sent2vec.md" >&2
   $py - "${absent[@]}" <<'PY'
 import sys
-from sentzoo.reports import sts_tables
+from lab.reports import sts_tables
 page = open("docs/sent2vec.md", encoding="utf-8").read()
 note = ("Nothing in this table is marked: a mark needs each column's per-pair "
         f"scores, the runs {', '.join(sys.argv[1:])} are not on this machine (train them "
@@ -59,11 +59,11 @@ note = ("Nothing in this table is marked: a mark needs each column's per-pair "
 with open("docs/sent2vec.md", "w", encoding="utf-8") as f:
   f.write(sts_tables.without_marks(page, note))
 PY
-  .venv/bin/python -m reports.formatting docs/sent2vec.md
+  .venv/bin/python -m lab.reports.formatting docs/sent2vec.md
   exit 0
 fi
 IFS=,; joined="${names[*]}"; unset IFS
-cmd=(python -m reports.sts_tables "${models[@]}" "--names=$joined"
+cmd=(python -m lab.reports.sts_tables "${models[@]}" "--names=$joined"
      --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" --sets=sts,sick
      --reference=sent2vec_cpp=../shared/baselines/sent2vec_books_sts.md
      --output_markdown=docs/sent2vec.md)
@@ -148,5 +148,5 @@ PY
 if [[ -n $speed_section ]]; then
   printf '\n\n%s\n' "$speed_section" >> docs/sent2vec.md
 fi
-.venv/bin/python -m reports.formatting docs/sent2vec.md  # no machine path, no overlong line
+.venv/bin/python -m lab.reports.formatting docs/sent2vec.md  # no machine path, no overlong line
 echo "wrote docs/sent2vec.md"

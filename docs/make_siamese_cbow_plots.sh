@@ -19,13 +19,13 @@ record=docs/records/word_norms/siamese_cbow_demo.json
 png=docs/siamese_cbow_word_norms.png
 mkdir -p "$(dirname "$record")"
 
-dev_caption=$($py -m reports.siamese_cbow_ablation \
+dev_caption=$($py -m lab.reports.siamese_cbow_ablation \
   --runs=untrained,paper,lr1e-3,lr1e-2,lr1e-3_document,lr1e-3_nearby \
   --plot_runs=paper,lr1e-3,lr1e-2,lr1e-3_document,lr1e-3_nearby \
   --output_png=docs/siamese_cbow_dev_curves.png 2>/dev/null | tail -1)
 $py - "$dev_caption" <<'PY'
 import sys
-from sentzoo.reports import doc_sections
+from lab.reports import doc_sections
 doc_sections.replace_section("docs/siamese_cbow.md", "STS-B dev during training", "\n".join([
     "## STS-B dev during training", "",
     "The paper's flags, learning rates 1e-3 and 1e-2, and 1e-3 with "
@@ -44,12 +44,12 @@ else
   echo "no runs at $trained and $untrained: drawing from $record" >&2
   args=(--from_record="$record")
 fi
-caption=$($py -m reports.word_norms "${args[@]}" --output_png="$png" \
+caption=$($py -m lab.reports.word_norms "${args[@]}" --output_png="$png" \
           2>/dev/null | tail -1)
 $py - "$caption" <<'PY'
 import re
 import sys
-from sentzoo.reports import doc_sections
+from lab.reports import doc_sections
 path, title = "docs/siamese_cbow.md", "Word-vector norm against frequency"
 with open(path, encoding="utf-8") as f:
   page = f.read()
@@ -72,5 +72,5 @@ section = "\n".join([
     medians, ""])
 doc_sections.replace_section(path, title, section)
 PY
-.venv/bin/python -m reports.formatting docs/siamese_cbow.md
+.venv/bin/python -m lab.reports.formatting docs/siamese_cbow.md
 echo "wrote docs/siamese_cbow_dev_curves.png, $png and their sections of docs/siamese_cbow.md"

@@ -17,7 +17,7 @@ names=$(bash docs/run_siamese_cbow_ablation.sh --list | paste -sd, -)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ablation=(python -m reports.siamese_cbow_ablation --runs_dir=$records_dir
+ablation=(python -m lab.reports.siamese_cbow_ablation --runs_dir=$records_dir
           --runs="$names" --reference=$reference
           --output_json=$tmp/ablation.json)
 .venv/bin/"${ablation[@]}" > $tmp/ablation.md
@@ -35,7 +35,7 @@ if [[ ${#absent[@]} != 0 ]]; then
   echo "missing ${absent[*]}: taking the marks out of $out" >&2
   $py - "$out" "untrained paper $best" "${absent[@]}" <<'PY'
 import sys
-from sentzoo.reports import sts_tables
+from lab.reports import sts_tables
 path, names, absent = sys.argv[1], sys.argv[2], sys.argv[3:]
 note = ("Nothing in this table is marked: a mark needs each column's per-pair "
         f"scores, {', '.join(absent)} {'are' if len(absent) > 1 else 'is'} not on this machine (`bash "
@@ -46,11 +46,11 @@ page = open(path, encoding="utf-8").read()
 with open(path, "w", encoding="utf-8") as f:
   f.write(sts_tables.without_marks(page, note))
 PY
-  .venv/bin/python -m reports.formatting "$out"
+  .venv/bin/python -m lab.reports.formatting "$out"
   exit 0
 fi
 
-norms=(python -m reports.word_norms
+norms=(python -m lab.reports.word_norms
        --model_dir=$runs_dir/untrained --export=$runs_dir/untrained/export/1
        --model_dir=$runs_dir/paper --export=$runs_dir/paper/export/1
        --model_dir=$runs_dir/$best --export=$runs_dir/$best/export/1
@@ -58,7 +58,7 @@ norms=(python -m reports.word_norms
        --output_record=docs/records/word_norms/siamese_cbow_ablation.json)
 .venv/bin/"${norms[@]}" 2>/dev/null > $tmp/norms.txt
 
-per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
+per_set=(python -m lab.reports.sts_tables --model=$runs_dir/$best/export
          --model=$runs_dir/paper/export --model=$runs_dir/untrained/export
          "--names=Siamese CBOW $best (selected on STS-B dev),Siamese CBOW (paper flags),Siamese CBOW before training"
          --data_dir="$data_dir" --sets=sts,sick --reference=$reference
@@ -103,6 +103,6 @@ per_set=(python -m reports.sts_tables --model=$runs_dir/$best/export
   echo
   cat $tmp/per_set.md
 } > $out
-.venv/bin/python -m reports.formatting "$out"  # no machine path, no overlong line
+.venv/bin/python -m lab.reports.formatting "$out"  # no machine path, no overlong line
 bash docs/make_siamese_cbow_plots.sh  # the two plots and their captions
 echo "wrote $out"

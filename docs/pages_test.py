@@ -5,7 +5,7 @@ table labelled as the Siamese CBOW paper's test: a dagger on a score says
 "better" to a reader, and the Wilcoxon test does not test that (issue 35).
 
 The pages are generated (their scripts end with `python -m
-reports.formatting PAGE`); this checks what is committed.
+lab.reports.formatting PAGE`); this checks what is committed.
 """
 
 import glob

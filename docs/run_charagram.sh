@@ -8,7 +8,7 @@
 #
 # A finished run's evaluation (per-set Pearson, per-pair scores at 4
 # decimals, training summary, wall seconds) is recorded in docs/records/charagram/<name>/
-# seed<k>/ (`reports.charagram_results --record_only`), which is committed:
+# seed<k>/ (`lab.reports.charagram_results --record_only`), which is committed:
 # runs/ does not outlive the machine, the table does. A run that has a record
 # is trained again only when named on the command line. Then:
 #   bash docs/make_charagram_results.sh
@@ -72,7 +72,7 @@ run_one() {
 # evaluation cache, which docs/make_charagram_results.sh then reuses).
 record() {
   local status=0
-  $PY -m reports.charagram_results --record_only --run="$1=$RUNS/$1" \
+  $PY -m lab.reports.charagram_results --record_only --run="$1=$RUNS/$1" \
       --seeds="$2" --records_dir="$RECORDS" --data_dir="$DATA_DIR" \
       >> "$RUNS/$1/seed$2/record.log" 2>&1 || status=$?
   if [ $status -ne 0 ]; then

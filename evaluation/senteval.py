@@ -27,8 +27,8 @@ warm-started from the previous penalty's solutions. Splits are seeded (`--seed`)
 deterministic.
 
 The command that evaluates exports and prints the accuracy table beside the
-Sent2Vec paper's Table 1 is `python -m reports.senteval_tables`
-(reports/senteval_tables.py).
+Sent2Vec paper's Table 1 is `python -m lab.reports.senteval_tables`
+(lab/reports/senteval_tables.py).
 """
 
 import dataclasses

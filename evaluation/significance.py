@@ -14,7 +14,7 @@ Whether two models' cosines differ at all (not which is better):
 for the Siamese CBOW paper's own comparisons only (p < 0.0001, a dagger in a
 separate, labelled table).
 
-Claims over seeds (reports.hybrid_table, reports.charagram_results):
+Claims over seeds (lab.reports.hybrid_table, lab.reports.charagram_results):
 `paired_t_test`, `mcnemar_exact`, `bootstrap_pearson_difference`.
 
 scipy is imported inside the functions that need it: the trainers import
@@ -273,8 +273,8 @@ def compare_per_set(results_a, results_b, num_samples: int = 1000
   return out
 
 
-# Tests for the results pages' paper claims (reports.hybrid_table,
-# reports.charagram_results): across seeds and per example, at CLAIM_ALPHA.
+# Tests for the results pages' paper claims (lab.reports.hybrid_table,
+# lab.reports.charagram_results): across seeds and per example, at CLAIM_ALPHA.
 
 CLAIM_ALPHA = 0.05
 HOLDS = "holds"

@@ -12,7 +12,7 @@ This is the library that trainers and exporters call: `evaluate_pair_sets`
 (any `encoder.Encoder`), the periodic `stsb_dev_evaluator`, the results
 table of a model directory (`format_table`) and its JSON form. The command
 that evaluates exports and compares them with each other and with reference
-pages is `python -m reports.sts_tables` (reports/sts_tables.py).
+pages is `python -m lab.reports.sts_tables` (lab/reports/sts_tables.py).
 """
 
 import dataclasses

@@ -12,7 +12,7 @@ and batch x max_tokens_per_sentence tokens reach the model.
 Without the caps, memory grew with the input: one 5 MB sentence took a
 Siamese-CBOW-shaped export (dim 300) to 1.1 GB more resident memory, 229x
 the input (the [tokens, dim] rows it averages); with the default caps,
-+2.3 MB (`python -m benchmarks.serving_memory`).
++2.3 MB (`python -m lab.benchmarks.serving_memory`).
 
 Defaults, and why:
 * 1,024 tokens. Sentence encoders average, or run over, a sentence's tokens;

@@ -4,7 +4,7 @@ A 5 MB sentence must embed exactly as its first `max_bytes_per_sentence`
 bytes (cut at a character boundary) and its first `max_tokens_per_sentence`
 tokens do, with every kind of featuriser, in memory and through a reloaded
 export; the caps are in the model card. (Memory is measured by
-`benchmarks/serving_memory.py`, not here.)
+`lab/benchmarks/serving_memory.py`, not here.)
 """
 
 import json

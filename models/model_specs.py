@@ -111,7 +111,7 @@ SENT2VEC = ModelSpec(
     inputs=("inputs/corpus.py", "inputs/sent2vec_featurizer.py",
             "inputs/sent2vec_data.py", "inputs/token_cache.py"),
     # STS-B dev as well: settings are chosen on it, and
-    # reports.word_vector_choice reads it from the final evaluation.
+    # lab.reports.word_vector_choice reads it from the final evaluation.
     eval_sets=("sts", "sick", "stsb"),
 )
 

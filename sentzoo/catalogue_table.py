@@ -35,7 +35,7 @@ def paper_sts2014_mean(figure: Optional[catalogue.PaperFigure]
   """The paper's STS 2014 mean (Pearson x 100) of `figure`, or None."""
   if figure is None:
     return None
-  from sentzoo.reports import paper_numbers  # pylint: disable=g-import-not-at-top
+  from lab.reports import paper_numbers  # pylint: disable=g-import-not-at-top
   if figure.paper == "charagram":
     return paper_numbers.charagram_reference(figure.column)["STS2014.mean"]
   if figure.paper == "siamese_cbow":

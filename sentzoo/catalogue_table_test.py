@@ -9,7 +9,7 @@ from sentzoo import catalogue
 from sentzoo import catalogue_table
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
-from sentzoo.reports import paper_numbers
+from lab.reports import paper_numbers
 
 
 class CatalogueTableTest(tf.test.TestCase):

@@ -47,7 +47,7 @@ PAIR_ENCODE_FUNCTION = "encode"
 Sentences = Union[str, Sequence[str]]
 
 # `encode`'s default sentences per call of the model: the fastest measured on
-# CPU (docs/encode_speed.md, `python -m benchmarks.encode --batch_sizes=...`).
+# CPU (docs/encode_speed.md, `python -m lab.benchmarks.encode --batch_sizes=...`).
 DEFAULT_BATCH_SIZE = 4096
 # Batches in flight at once: one more than the one the model runs, so that
 # Python builds the next input tensor and copies out the last result while

@@ -53,7 +53,7 @@ def places(spec):
   files named after it (models/<name>.py, trainer, train step, exporter,
   their tests, flagfiles, docs page), their Bazel targets, and the two
   places outside the code: its README row and its paper numbers in
-  reports/results_page.py's STS_REFERENCES."""
+  lab/reports/results_page.py's STS_REFERENCES."""
   name = spec.name
   files = [f"models/{name}.py", f"trainers/{name}.py",
            f"trainers/{name}_test.py", f"trainers/{name}_step.py",
@@ -66,7 +66,7 @@ def places(spec):
              ("export", "py_library", f"{name}_export"),
              ("export", "py_test", f"{name}_export_test")]
   return (["models/model_specs.py"] + files + targets
-          + ["README.md row", "reports/results_page.py STS_REFERENCES"])
+          + ["README.md row", "lab/reports/results_page.py STS_REFERENCES"])
 
 
 class AddingAModelTest(unittest.TestCase):

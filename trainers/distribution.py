@@ -53,7 +53,7 @@ NUM_CPU_DEVICES_HELP = (
 
 def define_flags(flag_values):
   """--strategy and --num_cpu_devices, for commands without a settings
-  dataclass (benchmarks/table_memory.py)."""
+  dataclass (lab/benchmarks/table_memory.py)."""
   flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES), STRATEGY_HELP,
                     flag_values=flag_values)
   flags.DEFINE_integer("num_cpu_devices", 0, NUM_CPU_DEVICES_HELP,
