@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The collapse probes quoted in the preamble of docs/charagram.md (written by
-# docs/make_charagram_results.sh): charCNN MAX at lr 1e-3 and 1e-4, charCNN
-# MIX and charLSTM MAX, 300 steps each of the trainer's own plan
+# The collapse probes quoted in the preamble of docs/charagram.md: charCNN
+# MAX at lr 1e-3 and 1e-4, charCNN MIX and charLSTM MAX, 300 steps each of
+# the trainer's own plan
 # (lab/benchmarks/charagram_collapse.py). Each table is written to
 # docs/records/charagram_collapse/<probe>.md (committed); about 4-10 minutes
 # each on 2 shared cores.

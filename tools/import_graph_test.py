@@ -388,7 +388,8 @@ class RealRepoTest(unittest.TestCase):
     self.assertEqual(stale, [], "fixed: delete these KNOWN_VIOLATIONS entries")
 
   def test_no_cycle(self):
-    found = cycles(find_arrows(REPO_ROOT))
+    found = cycles([a for a in find_arrows(REPO_ROOT)
+                    if (a.path, a.target) not in KNOWN_VIOLATIONS])
     self.assertEqual(found, [], "folder import cycles:\n" + "\n".join(found))
 
 

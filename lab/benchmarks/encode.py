@@ -2,7 +2,7 @@ r"""Encode speed from raw text, side by side with epfml/sent2vec's binding.
 
   python -m lab.benchmarks.encode --export=EXPORT --data_dir=../shared/data \
       [--reference_python=PYTHON_WITH_SENT2VEC --reference_model=MODEL.bin] \
-      [--other_export=EXPORT] [--docs_page=docs/encode_speed.md]
+      [--other_export=EXPORT] [--record_dir=docs/records/encode]
 
 Every side runs in a fresh process, alternating, --repeats times: a warm-up
 call, then the median of 3 timed calls over --num_lines book lines. The
@@ -19,10 +19,10 @@ import time
 from absl import flags
 
 from lab.benchmarks import child_process
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
-from lab.reports import formatting
 
 FLAGS = flags.FLAGS
 
@@ -54,33 +54,6 @@ print(json.dumps({"seconds": statistics.median(times), "lines": len(lines),
                   "dim": int(model.get_emb_size())}))
 """ % _TOKEN
 
-
-# The page's text before its measurements (--docs_page).
-PAGE_TITLE = "Encode speed, side by side with epfml/sent2vec's binding"
-PAGE_INTRO = r"""
-Raw book sentences in, one vector each out. The peer (epfml/sent2vec's Python
-binding, built from the public repository as ../shared/notes/peers.md says)
-does no tokenisation: it is measured on pre-tokenised lines and with Python's
-tokeniser before it (end to end). Ours tokenises inside the graph. Every
-figure is from a fresh process; sides alternate in one sequence. See
-`lab/benchmarks/encode.py` for the definitions. Ours runs as a user's program
-(`python -c`): with glibc's default malloc arenas and all of TensorFlow's
-optional imports. sentzoo's own commands (`sentzoo encode`) cap the arenas
-and skip the unused imports (common/resources.py): measured once with a
-script, not by this command, four `encode()` calls on the same 100,000 lines
-peaked at 1,051 / 1,059 MB with that set-up, 1,129 / 1,143 MB without.
-
-Where the time goes (issue 34; measured once with a CPU-time script, not by
-this command; CPU microseconds per book sentence, 700-d table, batch 4096, one
-thread): the previous graph spent 9.2 in the tokeniser (transcoding 2.3, the
-`\pZ` pass 2.8, the punctuation pass 1.2, lower-casing 0.7, split 0.9) and
-about 20 in gathering every row into an [ids, 700] tensor and summing it by
-segment. The graph now skips transcoding and the NUL pass for a batch of clean
-UTF-8 (one 0.4 check), replaces only the non-ASCII spaces, skips the caps'
-cuts when no sentence is over them, and averages with one fused
-`tf.sparse.segment_mean` (no intermediate): about 10-11 in all, against 33
-before. A batch of 64 or more is cut in two halves that run on both cores.
-"""
 
 def corpus_lines(data_dir, part, count):
   """The first `count` non-blank lines of book corpus part `part`."""
@@ -248,8 +221,8 @@ def side_by_side(argv):
   say("", "| side | sentences/s, median (range) | peak RSS MB |",
       "|---|---:|---:|")
   for name, values in runs.items():
-    say(f"| {name} | {formatting.median_range([v[0] for v in values])} | "
-        f"{formatting.median_range([v[1] for v in values])} |")
+    say(f"| {name} | {tables.median_range([v[0] for v in values])} | "
+        f"{tables.median_range([v[1] for v in values])} |")
   if peer:
     say("", "Ratios, ours / theirs, per repeat (median and range over "
         "repeats):", "", "| ratio | median (range) |", "|---|---:|")
@@ -258,11 +231,11 @@ def side_by_side(argv):
         ratios = [o[0] / p[0] for o, p in zip(runs[ours_name],
                                               runs[peer_name])]
         say(f"| {ours_name} / {peer_name} | "
-            f"{formatting.median_range(ratios, '.2f', 'x')} |")
+            f"{tables.median_range(ratios, '.2f', 'x')} |")
       rss = [o[1] / p[1] for o, p in zip(runs[ours_name],
                                          runs[kinds[2][0]])]
       say(f"| peak RSS of {ours_name} / binding's | "
-          f"{formatting.median_range(rss, '.2f', 'x')} |")
+          f"{tables.median_range(rss, '.2f', 'x')} |")
   if FLAGS.batch_sizes:
     say("", "`encode(batch_size=...)`, one process each (ours only):", "",
         "| batch_size | sentences/s | peak RSS MB | load (1 min) |",
@@ -300,13 +273,14 @@ def side_by_side(argv):
       say(f"| {precision} | " + " | ".join(cells) + " |")
   say("", f"Load average after: {child_process.load_averages()}")
   os.remove(tmp)
-  if FLAGS.docs_page:
-    png = os.path.splitext(FLAGS.docs_page)[0] + ".png"
+  if FLAGS.record_dir:
+    os.makedirs(FLAGS.record_dir, exist_ok=True)
+    png = os.path.join(FLAGS.record_dir, "encode_speed.png")
     caption = plot_sides(runs, png, peer)
     out[0:0] = [f"![Sentences per second of each side]"
-                f"({os.path.basename(png)})", "", caption, ""]
-    child_process.write_page(FLAGS.docs_page, PAGE_TITLE, "lab.benchmarks.encode",
-                             argv, PAGE_INTRO, out)
+                f"({os.path.relpath(png, 'docs')})", "", caption, ""]
+    child_process.write_record(FLAGS.record_dir, "lab.benchmarks.encode",
+                               argv, out)
 
 
 def plot_sides(runs, path, peer):
@@ -363,7 +337,8 @@ if __name__ == "__main__":
                       "(ours only), e.g. Siamese CBOW's.")
   flags.DEFINE_bool("precisions", True, "Measure the STS change of each "
                     "encode(precision=...) on STS-B dev and SICK trial.")
-  flags.DEFINE_string("docs_page", None, "Write the results as this "
-                      "generated page, e.g. docs/encode_speed.md.")
+  flags.DEFINE_string("record_dir", None, "Record the results and their "
+                      "plot here: docs/records/encode for "
+                      "docs/encode_speed.md.")
   flags.DEFINE_string("work_dir", "/tmp", "Where the lines file goes.")
   cli.run(main)

@@ -19,6 +19,7 @@ from absl import flags
 import tensorflow as tf
 
 from lab.benchmarks import child_process
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -28,7 +29,6 @@ from sentzoo.evaluation import sts_data
 from sentzoo.export import export_model
 from sentzoo.export import saved_model_writer
 from sentzoo.export import table_quantization
-from lab.reports import formatting
 
 FLAGS = flags.FLAGS
 STSB_DEV = "STSB.dev"
@@ -140,7 +140,7 @@ def plot_size_and_score(results, path):
                       xytext=(6, 6), fontsize=8)
     axis.set_xlim(left=0)
 
-  formatting.line_plot(path, "One checkpoint's exports: score against size",
+  tables.line_plot(path, "One checkpoint's exports: score against size",
                        "export size (MB)", "Pearson \u00d7 100", draw)
   return ("Each point is one export of the same checkpoint. Moving left is "
           "the saving in size; a point lower than float32's would be the "

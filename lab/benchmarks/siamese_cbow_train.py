@@ -3,7 +3,7 @@ r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
   python -m lab.benchmarks.siamese_cbow_train \
       --flagfile=configs/siamese_cbow_best.flags --data_dir=../shared/data \
       [--gensim_python=PYTHON_WITH_GENSIM] [--earlier_steps] [--end_to_end] \
-      [--profile_steps=300] [--docs_page=docs/siamese_cbow_train_speed.md]
+      [--profile_steps=300] [--record_dir=docs/records/siamese_cbow_train]
 
 Takes the trainer's own flags. Each side runs --repeats times in a fresh
 process, alternating: ours, --steps of the trainer's plan after
@@ -25,10 +25,10 @@ import time
 from absl import flags
 
 from lab.benchmarks import child_process
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import resources
-from lab.reports import formatting
 from sentzoo.trainers import siamese_cbow
 
 FLAGS = siamese_cbow.FLAGS
@@ -50,9 +50,9 @@ flags.DEFINE_bool("end_to_end", False, "Also time the trainer itself, from "
 flags.DEFINE_string("work_dir", "/tmp/sentzoo_siamese_cbow_train",
                     "Cached vocabulary, batch count and tokenised corpus.",
                     flag_values=FLAGS)
-flags.DEFINE_string("docs_page", None, "Write the results as this generated "
-                    "page, e.g. docs/siamese_cbow_train_speed.md.",
-                    flag_values=FLAGS)
+flags.DEFINE_string("record_dir", None, "Record the results here: "
+                    "docs/records/siamese_cbow_train for "
+                    "docs/siamese_cbow_train_speed.md.", flag_values=FLAGS)
 flags.DEFINE_bool("earlier_steps", False, "Also time, in the same "
                   "sequence, the steps issue 34 replaced, on by-length "
                   "batches (--batch_layout=by_length): the flat step "
@@ -93,44 +93,6 @@ print(json.dumps({"seconds": end - start,
                   "epoch_seconds": end - vocabulary_done,
                   "vocabulary": len(model.wv),
                   "words": model.corpus_total_words}))
-"""
-
-# The page's text before its measurements (--docs_page).
-PAGE_TITLE = "Siamese CBOW training speed, side by side with gensim's CBOW"
-PAGE_INTRO = r"""
-Ours: the trainer's input pipeline and train step, run by the training loop's
-graph loop for a fixed number of steps after a warm-up; groups/s is converted
-to the time of one epoch of the trainer's batches. gensim 4 (built outside the
-repository, ../shared/notes/peers.md): word2vec CBOW with the paper's baseline
-settings (300-d, window 5, negative 5, sample 1e-5, min count 5, 2 workers) on
-a tokenised copy of the same corpus files, its vocabulary pass included. Every
-figure is from a fresh process; the sides alternate in one sequence. See
-`lab/benchmarks/siamese_cbow_train.py` for the definitions.
-
-Where the time goes (issue 34), in three steps, each timed by --earlier_steps
-beside the next. (1) The padded step: XLA on the dense groups, where padding
-was 47.5% of the id positions it gathered, averaged and scattered gradients
-into. (2) The flat step on the same by-length batches: the real ids listed
-outside XLA (`flat_sentences`), padded to a multiple of 1,024, then gathered,
-summed by sentence, scored and updated under XLA; its profile (before this
-page's run) was 2.74 ms of XLA kernels a step, four passes over the ~9.2k ids
-x 300 floats (the forward gather, the sum by sentence, the rows' gradients and
-the SGD scatter into the table) making ~80% of it: bound by XLA CPU's gather
-and scatter loops, not by the table size or dispatch. (3) The consecutive
-layout (--batch_layout=consecutive, in configs/siamese_cbow_best.flags): a
-batch holds the groups of 100 consecutive centres, and a sentence is the
-centre of one, a neighbour of two and often a nearby negative of others, so it
-lists 138 distinct sentences and 2.6k ids instead of 500 and 9.2k (1,000
-batches of the best flagfile), and the step averages and updates each sentence
-once: the same per-row work on 3.6x fewer rows. Its STS-B dev Pearson is the
-by-length batches' (57.379 against 57.380, docs/siamese_cbow.md). In the
-profile below, the compiled step now takes about as long as the input pipeline
-(regex replace, split, lower case, lookup on the tf.data threads, on the other
-core). Rejected earlier with A/B runs on the same real batches: the gather +
-sum and the update as TF kernels outside XLA (the same losses, 8.0 against
-4.1-5.4 ms wall), the whole step without XLA (32 ms), and the distinct rows
-gathered once (`tf.unique`) with a fused `tf.sparse.segment_mean` (12.8 ms
-against 7.4).
 """
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -413,7 +375,7 @@ def side_by_side(argv):
       "| what | median (range) |", "|---|---:|")
 
   def row(what, values, spec=",.0f"):
-    say(f"| {what} | {formatting.median_range(values, spec)} |")
+    say(f"| {what} | {tables.median_range(values, spec)} |")
 
   def field(side, name):
     return [r[name] for r in results.get(side, [])]
@@ -425,7 +387,7 @@ def side_by_side(argv):
   untraced = [r["peak_rss_mb"] for r in results["ours"]
               if not r.get("profile")]
   say("| ours, train step: peak RSS (MB; without the profiler) | "
-      + (formatting.median_range(untraced) if untraced
+      + (tables.median_range(untraced) if untraced
          else "only the traced repeat") + " |")
   for child in earlier:
     row(f"{CHILDREN[child]}: groups/s", field(child, "groups_per_second"))
@@ -442,7 +404,7 @@ def side_by_side(argv):
     row("gensim, 1 epoch alone (s)", epoch, ".1f")
     row("gensim: peak RSS (MB)", field("gensim", "peak_rss_mb"))
     say("| **speed ratio, ours train step / gensim vocabulary + epoch** "
-        "(gensim s / our s) | **" + formatting.median_range(
+        "(gensim s / our s) | **" + tables.median_range(
             child_process.ratios(total, our_epoch), ".2f") + "** |")
     row("speed ratio, ours train step / gensim epoch alone",
         child_process.ratios(epoch, our_epoch), ".2f")
@@ -451,10 +413,9 @@ def side_by_side(argv):
           child_process.ratios(total, e2e), ".2f")
   else:
     say("| gensim | not run (no --gensim_python) |")
-  if FLAGS.docs_page:
-    child_process.write_page(FLAGS.docs_page, PAGE_TITLE,
-                             "lab.benchmarks.siamese_cbow_train", argv,
-                             PAGE_INTRO, out)
+  if FLAGS.record_dir:
+    child_process.write_record(FLAGS.record_dir,
+                               "lab.benchmarks.siamese_cbow_train", argv, out)
   return out
 
 

@@ -87,7 +87,7 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
       f.write(_FAKE_GENSIM_PYTHON.format(python=sys.executable))
     os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
     log = os.path.join(self.get_temp_dir(), "gensim_argv.jsonl")
-    page = os.path.join(self.get_temp_dir(), "page.md")
+    record = os.path.join(self.get_temp_dir(), "record")
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2",
                XDG_CACHE_HOME=os.path.join(self.get_temp_dir(), "cache"),
                FAKE_GENSIM_LOG=log)
@@ -96,7 +96,7 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
          f"--data_dir={data_dir}", "--corpus_parts=1", "--embedding_dim=8",
          "--batch_size=4", "--min_count=1", "--heldout_books=0",
          "--steps=5", "--warmup_steps=2", "--repeats=1",
-         f"--gensim_python={fake}", f"--docs_page={page}",
+         f"--gensim_python={fake}", f"--record_dir={record}",
          f"--work_dir={os.path.join(self.get_temp_dir(), 'work')}"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
@@ -112,9 +112,9 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     self.assertEqual(json.loads(argv[3]), siamese_cbow_train.GENSIM_SETTINGS)
     with open(argv[2]) as f:
       self.assertEqual(f.readline().strip(), "the cat sat on the mat .")
-    with open(page) as f:
+    with open(os.path.join(record, "measured.md")) as f:
       text = f.read()
-    self.assertIn("# Siamese CBOW training speed", text)
+    self.assertIn("## Measured", text)
     self.assertIn("| 1 | ours, train step |", text)
 
   def test_without_gensim_prints_ours_only(self):

@@ -12,8 +12,8 @@ import math
 import re
 from typing import Optional, Sequence
 
+from lab import tables
 from sentzoo.common import errors
-from lab.reports import formatting
 
 _SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 _METRIC = re.compile(r"^(.*\S)\s+(Pearson|Spearman)$")
@@ -81,11 +81,11 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
   with open(path, encoding="utf-8") as f:
     lines = f.read().splitlines()
   start = next((i for i, line in enumerate(lines) if line.startswith("|") and
-                formatting.cells(line)[0].lower() == "set"), None)
+                tables.cells(line)[0].lower() == "set"), None)
   if start is None:
     raise errors.DataFormatError(path, max(len(lines), 1),
                                  "no results table (header '| set | ...')")
-  header = formatting.cells(lines[start])
+  header = tables.cells(lines[start])
   columns = _columns(header, path, start + 1)
   if start + 1 >= len(lines) or not _SEPARATOR.match(lines[start + 1].strip()):
     raise errors.DataFormatError(path, start + 2, "expected the table's "
@@ -96,12 +96,12 @@ def load_baseline_file(path: str, prefix: str = "") -> dict:
   for i in range(start + 2, len(lines)):
     line, line_number = lines[i], i + 1
     if not line.startswith("|"):
-      if any(l.startswith("|") and formatting.cells(l)[0].lower() == "set"
+      if any(l.startswith("|") and tables.cells(l)[0].lower() == "set"
              for l in lines[i:]):
         raise errors.DataFormatError(path, line_number, "more than one "
                                      "results table")
       break
-    cells = formatting.cells(line)
+    cells = tables.cells(line)
     if len(cells) != len(header):
       raise errors.DataFormatError(path, line_number, f"{len(cells)} cells, "
                                    f"the header has {len(header)}")
@@ -128,7 +128,7 @@ def load_references(specs: Sequence[str]) -> dict:
   """The reference columns of "PREFIX=PATH" baseline pages, in one dict."""
   out = {}
   for spec in specs:
-    prefix, path = formatting.name_value(spec, "--reference", "PREFIX=PATH")
+    prefix, path = tables.name_value(spec, "--reference", "PREFIX=PATH")
     try:
       columns = load_baseline_file(path, prefix)
     except OSError as e:

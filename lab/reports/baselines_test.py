@@ -5,9 +5,9 @@ import re
 
 from absl.testing import absltest
 
+from lab.reports import baselines
 from sentzoo.common import errors
 from sentzoo.tests import test_util
-from lab.reports import baselines
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The shared folder holds data/ and baselines/: the parent of

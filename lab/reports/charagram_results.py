@@ -2,7 +2,7 @@ r"""The CHARAGRAM paper's Table 1 for trained runs (docs/charagram.md).
 
   python -m lab.reports.charagram_results \
       --run="CHARAGRAM-PHRASE MAX=runs/charagram/charagram_phrase_max" \
-      --data_dir=../shared/data --output_markdown=docs/charagram.md
+      --data_dir=../shared/data [--record_only]
 
 Each --run is NAME=MODEL_DIR of `trainers/charagram.py` runs (seed<k>/
 folders); each export is scored by cosine, Pearson's r x 100 per set, beside
@@ -14,9 +14,10 @@ nothing.
 
 A finished seed's evaluation is kept in a committed record
 (<records_dir>/<run>/seed<k>/: Pearsons, per-pair scores to 4 decimals, the
-training summary) and read from there when the run folder is absent, so the
-page can be built over several sittings on different machines; the page
-always uses the rounded scores, so folder and record give the same page.
+training summary) and read from there when the run folder is absent; the
+command prints the page's text, and `make docs` writes it from the records
+alone (`page_part`). Both use the rounded scores, so folder and record give
+the same page.
 """
 
 import json
@@ -26,6 +27,10 @@ import os
 from absl import flags
 import numpy as np
 
+from lab import records
+from lab.reports import paper_numbers
+from lab.reports import word_vector_choice
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -35,9 +40,6 @@ from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import twitter_pit
-from lab.reports import formatting
-from lab.reports import paper_numbers
-from lab.reports import run_records
 
 ALL_MEAN = "all.mean"
 # Table 1's sets under the names evaluated here (its means are recomputed).
@@ -48,7 +50,7 @@ PAPER_ORDER = ("CHARAGRAM-PHRASE", "PARAGRAM-PHRASE", "charCNN", "charLSTM")
 EVAL_CACHE = "charagram_eval.json"
 # A record's files: per-set Pearson, per-pair scores, the run's
 # model_config.json less the model, training wall seconds
-# (run_records.WALL_SECONDS).
+# (records.WALL_SECONDS).
 RECORD_SCORES = "pearson.json"
 RECORD_PREDICTED = "predicted.npz"
 RECORD_CONFIG_KEYS = ("model_type", "variant", "training")
@@ -85,7 +87,7 @@ def table_rows(set_names, dev_name=None):
 
 def row_values(scores, rows):
   """{row key: value} of one column of per-set scores."""
-  mean = run_records.mean_present
+  mean = records.mean_present
   return {key: (mean([scores.get(m, math.nan) for m in members])
                 if members else scores.get(key, math.nan))
           for key, _, members in rows}
@@ -100,7 +102,7 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
   seeded = [(name, [row_values(x, rows) for x in
                     (scores if isinstance(scores, (list, tuple)) else
                      [scores])]) for name, scores in columns]
-  values = {name: {key: run_records.mean_present([v[key] for v in seeds])
+  values = {name: {key: records.mean_present([v[key] for v in seeds])
                    for key, _, _ in rows} for name, seeds in seeded}
   paper = [(f"paper {p}", row_values({k: v[i] for k, v in PAPER_SETS.items()},
                                      rows))
@@ -110,13 +112,13 @@ def format_markdown(columns, set_names, missing=(), dev_name=None):
   body = []
   for key, label, _ in rows:
     body.append([label] + [
-        formatting.number(values[n][key], 1) if len(s) == 1 else
-        formatting.mean_std(significance.mean_std([v[key] for v in s]), 1)
-        for n, s in seeded] + [formatting.number(v[key], 1) for _, v in paper])
+        tables.number(values[n][key], 1) if len(s) == 1 else
+        tables.mean_std(significance.mean_std([v[key] for v in s]), 1)
+        for n, s in seeded] + [tables.number(v[key], 1) for _, v in paper])
   printed = paper_numbers.CHARAGRAM_TABLE1["Average"]
   body.append(["paper's printed Average (22 sets, incl. 2013 SMT)"]
-              + [""] * len(seeded) + [formatting.number(v, 1) for v in printed])
-  text = formatting.table(header, body) + (
+              + [""] * len(seeded) + [tables.number(v, 1) for v in printed])
+  text = tables.table(header, body) + (
       "\nPearson's r x 100 of cosine similarity; a column over several "
       "training seeds (n=...) shows mean ± standard deviation over them "
       "(each seed's yearly means and Average first, then their mean and "
@@ -171,8 +173,9 @@ def ordering_lines(averages, best):
       " (whether the differences are real: the paired tests below)."]
 
 
-def _has_export(folder):
-  return os.path.isdir(os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
+def _has_export(folder, records_only=False):
+  return not records_only and os.path.isdir(
+      os.path.join(folder, model_dir_lib.EXPORT_SUBDIR))
 
 
 def _has_seeds(folder):
@@ -181,26 +184,29 @@ def _has_seeds(folder):
 
 
 def _is_recorded(record):
-  return run_records.first_with(RECORD_SCORES, record) is not None
+  return records.first_with(RECORD_SCORES, record) is not None
 
 
-def seed_sources(model_dir, seeds, records_dir=None):
+def seed_sources(model_dir, seeds, records_dir=None, records_only=False):
   """{seed: (run folder, record folder or None, read from the record?)}:
-  the seeds with an export, else a record; a run without any seed folders
-  is the single run {None: ...}."""
+  the seeds with an export (unless `records_only`), else a record; a run
+  without any seed folders is the single run {None: ...}."""
   run = os.path.basename(os.path.normpath(model_dir))
   def record(seed):
-    return (run_records.record_dir(records_dir, run, seed) if records_dir
+    return (records.record_dir(records_dir, run, seed) if records_dir
             else None)
   found = {}
   for k in seeds:
     folder = os.path.join(model_dir, f"seed{k}")
-    if _has_export(folder) or _is_recorded(record(k)):
-      found[k] = (folder, record(k), not _has_export(folder))
-  if found or _has_seeds(model_dir) or _has_seeds(record(None)):
+    exported = _has_export(folder, records_only)
+    if exported or _is_recorded(record(k)):
+      found[k] = (folder, record(k), not exported)
+  if found or (_has_seeds(model_dir) and not records_only) or _has_seeds(
+      record(None)):
     return found
-  if _has_export(model_dir) or _is_recorded(record(None)):
-    return {None: (model_dir, record(None), not _has_export(model_dir))}
+  exported = _has_export(model_dir, records_only)
+  if exported or _is_recorded(record(None)):
+    return {None: (model_dir, record(None), not exported)}
   return {}
 
 
@@ -221,21 +227,24 @@ def compare(run_a, run_b, gold, num_samples=1000):
       sets, num_samples=num_samples)
 
 
-def claims(runs, best, gold, num_samples=1000):
+def claims(runs, best, gold, num_samples=1000, tested=None):
   """[(claim, verdict, detail)]: CHARAGRAM-PHRASE > each other model, then
-  the paper's whole ordering (when all four are present)."""
-  out, tested = [], {}
+  the paper's whole ordering (when all four are present). tested: the
+  comparisons done already, by their columns, from the same records."""
+  out = []
+  tested = {} if tested is None else tested
   def test(a, b):
-    if (a, b) not in tested:
+    if (best[a], best[b]) not in tested:
       t_test, boot = compare(runs[best[a]], runs[best[b]], gold, num_samples)
       detail = (f"{boot.difference:+.1f} ({best[a]} vs {best[b]}; t-test "
-                f"over {t_test.num} seeds p {formatting.pvalue(t_test.pvalue)}"
-                f", bootstrap p {formatting.pvalue(boot.pvalue)}, 95% "
+                f"over {t_test.num} seeds p {tables.pvalue(t_test.pvalue)}"
+                f", bootstrap p {tables.pvalue(boot.pvalue)}, 95% "
                 f"interval {boot.detail['ci95'][0]:+.1f} to "
                 f"{boot.detail['ci95'][1]:+.1f})" if boot.num else
                 "(no common sets)")
-      tested[a, b] = significance.direction([t_test, boot]), detail
-    return tested[a, b]
+      tested[best[a], best[b]] = (significance.direction([t_test, boot]),
+                                  detail)
+    return tested[best[a], best[b]]
   first = PAPER_ORDER[0]
   for baseline in PAPER_ORDER[1:]:
     if first in best and baseline in best:
@@ -250,11 +259,12 @@ def claims(runs, best, gold, num_samples=1000):
   return out
 
 
-def claim_lines(runs, best, gold, num_samples=1000):
+def claim_lines(runs, best, gold, num_samples=1000, tested=None):
   """The page's sentences for `claims`."""
   return [f"- {claim}: {verdict} {detail}." if detail[0] != "e" else
           f"- The paper's ordering {claim} ({detail}): {verdict}."
-          for claim, verdict, detail in claims(runs, best, gold, num_samples)]
+          for claim, verdict, detail in claims(runs, best, gold, num_samples,
+                                               tested)]
 
 
 def _scores_json(evaluated):
@@ -268,34 +278,34 @@ def write_record(record, folder, evaluated):
   """Writes a seed's record unless it holds these Pearsons already (wall
   seconds it lacks are copied; a new dev score rewrites pearson.json
   alone). Returns whether anything of the scores was written."""
-  if (os.path.isfile(os.path.join(folder, run_records.WALL_SECONDS))
-      and not os.path.isfile(os.path.join(record, run_records.WALL_SECONDS))):
-    run_records.copy_files(folder, record, [run_records.WALL_SECONDS])
+  if (os.path.isfile(os.path.join(folder, records.WALL_SECONDS))
+      and not os.path.isfile(os.path.join(record, records.WALL_SECONDS))):
+    records.copy_files(folder, record, [records.WALL_SECONDS])
   scores_path = os.path.join(record, RECORD_SCORES)
   if _is_recorded(record):
-    recorded = run_records.read_json(scores_path)
+    recorded = records.read_json(scores_path)
     if recorded["sets"] == evaluated["scores"]:
       if evaluated.get("dev") in (None, recorded.get("dev")):
         return False
-      run_records.write_json(scores_path, _scores_json(evaluated))
+      records.write_json(scores_path, _scores_json(evaluated))
       return True
   config_path = os.path.join(folder, model_dir_lib.MODEL_CONFIG_FILE)
-  config = ({k: v for k, v in run_records.read_json(config_path).items()
+  config = ({k: v for k, v in records.read_json(config_path).items()
              if k in RECORD_CONFIG_KEYS}
             if os.path.exists(config_path) else {})
-  run_records.save_decimals(os.path.join(record, RECORD_PREDICTED),
+  records.save_decimals(os.path.join(record, RECORD_PREDICTED),
                             evaluated["predicted"])
-  run_records.write_json(os.path.join(record, model_dir_lib.MODEL_CONFIG_FILE),
+  records.write_json(os.path.join(record, model_dir_lib.MODEL_CONFIG_FILE),
                          config)
-  run_records.write_json(scores_path, _scores_json(evaluated))
+  records.write_json(scores_path, _scores_json(evaluated))
   return True
 
 
 def read_record(record, set_names):
   """A seed's evaluation from its record ("dev" None when it has none)."""
-  recorded = run_records.read_json(os.path.join(record, RECORD_SCORES))
+  recorded = records.read_json(os.path.join(record, RECORD_SCORES))
   scores = recorded["sets"]
-  predicted = run_records.load_decimals(os.path.join(record,
+  predicted = records.load_decimals(os.path.join(record,
                                                      RECORD_PREDICTED))
   absent = [n for n in set_names if n not in scores or n not in predicted]
   if absent:
@@ -314,9 +324,9 @@ def evaluate_source(source, pair_sets, missing, name, dev_set=None):
     return read_record(record, [p.name for p in pair_sets])
   evaluated = _evaluate_cached(folder, pair_sets, missing, name, dev_set)
   if record and write_record(record, folder, evaluated):
-    size = run_records.size_bytes(record)
+    size = records.size_bytes(record)
     print(f"{name}: recorded {folder} in {record} ({size:,} bytes)")
-  evaluated["predicted"] = {n: run_records.round_decimals(v)
+  evaluated["predicted"] = {n: records.round_decimals(v)
                             for n, v in evaluated["predicted"].items()}
   return evaluated
 
@@ -330,7 +340,7 @@ def _evaluate_cached(folder, pair_sets, missing, name, dev_set=None):
   cache = os.path.join(folder, EVAL_CACHE)
   sets = {}
   if os.path.exists(cache):
-    cached = run_records.read_json(cache)
+    cached = records.read_json(cache)
     if cached.get("export") == export:
       sets = cached["sets"]
   wanted = list(pair_sets) + ([dev_set] if dev_set is not None else [])
@@ -356,7 +366,7 @@ def _training_line(name, model_dir, config_dir=None):
   path = os.path.join(config_dir or model_dir, model_dir_lib.MODEL_CONFIG_FILE)
   if not os.path.exists(path):
     return f"- {name}: `{model_dir}`"
-  config = run_records.read_json(path)
+  config = records.read_json(path)
   if config.get("model_type") != "charagram":
     return (f"- {name}: `{model_dir}`: a {config.get('model_type')} model "
             "(not trained on paraphrase pairs)")
@@ -374,7 +384,7 @@ def _training_line(name, model_dir, config_dir=None):
 
 
 def load_runs(runs, seeds, pair_sets, missing, records_dir=None,
-              dev_set=None):
+              dev_set=None, records_only=False):
   """Evaluates (or reads from records) every run, on the test sets and
   dev_set. Returns (format_markdown's columns, claims' runs with "dev",
   [(name, folder shown, folder of its model_config.json, seeds, [wall
@@ -382,7 +392,7 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None,
   rows = table_rows([p.name for p in pair_sets])
   columns, per_run, present = [], {}, []
   for name, model_dir in runs:
-    sources = seed_sources(model_dir, seeds, records_dir)
+    sources = seed_sources(model_dir, seeds, records_dir, records_only)
     if not sources:
       print(f"{name}: no seed of {seeds} under {model_dir}"
             + (f" nor in {records_dir}" if records_dir else "")
@@ -399,8 +409,8 @@ def load_runs(runs, seeds, pair_sets, missing, records_dir=None,
                          "predicted": e["predicted"], "dev": e.get("dev")}
                      for k, e in evaluated.items()}
     folder, record, _ = next(iter(sources.values()))
-    walls = (run_records.wall_seconds(f, r) for f, r, _ in sources.values())
-    present.append((name, folder, run_records.first_with(
+    walls = (records.wall_seconds(f, r) for f, r, _ in sources.values())
+    present.append((name, folder, records.first_with(
         model_dir_lib.MODEL_CONFIG_FILE, folder, record),
                     sorted(k for k in sources if k is not None),
                     [w for w in walls if w is not None]))
@@ -421,7 +431,7 @@ def chosen_columns(per_run, names):
   """({run: its test Average, mean over its seeds}, `choose_sampling`'s
   (best, lines) by each run's mean STS-B dev) of `load_runs`' per_run;
   names: the runs' names, in page order."""
-  averages, dev = ({name: run_records.mean_present([s[key] for s in
+  averages, dev = ({name: records.mean_present([s[key] for s in
                                                     seeded.values()])
                     for name, seeded in per_run.items()}
                    for key in ("average", "dev"))
@@ -429,12 +439,13 @@ def chosen_columns(per_run, names):
 
 
 def page_text(runs, seeds, pair_sets, missing, records_dir=None,
-              bootstrap_samples=1000, dev_set=None):
+              bootstrap_samples=1000, dev_set=None, records_only=False,
+              tested=None):
   """The page below the preamble: table, MAX/MIX chosen on dev_set,
   ordering, paired tests, runs."""
   gold = {p.name: p.scores for p in pair_sets}
   columns, per_run, present = load_runs(runs, seeds, pair_sets, missing,
-                                        records_dir, dev_set)
+                                        records_dir, dev_set, records_only)
   table, _ = format_markdown(columns, [p.name for p in pair_sets], missing,
                              dev_set.name if dev_set is not None else None)
   averages, (best, choice) = chosen_columns(per_run, [p[0] for p in present])
@@ -449,8 +460,8 @@ def page_text(runs, seeds, pair_sets, missing, records_dir=None,
            "holds when both give p < 0.05 with A above, does not hold when "
            "both give p < 0.05 with A below, and is otherwise not "
            "distinguishable at p<0.05.\n\n")
-  text += "\n".join(claim_lines(per_run, best, gold,
-                                bootstrap_samples)) + "\n"
+  text += "\n".join(claim_lines(per_run, best, gold, bootstrap_samples,
+                                tested)) + "\n"
   text += "\nRuns:\n" + "\n".join(
       _training_line(f"{n} (seeds {', '.join(map(str, ks))})" if ks else n,
                      d, c) + ("; training wall time per seed " + " / ".join(
@@ -472,9 +483,9 @@ def main(argv):
   cli.reject_arguments(argv)
   if not FLAGS.run:
     raise errors.UserError("pass --run=NAME=MODEL_DIR at least once")
-  runs = [formatting.name_value(spec, "--run", "NAME=MODEL_DIR")
+  runs = [tables.name_value(spec, "--run", "NAME=MODEL_DIR")
           for spec in FLAGS.run]
-  seeds = run_records.parse_seeds(FLAGS.seeds)
+  seeds = records.parse_seeds(FLAGS.seeds)
   data_dir = data_dir_lib.resolve_data_dir(FLAGS.data_dir)
   pair_sets, missing = evaluation_sets(data_dir)
   dev_set = sts_data.load_stsb_split(data_dir, "dev")  # never in a test mean
@@ -483,17 +494,42 @@ def main(argv):
       raise errors.UserError("--record_only needs --records_dir")
     load_runs(runs, seeds, pair_sets, missing, FLAGS.records_dir, dev_set)
     return
-  text = page_text(runs, seeds, pair_sets, missing, FLAGS.records_dir,
-                   FLAGS.bootstrap_samples, dev_set)
-  print(text)
-  if FLAGS.output_markdown:
-    head = ""
-    if FLAGS.command_note:
-      head = formatting.command_note_line(FLAGS.command_note) + "\n\n"
-    if FLAGS.preamble:
-      with open(FLAGS.preamble, encoding="utf-8") as p:
-        head += p.read().rstrip("\n") + "\n\n"
-    formatting.write_page(FLAGS.output_markdown, head + text)
+  print(page_text(runs, seeds, pair_sets, missing, FLAGS.records_dir,
+                  FLAGS.bootstrap_samples, dev_set))
+
+
+# docs/charagram.md's columns, in order: (name, run folder), trained by
+# docs/run_charagram.sh; then the word vectors PARAGRAM-PHRASE starts from.
+PAGE_RUNS = tuple(
+    (name, f"runs/charagram/{folder}") for name, folder in (
+        ("CHARAGRAM-PHRASE MAX", "charagram_phrase_max"),
+        ("CHARAGRAM-PHRASE MIX", "charagram_phrase_mix"),
+        ("CHARAGRAM-PHRASE + task paraphrases MAX",
+         "charagram_phrase_tasks_max"),
+        ("CHARAGRAM-PHRASE + PPDB-XL word pairs MAX",
+         "charagram_phrase_lexicon_max"),
+        ("PARAGRAM-PHRASE MAX", "paragram_phrase_max"),
+        ("PARAGRAM-PHRASE MIX", "paragram_phrase_mix"),
+        ("charCNN MAX", "char_cnn_max"), ("charCNN MIX", "char_cnn_mix"),
+        ("charLSTM MAX", "char_lstm_max"), ("charLSTM MIX", "char_lstm_mix"),
+        ("PARAGRAM-PHRASE random init MAX", "paragram_phrase_random_max"),
+        ("PARAGRAM-PHRASE L2 1e-6 MAX", "paragram_phrase_max_l2"),
+        ("CHARAGRAM word (lexicon) MAX", "charagram_word_max")))
+
+
+def page_part(context):
+  """docs/charagram.md from its table on (lab/docs.py): the recorded runs
+  of PAGE_RUNS and of the zoo's word vectors."""
+  choice = word_vector_choice.read_choice(
+      os.path.join(context.records, "zoo_word_vectors.json"))
+  records_dir = os.path.join(context.records, "charagram")
+  runs = [run for run in PAGE_RUNS + (
+      ("PARAGRAM-PHRASE initial word vectors", choice["model_dir"]),)
+          if seed_sources(run[1], [0, 1, 2], records_dir, True)]
+  pair_sets, missing = evaluation_sets(context.data_dir)
+  return page_text(runs, [0, 1, 2], pair_sets, missing, records_dir,
+                   dev_set=sts_data.load_stsb_split(context.data_dir, "dev"),
+                   records_only=True, tested=context.tested)
 
 
 if __name__ == "__main__":
@@ -501,17 +537,13 @@ if __name__ == "__main__":
                             "names ending in ' MAX' / ' MIX' are compared.")
   flags.DEFINE_string("data_dir", "", "Data directory (default: "
                       f"${data_dir_lib.ENV_VAR}).")
-  flags.DEFINE_string("output_markdown", "", "Also write the page here.")
   flags.DEFINE_list("seeds", ["0", "1", "2"], "Seeds of a --run folder with "
                     "seed<k> subfolders (those present are used).")
   flags.DEFINE_integer("bootstrap_samples", 1000, "Paired bootstrap "
                        "samples.")
-  flags.DEFINE_string("command_note", "", "First line 'Produced by: ...'.")
   flags.DEFINE_string("records_dir", "docs/records/charagram", "Records of "
                       "the seeds' evaluations: written for every evaluated "
                       "seed, read where a seed has no export. Empty: none.")
   flags.DEFINE_bool("record_only", False, "Evaluate and record the runs; "
-                    "write no page.")
-  flags.DEFINE_string("preamble", "", "A markdown file written above the "
-                      "table (prose that states no measured numbers).")
+                    "print no page.")
   cli.run(main)

@@ -13,8 +13,8 @@ import numpy as np
 
 import tensorflow as tf
 
+from lab import records
 from lab.reports import charagram_results
-from lab.reports import run_records
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PairSet = collections.namedtuple("PairSet", ["name", "scores"])
@@ -182,9 +182,9 @@ class CharagramResultsTest(tf.test.TestCase):
       with open(os.path.join(runs[1][1], f"seed{k}", "wall_seconds"),
                 "w") as f:
         f.write(seconds)
-    records = os.path.join(root, "records")
+    records_dir = os.path.join(root, "records")
     from_runs = charagram_results.page_text(runs, [0, 1, 2], pair_sets, [],
-                                            records, bootstrap_samples=50,
+                                            records_dir, bootstrap_samples=50,
                                             dev_set=dev_set)
     # The dev row is outside the Average; charCNN MAX (less noise) is
     # chosen on it.
@@ -196,25 +196,25 @@ class CharagramResultsTest(tf.test.TestCase):
                      "MAX is chosen.")
     self.assertIn("vs charCNN MAX;", from_runs.split("CHARAGRAM-PHRASE > "
                                                      "charCNN:")[1])
-    self.assertIn("dev", run_records.read_json(
-        os.path.join(records, "cnn", "seed0", "pearson.json")))
-    record = os.path.join(records, "cnn", "seed1")
+    self.assertIn("dev", records.read_json(
+        os.path.join(records_dir, "cnn", "seed0", "pearson.json")))
+    record = os.path.join(records_dir, "cnn", "seed1")
     self.assertCountEqual(os.listdir(record), [
         "pearson.json", "predicted.npz", "model_config.json",
         "wall_seconds"])
-    self.assertNotIn("model", run_records.read_json(
+    self.assertNotIn("model", records.read_json(
         os.path.join(record, "model_config.json")))
     # 500 per-pair scores at 4 decimals: about 1 KB of int16, compressed.
-    self.assertLess(run_records.size_bytes(record), 3000)
+    self.assertLess(records.size_bytes(record), 3000)
     # A fresh machine: no run folders, the page comes from the records.
     shutil.rmtree(os.path.join(root, "runs"))
     self.assertEqual(
-        charagram_results.seed_sources(runs[1][1], [0, 1, 2], records),
+        charagram_results.seed_sources(runs[1][1], [0, 1, 2], records_dir),
         {k: (os.path.join(runs[1][1], f"seed{k}"),
-             os.path.join(records, "cnn", f"seed{k}"), True)
+             os.path.join(records_dir, "cnn", f"seed{k}"), True)
          for k in (0, 1)})
     from_records = charagram_results.page_text(
-        runs, [0, 1, 2], pair_sets, [], records, bootstrap_samples=50,
+        runs, [0, 1, 2], pair_sets, [], records_dir, bootstrap_samples=50,
         dev_set=dev_set)
     self.assertEqual(from_records, from_runs)
     self.assertIn("- charCNN MAX (seeds 0, 1): `" + runs[1][1] + "/seed0`: "
@@ -278,16 +278,16 @@ class CharagramResultsTest(tf.test.TestCase):
       f.write("61")
     self.assertFalse(charagram_results.write_record(record, folder,
                                                     evaluated))
-    self.assertEqual(run_records.wall_seconds(record), 61.0)
+    self.assertEqual(records.wall_seconds(record), 61.0)
     with open(os.path.join(folder, "wall_seconds"), "w") as f:
       f.write("soon")
     with self.assertRaisesRegex(charagram_results.errors.DataFormatError,
                                 "not a number of seconds"):
-      run_records.wall_seconds(folder)
+      records.wall_seconds(folder)
     back = charagram_results.read_record(record, ["A"])
     self.assertEqual(back["scores"], {"A": 50.123456789})
     self.assertAllEqual(back["predicted"]["A"], [0.1235, -1.0, 1.0])
-    self.assertAllEqual(back["predicted"]["A"], run_records.round_decimals(
+    self.assertAllEqual(back["predicted"]["A"], records.round_decimals(
         evaluated["predicted"]["A"]))
     with self.assertRaisesRegex(charagram_results.errors.UserError, "lacks"):
       charagram_results.read_record(record, ["A", "B"])

@@ -1,12 +1,13 @@
 r"""The continued-training table: runs with and without --init_from.
 
   python -m lab.reports.continued_training "part01 model=runs/s2v_part01" \
-      "continued on parts 02-07=runs/s2v_p2to7_continued" [--page=PAGE]
+      "continued on parts 02-07=runs/s2v_p2to7_continued" [--record=PATH]
 
 Each LABEL=MODEL_DIR is a finished run. A row per run (start, corpus,
 steps, vocabulary, STS-B dev, which decides, and for information SICK test
 and the STS mean), then each --init_from run against each scratch run of the
-same corpus and steps. --page replaces the page's `## Results` section.
+same corpus and steps. --record writes the page's `## Results` section
+(docs/records/continued_training/results.md; `make docs` puts it there).
 """
 
 import argparse
@@ -16,10 +17,9 @@ import sys
 import time
 from typing import Any, Dict, List
 
+from lab import records
+from lab import tables
 from sentzoo.common import resources
-from lab.reports import doc_sections
-from lab.reports import formatting
-from lab.reports import run_records
 
 SECTION_TITLE = "Results"
 _DEV, _SICK, _STS_MEAN = "STSB.dev", "SICK.test", "STS.mean"
@@ -35,7 +35,7 @@ def _short(path: str) -> str:
 def read_run(label: str, model_dir: str) -> Dict[str, Any]:
   """What the table shows of the finished run in `model_dir`."""
   config, finished, results = (
-      run_records.read_json(os.path.join(model_dir, name)) for name in
+      records.read_json(os.path.join(model_dir, name)) for name in
       ("model_config.json", "finished.json", "sts_results.json"))
   training = config.get("training", {})
 
@@ -57,13 +57,13 @@ def read_run(label: str, model_dir: str) -> Dict[str, Any]:
 
 def table(runs: List[Dict[str, Any]]) -> str:
   """The markdown table of `runs` (`read_run`)."""
-  return formatting.table(
+  return tables.table(
       ["run", "started from", "corpus", "steps", "vocabulary", "STS-B dev",
        "SICK test", "STS mean (19 sets)"],
       [[f"{run['label']} (`{run['folder']}`)",
         f"`{run['init_from']}`" if run["init_from"] else "scratch",
         ", ".join(run["corpus"]), f"{run['steps']:,}", f"{run['vocabulary']:,}"]
-       + [formatting.number(run[k]) for k in ("dev", "sick", "sts_mean")]
+       + [tables.number(run[k]) for k in ("dev", "sick", "sts_mean")]
        for run in runs], "|---|---|---|" + "---:|" * 5)[:-1]
 
 
@@ -86,10 +86,10 @@ def comparisons(runs: List[Dict[str, Any]]) -> List[str]:
           f"{gain:+.2f} points; the target (continued at least as high as "
           f"from scratch at equal steps) is {'met' if gain >= 0 else 'missed'}"
           f". For information: SICK test "
-          f"{formatting.number(continued['sick'])} against "
-          f"{formatting.number(scratch['sick'])}, STS mean "
-          f"{formatting.number(continued['sts_mean'])} against "
-          f"{formatting.number(scratch['sts_mean'])}.")
+          f"{tables.number(continued['sick'])} against "
+          f"{tables.number(scratch['sick'])}, STS mean "
+          f"{tables.number(continued['sts_mean'])} against "
+          f"{tables.number(scratch['sts_mean'])}.")
   return sentences
 
 
@@ -114,8 +114,8 @@ def main(argv: List[str]) -> int:
       description=__doc__.split("\n\n")[0].strip(),
       formatter_class=argparse.RawDescriptionHelpFormatter)
   parser.add_argument("runs", nargs="+", metavar="LABEL=MODEL_DIR")
-  parser.add_argument("--page", help="markdown page whose `## Results` "
-                      "section is replaced")
+  parser.add_argument("--record", help="where the page's `## Results` "
+                      "section goes (`make docs` puts it into the page)")
   args = parser.parse_args(argv)
   runs = []
   for item in args.runs:
@@ -132,12 +132,11 @@ def main(argv: List[str]) -> int:
   print(table(runs))
   for sentence in comparisons(runs):
     print(sentence)
-  if args.page:
+  if args.record:
     command = "python -m lab.reports.continued_training " + " ".join(
         f'"{run["label"]}=.../{run["folder"]}"' for run in runs)
-    doc_sections.replace_section(args.page, SECTION_TITLE,
-                                 section(runs, command))
-    print(f"wrote the section '## {SECTION_TITLE}' of {args.page}")
+    tables.write_page(args.record, section(runs, command))
+    print(f"recorded the section '## {SECTION_TITLE}' in {args.record}")
   return 0
 
 

@@ -1,10 +1,5 @@
-"""docs/distributed.md's table of Sent2Vec's memory per process by strategy.
-
-  python lab/reports/distributed_memory_table.py
-
-Prints the table (markdown) that docs/distributed.md shows for the paper's
-models; distributed_memory_table_test.py checks that the page holds it.
-"""
+"""docs/distributed.md's table of Sent2Vec's memory per process by strategy
+(written by `make docs`, lab/docs.py)."""
 
 
 def parameter_server_memory(source_rows, target_rows, dim, num_ps,
@@ -65,5 +60,7 @@ def paper_memory_table(num_ps=(2, 4, 8), block_lines=64, num_negatives=10):
   return lines
 
 
-if __name__ == "__main__":
-  print("\n".join(paper_memory_table()))
+def part(context):
+  """The page's table (lab/docs.py)."""
+  del context
+  return "\n".join(paper_memory_table()) + "\n"

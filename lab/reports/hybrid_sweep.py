@@ -8,9 +8,10 @@ Trains, in this process, each run that has neither results.json nor a
 record (`hybrid_siamese.run` with configs/hybrid_<task>_<encoder>.flags,
 --mode=<loss>, --seed=<k>; its output to train.log in its folder), seed 0 of
 every cell before seed 1 of any; --retrain=CELL[/seed<k>] trains a recorded
-run again. Each finished run is recorded (`lab.reports.run_records`); then the
-page is written by `lab.reports.hybrid_table`, whose flags it shares (absl's
-process-wide flags are the trainer's).
+run again. Each finished run is recorded (`lab.records`) and the page of the
+runs is printed (`make docs` writes docs/hybrid_siamese.md from the records);
+the flags are `lab.reports.hybrid_table`'s (absl's process-wide flags are the
+trainer's).
 """
 
 import contextlib
@@ -22,11 +23,11 @@ from typing import Sequence
 from absl import flags
 import numpy as np
 
+from lab import records
+from lab.reports import hybrid_table
+from lab.reports import word_vector_choice
 from sentzoo.common import cli
 from sentzoo.common import errors
-from lab.reports import hybrid_table
-from lab.reports import run_records
-from lab.reports import word_vector_choice
 from sentzoo.trainers import hybrid_siamese
 
 
@@ -56,11 +57,11 @@ def write_record(fv, task, encoder, mode, seed):
   if destination is None:
     return None
   source = hybrid_table.run_dir(fv, task, encoder, mode, seed)
-  run_records.copy_files(source, destination, [hybrid_siamese.RESULTS_FILE])
+  records.copy_files(source, destination, [hybrid_siamese.RESULTS_FILE])
   predictions = os.path.join(source, hybrid_siamese.TEST_PREDICTIONS_FILE)
   if os.path.exists(predictions):
     with np.load(predictions) as saved:
-      run_records.save_bools(
+      records.save_bools(
           os.path.join(destination, hybrid_siamese.TEST_PREDICTIONS_FILE),
           {k: saved[k] for k in saved.files})
   return destination
@@ -114,18 +115,18 @@ def train_all(fv):
   """Trains the runs without results.json or a record (and --retrain's),
   seeds outermost so that an interrupted sweep covers the whole table;
   records every finished run."""
-  retrain = run_records.parse_retrain(fv.retrain)
-  for seed in run_records.parse_seeds(fv.seeds):
+  retrain = records.parse_retrain(fv.retrain)
+  for seed in records.parse_seeds(fv.seeds):
     for task in fv.tasks:
       for encoder in fv.encoders:
         for mode in fv.modes:
           folder = hybrid_table.run_dir(fv, task, encoder, mode, seed)
           record = hybrid_table.record_dir(fv, task, encoder, mode, seed)
-          asked = run_records.asked_for(
+          asked = records.asked_for(
               retrain, hybrid_table.cell_name(task, encoder, mode), seed)
-          recorded = run_records.first_with(hybrid_siamese.RESULTS_FILE,
+          recorded = records.first_with(hybrid_siamese.RESULTS_FILE,
                                             record) is not None
-          finished = run_records.first_with(hybrid_siamese.RESULTS_FILE,
+          finished = records.first_with(hybrid_siamese.RESULTS_FILE,
                                             folder) is not None
           if not asked and (finished or recorded):
             if finished and record and not recorded:
@@ -151,13 +152,13 @@ def train_all(fv):
 
 
 def run(argv: Sequence[str]) -> str:
-  """Trains the missing runs, then writes the page (argv[0]: the program).
+  """Trains the missing runs, then prints the page (argv[0]: the program).
   An interrupted run (errors.Interrupted) resumes when run again."""
   return sweep(cli.parse_own_flags(define_flags, argv))
 
 
 def sweep(fv) -> str:
-  """Trains the missing runs of the parsed flags, then writes the page."""
+  """Trains the missing runs of the parsed flags, then prints the page."""
   hybrid_table.check_flags(fv)
   if fv.word_vector_choice:
     if fv.word_vectors:
@@ -166,7 +167,9 @@ def sweep(fv) -> str:
     fv.word_vectors = word_vector_choice.read_choice(
         fv.word_vector_choice)["model_dir"]
   train_all(fv)
-  return hybrid_table.write_page(fv)
+  page = hybrid_table.render(fv)
+  print(page)
+  return page
 
 
 if __name__ == "__main__":

@@ -1,13 +1,9 @@
 r"""The hybrid siamese matcher's page: encoders x losses, one table per task.
 
-  python -m lab.reports.hybrid_table --data_dir=../shared/data \
-      --word_vector_choice=runs/zoo_word_vectors.json \
-      --runs_dir=runs/hybrid_table --output=docs/hybrid_siamese.md
-
-renders docs/hybrid_siamese.md in the layout of Nicosia and Moschitti (CIKM
-2017) Tables 1-2 from <runs_dir>/<task>_<encoder>_<loss>/seed<k>/, or their
-committed records (`lab.reports.run_records`) where a run folder is absent;
-`lab.reports.hybrid_sweep` trains the missing runs. Contrastive runs are shown
+`make docs` (lab/docs.py, `page`) renders docs/hybrid_siamese.md in the
+layout of Nicosia and Moschitti (CIKM 2017) Tables 1-2 from the records of
+<task>_<encoder>_<loss>/seed<k>/ runs (docs/records/hybrid_table), which
+`lab.reports.hybrid_sweep` trains and records. Contrastive runs are shown
 under the paper's fixed threshold and a dev-tuned one. "joint >= each single
 loss" is decided by a paired t-test over seeds and McNemar's test on the
 pooled test decisions (`significance.claim_verdict`); the page states the
@@ -20,15 +16,15 @@ from typing import Sequence
 from absl import flags
 import numpy as np
 
+from lab import records
+from lab.reports import paper_numbers
+from lab.reports import word_vector_choice
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import significance
 from sentzoo.inputs import pair_datasets
-from lab.reports import formatting
-from lab.reports import paper_numbers
-from lab.reports import run_records
-from lab.reports import word_vector_choice
 from sentzoo.trainers import hybrid_siamese
 
 TASKS = {"msrp": "MSRP (paraphrase, test 1,725 pairs)",
@@ -64,8 +60,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
                       "Records of finished runs (read when a run folder is "
                       "absent; written when a run finishes). Empty: none.",
                       flag_values=flag_values)
-  flags.DEFINE_string("output", "docs/hybrid_siamese.md", "Markdown page.",
-                      flag_values=flag_values)
   flags.DEFINE_list("tasks", list(TASKS), "Tasks.", flag_values=flag_values)
   flags.DEFINE_list("encoders", list(ENCODERS), "Encoders.",
                     flag_values=flag_values)
@@ -80,19 +74,19 @@ def cell_name(task, encoder, mode):
 
 
 def run_dir(fv, task, encoder, mode, seed):
-  return os.path.join(fv.runs_dir, cell_name(task, encoder, mode),
-                      f"seed{seed}")
+  return fv.runs_dir and os.path.join(
+      fv.runs_dir, cell_name(task, encoder, mode), f"seed{seed}")
 
 
 def record_dir(fv, task, encoder, mode, seed):
-  return (run_records.record_dir(fv.records_dir, cell_name(task, encoder,
+  return (records.record_dir(fv.records_dir, cell_name(task, encoder,
                                                             mode), seed)
           if fv.records_dir else None)
 
 
 def source_dir(fv, task, encoder, mode, seed):
   """The run folder, else its record, that has results.json; or None."""
-  return run_records.first_with(
+  return records.first_with(
       hybrid_siamese.RESULTS_FILE, run_dir(fv, task, encoder, mode, seed),
       record_dir(fv, task, encoder, mode, seed))
 
@@ -100,7 +94,7 @@ def source_dir(fv, task, encoder, mode, seed):
 def read_results(fv, task, encoder, mode, seed):
   """The run's results.json (from `source_dir`), or None."""
   folder = source_dir(fv, task, encoder, mode, seed)
-  return folder and run_records.read_json(
+  return folder and records.read_json(
       os.path.join(folder, hybrid_siamese.RESULTS_FILE))
 
 
@@ -125,7 +119,7 @@ def test_accuracy(result, rule=None):
 def _cell(values):
   """'mean ± sd (n=k)' of the seeds' accuracies present; 'not run'."""
   spread = significance.mean_std([v for v in values if v is not None])
-  return formatting.mean_std(spread, count=True) if spread[2] else "not run"
+  return tables.mean_std(spread, count=True) if spread[2] else "not run"
 
 
 def compare(fv, task, encoder, seeds, a, b):
@@ -164,7 +158,7 @@ def joint_claim(fv, task, encoder, seeds):
     tests = [t for t in (t_test, mcnemar) if t is not None]
     directions.append(significance.direction(tests) if mcnemar else 0)
     details.append(f"{t_test.difference:+.2f} vs {single[0]}, p "
-                   f"{formatting.pvalue(t_test.pvalue)} / {formatting.pvalue(mcnemar and mcnemar.pvalue)}")
+                   f"{tables.pvalue(t_test.pvalue)} / {tables.pvalue(mcnemar and mcnemar.pvalue)}")
   return significance.claim_verdict(directions), "; ".join(details)
 
 
@@ -225,15 +219,14 @@ def majority_line(fv, task, seeds):
 
 def format_page(fv):
   """The Markdown page of the runs present under --runs_dir."""
-  seeds = run_records.parse_seeds(fv.seeds)
+  seeds = records.parse_seeds(fv.seeds)
   columns = [(m, r) for (m, r) in COLUMN_NAMES if m in fv.modes]
   lines = [
       "# Hybrid siamese + MLP sentence matcher: results",
       "",
-      "Generated by `python -m lab.reports.hybrid_table` "
-      f"(runs in `{fv.runs_dir}`"
-      + (f", or their records in `{fv.records_dir}` where a run folder is "
-         "absent" if fv.records_dir else "") + "); do not edit by hand.",
+      "Generated by `make docs` from the records of the runs that `python -m "
+      f"lab.reports.hybrid_sweep` trains (`{fv.records_dir}`); do not edit "
+      "by hand.",
       "",
       "Nicosia and Moschitti, *Accurate Sentence Matching with Hybrid "
       "Siamese Networks*, CIKM 2017. Test accuracy (%) at the best dev "
@@ -299,7 +292,7 @@ def format_page(fv):
         if t_test is not None:
           tests.append(
               f"| {ENCODERS[encoder]} | {t_test.difference:+.2f} | "
-              f"{formatting.pvalue(t_test.pvalue)} | {formatting.pvalue(mcnemar and mcnemar.pvalue)} | "
+              f"{tables.pvalue(t_test.pvalue)} | {tables.pvalue(mcnemar and mcnemar.pvalue)} | "
               f"{t_test.num} |")
     if "contrastive" in fv.modes:
       lines += ["", majority_line(fv, task, seeds)]
@@ -341,7 +334,7 @@ def format_page(fv):
         "- Flagfiles: `configs/hybrid_<task>_<encoder>.flags`; the loss is "
         "`--mode`.", ""]
   lines += ["## The paper's numbers (other data sets: Quora, SNLI; GloVe)", "",
-            formatting.table(
+            tables.table(
                 ["data set", "encoder", "Contrastive", "Logistic",
                  "Joint loss"],
                 [[name, ENCODERS[encoder]] + [f"{v:.2f}" for v in values]
@@ -360,24 +353,29 @@ def check_flags(fv):
       if value not in known:
         raise errors.UserError(f"unknown {what} {value!r}; one of "
                                f"{list(known)}")
-  run_records.parse_seeds(fv.seeds)
+  records.parse_seeds(fv.seeds)
   if fv.word_vector_choice:
     word_vector_choice.read_choice(fv.word_vector_choice)
 
 
-def write_page(fv) -> str:
-  """Writes the page of the runs present (or recorded) to --output."""
+def page(context):
+  """docs/hybrid_siamese.md from the records (lab/docs.py)."""
+  fv = cli.parse_own_flags(define_flags, [
+      "hybrid_table", f"--data_dir={context.data_dir}", "--runs_dir=",
+      "--word_vector_choice=docs/records/zoo_word_vectors.json"])
+  return render(fv)
+
+
+def render(fv) -> str:
+  """The page of the runs present (or recorded)."""
   check_flags(fv)
-  page = formatting.readable(format_page(fv))
-  formatting.write_page(fv.output, page)
-  print(page)
-  return page
+  return tables.readable(format_page(fv))
 
 
 def run(argv: Sequence[str]) -> str:
   """Renders the page in-process (argv[0] is the program); returns it."""
-  return write_page(cli.parse_own_flags(define_flags, argv))
+  return render(cli.parse_own_flags(define_flags, argv))
 
 
 if __name__ == "__main__":
-  cli.run_with_own_flags(define_flags, write_page)
+  cli.run_with_own_flags(define_flags, lambda fv: print(render(fv)))

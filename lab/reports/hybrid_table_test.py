@@ -71,20 +71,18 @@ class HybridTableTest(tf.test.TestCase):
       for mode, test in zip(("contrastive", "logistic", "joint"), values):
         _write_result(runs, "msrp", "cnn", mode, test, seed=seed,
                       correct={"correct": _decisions(test, offset=7 * seed)})
-    output = os.path.join(root, "page.md")
     data_dir = os.path.join(root, "data")
     _write_msrp_test(data_dir, [1, 0, 1])
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
         [sys.executable, "-m", "lab.reports.hybrid_table",
          f"--data_dir={data_dir}",
-         f"--runs_dir={runs}", f"--output={output}", "--tasks=msrp",
+         f"--runs_dir={runs}", "--tasks=msrp",
          f"--records_dir={root}/no_records",
          "--encoders=gru,cnn,lstm"],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-2000:])
-    with open(output) as f:
-      page = f.read()
+    page = result.stdout
     # Joint - contrastive is 10.00 on every seed (t-test p = 0: no
     # variance); McNemar on 3 x 20 discordant decisions, all for joint.
     self.assertIn("| GRU | 71.00 ± 1.00 (n=3) | 73.00 ± 1.00 (n=3) | "
@@ -110,34 +108,6 @@ class HybridTableTest(tf.test.TestCase):
     self.assertIn("`vectors/1`", page)
     self.assertIn("| Quora (paper, Table 1) | GRU | 86.72 | 83.00 | 86.82 |",
                   page)
-
-  def test_committed_page_is_the_renderers_output(self):
-    # docs/hybrid_siamese.md from its committed records alone. Only the
-    # word-vector item differs: it names runs/zoo_word_vectors.json, which
-    # is not committed (this run passes no --word_vector_choice).
-    data_dir = os.environ.get("SENTZOO_DATA_DIR") or os.path.join(
-        REPO_ROOT, "..", "shared", "data")
-    if not os.path.isdir(os.path.join(data_dir, "msrp")):
-      self.skipTest("no data directory: the majority lines need its tests")
-    output = os.path.join(self.get_temp_dir(), "hybrid_siamese.md")
-    cwd = os.getcwd()
-    os.chdir(REPO_ROOT)  # The page names its folders relative to the root.
-    try:
-      with mock.patch("sys.stdout"):
-        hybrid_table.run([
-            "hybrid_table", f"--data_dir={os.path.abspath(data_dir)}",
-            "--runs_dir=runs/hybrid_table", f"--output={output}",
-            "--records_dir=docs/records/hybrid_table"])
-    finally:
-      os.chdir(cwd)
-    def without_word_vectors(path):
-      with open(path, encoding="utf-8") as f:
-        head, item = f.read().split("- Word vectors:", 1)
-      return head + item[item.index("\n- "):]
-    committed = without_word_vectors(
-        os.path.join(REPO_ROOT, "docs", "hybrid_siamese.md"))
-    self.assertIn("| GRU |", committed)
-    self.assertEqual(without_word_vectors(output), committed)
 
   def test_majority_line_names_the_cells_below_it(self):
     root = os.path.join(self.get_temp_dir(), "majority")
@@ -191,7 +161,7 @@ class HybridTableTest(tf.test.TestCase):
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, TF_CPP_MIN_LOG_LEVEL="2")
     result = subprocess.run(
         [sys.executable, "-m", "lab.reports.hybrid_table",
-         "--encoders=rnn", f"--output={self.get_temp_dir()}/x.md",
+         "--encoders=rnn",
          "--records_dir="],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 2)
@@ -215,10 +185,9 @@ class HybridTableTest(tf.test.TestCase):
                     {"contrastive": 0.7, "logistic": 0.75,
                      "joint": 0.8}[mode] + 0.01 * seed, seed=seed)
 
-    output = os.path.join(root, "in_process.md")
     with mock.patch.object(hybrid_sweep.hybrid_siamese, "run", fake_run):
       page = hybrid_sweep.run(
-          ["hybrid_sweep", f"--runs_dir={runs}", f"--output={output}",
+          ["hybrid_sweep", f"--runs_dir={runs}",
            f"--records_dir={root}/in_process_records",
            "--tasks=msrp", "--encoders=gru", "--data_dir=/data",
            "--num_epochs=2", "--extra_flags=--max_steps_per_run=9",
@@ -242,8 +211,6 @@ class HybridTableTest(tf.test.TestCase):
                   "(n=2) | 80.50 ± 0.71 (n=2) | not distinguishable at "
                   "p<0.05 | +10.00 vs contrastive, p 0.000", page.replace(
                       "<0.001", "0.000"))
-    with open(output) as f:
-      self.assertEqual(f.read(), page)
 
   def _fake_trainer(self, runs, calls):
     def fake_run(argv):
@@ -268,8 +235,7 @@ class HybridTableTest(tf.test.TestCase):
     root = self.get_temp_dir()
     runs = os.path.join(root, "recorded_runs")
     records = os.path.join(root, "records")
-    flags = [f"--runs_dir={runs}", f"--records_dir={records}",
-             f"--output={root}/recorded.md", "--tasks=msrp",
+    flags = [f"--runs_dir={runs}", f"--records_dir={records}", "--tasks=msrp",
              "--encoders=gru", "--seeds=0,1"]
     calls = []
     with mock.patch.object(hybrid_sweep.hybrid_siamese, "run",
@@ -310,8 +276,7 @@ class HybridTableTest(tf.test.TestCase):
     with mock.patch.object(hybrid_sweep.hybrid_siamese, "run") as trainer:
       hybrid_sweep.run(["hybrid_sweep", f"--runs_dir={runs}",
                         f"--records_dir={records}", "--tasks=sick",
-                        "--encoders=cnn", "--modes=joint", "--seeds=0",
-                        f"--output={root}/unrecorded.md"])
+                        "--encoders=cnn", "--modes=joint", "--seeds=0",])
     trainer.assert_not_called()
     self.assertTrue(os.path.exists(os.path.join(
         records, "sick_cnn_joint", "seed0", "results.json")))
@@ -326,8 +291,7 @@ class HybridTableTest(tf.test.TestCase):
                      {"name": "Siamese CBOW", "dev_pearson": 57.38},
                      {"name": "Sent2Vec uni", "dev_pearson": 64.04}]}, f)
     calls = []
-    flags = [f"--runs_dir={runs}", f"--records_dir={root}/choice_records",
-             f"--output={root}/choice.md", "--tasks=msrp", "--encoders=gru",
+    flags = [f"--runs_dir={runs}", f"--records_dir={root}/choice_records", "--tasks=msrp", "--encoders=gru",
              "--seeds=0", f"--word_vector_choice={choice}"]
     with mock.patch.object(hybrid_sweep.hybrid_siamese, "run",
                            self._fake_trainer(runs, calls)):
@@ -351,12 +315,11 @@ class HybridTableTest(tf.test.TestCase):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--retrain"):
       hybrid_sweep.run(["hybrid_sweep", "--retrain=msrp_gru_joint/seedx",
                         "--records_dir=", f"--runs_dir={self.get_temp_dir()}"
-                        "/none", f"--output={self.get_temp_dir()}/z.md"])
+                        "/none",])
 
   def test_bad_seeds_are_a_user_error(self):
     with self.assertRaisesRegex(hybrid_table.errors.UserError, "--seeds"):
-      hybrid_table.run(["hybrid_table", "--seeds=a",
-                        f"--output={self.get_temp_dir()}/y.md"])
+      hybrid_table.run(["hybrid_table", "--seeds=a",])
 
 
 if __name__ == "__main__":

@@ -1,13 +1,11 @@
 r"""docs/REPRODUCTION.md: each paper's headline claims, ours, the verdict.
 
-  python -m lab.reports.reproduction --data_dir=../shared/data \
-      --output=docs/REPRODUCTION.md
-
-Generated from the committed records (docs/records/) and the papers' numbers
-(lab.reports.paper_numbers); the SentEval averages, which no record holds, from
-docs/RESULTS.md's transfer table. Each claim is decided by its page's test:
-"reproduces", "does not reproduce", or "cannot be tested here" (the paper's
-data or setting is not available; the reason says which).
+Written by `make docs` (lab/docs.py) from the committed records
+(docs/records/) and the papers' numbers (lab.reports.paper_numbers); the
+SentEval averages from docs/RESULTS.md's recorded transfer table. Each claim
+is decided by its page's test: "reproduces", "does not reproduce", or
+"cannot be tested here" (the paper's data or setting is not available; the
+reason says which).
 """
 
 import math
@@ -15,20 +13,18 @@ import os
 import re
 import textwrap
 
-from absl import flags
 from scipy import stats
 
-from sentzoo.common import cli
-from sentzoo.common import data_dir as data_dir_lib
-from sentzoo.evaluation import significance
-from sentzoo.evaluation import sts_data
+from lab import records
 from lab.reports import baselines
 from lab.reports import charagram_results
-from lab.reports import formatting
 from lab.reports import hybrid_table
 from lab.reports import paper_numbers
-from lab.reports import run_records
 from lab.reports import siamese_cbow_ablation
+from lab import tables
+from sentzoo.common import cli
+from sentzoo.evaluation import significance
+from sentzoo.evaluation import sts_data
 
 REPRODUCES, DOES_NOT, CANNOT = ("reproduces", "does not reproduce",
                                 "cannot be tested here")
@@ -74,17 +70,17 @@ def siamese_cbow_rows(records_dir, word2vec_page):
         f"{wins} of {total} sets", verdict, BOOKS,
         f"{best.name} (the ablation run chosen on STS-B dev) against "
         "word2vec skip-gram and CBOW averaging trained on the same corpus; "
-        f"sign test over the sets p {formatting.pvalue(p)}"))
+        f"sign test over the sets p {tables.pvalue(p)}"))
   else:
     rows.append(("Siamese CBOW beats word2vec averaging on most STS sets",
-                 f"{paper_wins} of {len(table)} sets", formatting.MISSING,
+                 f"{paper_wins} of {len(table)} sets", tables.MISSING,
                  CANNOT, "no word2vec baseline page", word2vec_page))
-  paper_mean = run_records.mean_present(
+  paper_mean = records.mean_present(
       [table[k][i][0] for k in ours_sets])
   rows.append((
       "Siamese CBOW's STS scores (Table 1)",
       f"{paper_mean:.2f} (mean of the {len(ours_sets)} sets here)",
-      f"{formatting.number(best.sts.get('STS.mean'))} (1 run)", CANNOT, BOOKS,
+      f"{tables.number(best.sts.get('STS.mean'))} (1 run)", CANNOT, BOOKS,
       f"{best.name}, the ablation run chosen on STS-B dev"))
   return rows
 
@@ -98,12 +94,14 @@ CHARAGRAM_RUNS = [
     for sampling in ("MAX", "MIX")]
 
 
-def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
-  """Wieting et al. (2016): CHARAGRAM-PHRASE above the other three."""
+def charagram_rows(records_dir, data_dir, tested=None):
+  """Wieting et al. (2016): CHARAGRAM-PHRASE above the other three (tested:
+  `charagram_results.claims`' comparisons done already)."""
   pair_sets, missing = charagram_results.evaluation_sets(data_dir)
   dev_set = sts_data.load_stsb_split(data_dir, "dev")
   _, per_run, present = charagram_results.load_runs(
-      CHARAGRAM_RUNS, list(seeds), pair_sets, missing, records_dir, dev_set)
+      CHARAGRAM_RUNS, [0, 1, 2], pair_sets, missing, records_dir, dev_set,
+      records_only=True)
   _, (best, _) = charagram_results.chosen_columns(per_run,
                                                   [p[0] for p in present])
   gold = {p.name: p.scores for p in pair_sets}
@@ -111,7 +109,7 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
                    paper_numbers.CHARAGRAM_TABLE1["Average"]))
   rows = []
   for claim, verdict, detail in charagram_results.claims(per_run, best, gold,
-                                                         num_samples):
+                                                         tested=tested):
     models = claim.split(" > ")
     spreads = [significance.mean_std([s["average"] for s in
                                       per_run[best[m]].values()])
@@ -119,7 +117,7 @@ def charagram_rows(records_dir, data_dir, seeds=(0, 1, 2), num_samples=1000):
     rows.append((
         claim + " (Table 1 Average)",
         " > ".join(f"{paper[m]:.1f}" for m in models),
-        " vs ".join(formatting.mean_std(s, 1) for s in spreads)
+        " vs ".join(tables.mean_std(s, 1) for s in spreads)
         + f" ({min(s[2] for s in spreads)} seeds)",
         _VERDICTS[verdict], "PPDB 2.0 human-rated pairs here: Wieting's "
         "PPDB-XL phrase file is not available", detail))
@@ -130,8 +128,8 @@ def hybrid_rows(records_dir):
   """Nicosia and Moschitti (2017): joint loss >= each single loss."""
   fv = cli.parse_own_flags(hybrid_table.define_flags, [
       "hybrid_table", f"--records_dir={records_dir}",
-      "--runs_dir=/nonexistent"])
-  seeds = run_records.parse_seeds(fv.seeds)
+      "--runs_dir="])
+  seeds = records.parse_seeds(fv.seeds)
   papers = {"msrp": ("Quora (paper, Table 1)", "MSRP instead of Quora "
                      "Question Pairs (not available)"),
             "sick": ("SNLI binary (paper, Table 2)", "SICK-E binary instead "
@@ -145,7 +143,7 @@ def hybrid_rows(records_dir):
       verdict, detail = hybrid_table.joint_claim(fv, task, encoder, seeds)
       if verdict == "not run":
         continue
-      ours = {mode: formatting.mean_std(significance.mean_std(
+      ours = {mode: tables.mean_std(significance.mean_std(
           [hybrid_table.test_accuracy(hybrid_table.read_results(
               fv, task, encoder, mode, s)) for s in seeds]))
               for mode in ("joint", "contrastive", "logistic")}
@@ -168,7 +166,7 @@ def _page_row(page, section, label):
     for line in f:
       if line.startswith("## "):
         inside = line[3:].startswith(section)
-      cells = formatting.cells(line)
+      cells = tables.cells(line)
       if inside and cells[0] == label:
         return cells
   return None
@@ -179,11 +177,11 @@ def sent2vec_rows(records_dir, results_page):
   rows = []
   record = os.path.join(records_dir, "sent2vec_books_uni", "pearson.json")
   paper = paper_numbers.SENT2VEC_TABLE2["Sent2Vec uni."]
-  paper_mean = run_records.mean_present(
+  paper_mean = records.mean_present(
       [paper[k][1] for k in STS2014])
   if os.path.isfile(record):
-    sets = run_records.read_json(record)["sets"]
-    ours = run_records.mean_present([sets.get(k) for k in STS2014])
+    sets = records.read_json(record)["sets"]
+    ours = records.mean_present([sets.get(k) for k in STS2014])
     rows.append(("Sent2Vec uni. on the six STS 2014 sets (Table 2, Pearson)",
                  f"{paper_mean:.1f}", f"{ours:.1f} (1 run)", CANNOT, BOOKS,
                  "record docs/records/charagram/sent2vec_books_uni"))
@@ -200,14 +198,14 @@ def sent2vec_rows(records_dir, results_page):
     rows.append((
         f"{model} SentEval average (Table 1)",
         f"{table[model]['Average']:.1f}",
-        f"{formatting.number(ours[model], 1)} (1 run)", CANNOT, BOOKS,
+        f"{tables.number(ours[model], 1)} (1 run)", CANNOT, BOOKS,
         "from the transfer table of docs/RESULTS.md (lab.reports.results_page)"))
   rows.append((
       "uni. + bi. above uni. on the SentEval average (Table 1)",
       f"{table['Sent2Vec uni. + bi.']['Average']:.1f} vs "
       f"{table['Sent2Vec uni.']['Average']:.1f}",
-      f"{formatting.number(ours['Sent2Vec uni. + bi.'], 1)} vs "
-      f"{formatting.number(ours['Sent2Vec uni.'], 1)}", CANNOT,
+      f"{tables.number(ours['Sent2Vec uni. + bi.'], 1)} vs "
+      f"{tables.number(ours['Sent2Vec uni.'], 1)}", CANNOT,
       "one run each, no per-example decisions recorded: no test",
       "docs/RESULTS.md's transfer table; " + BOOKS))
   return rows
@@ -242,54 +240,25 @@ def format_page(sections, command):
            "Means \u00b1 standard deviation over seeds.", 100), "",
            "Verdicts: " + ", ".join(f"{v} {counts.get(v, 0)}" for v in
                                     (REPRODUCES, DOES_NOT, CANNOT)) + ".", ""]
-  return "\n".join(lines + body + [formatting.commands_section([command])])
+  return "\n".join(lines + body + [tables.commands_section([command])])
 
 
-def define_flags(flag_values):
-  flags.DEFINE_string("data_dir", None, "Data directory (gold scores for the "
-                      "CHARAGRAM tests; default $SENTZOO_DATA_DIR).",
-                      flag_values=flag_values)
-  flags.DEFINE_string("records_dir", "docs/records", "The committed records.",
-                      flag_values=flag_values)
-  flags.DEFINE_string("word2vec_page",
-                      "../shared/baselines/word2vec_books_sts.md",
-                      "word2vec averaging on the book corpus (STS table).",
-                      flag_values=flag_values)
-  flags.DEFINE_string("results_page", "docs/RESULTS.md", "The results page "
-                      "(SentEval averages).", flag_values=flag_values)
-  flags.DEFINE_integer("bootstrap_samples", 1000, "Bootstrap samples of the "
-                       "CHARAGRAM tests.", flag_values=flag_values)
-  flags.DEFINE_string("output", "docs/REPRODUCTION.md", "The page to write.",
-                      flag_values=flag_values)
-
-
-def generate(fv):
-  """The page for parsed flags (also written to --output)."""
-  records = fv.records_dir
+def page(context):
+  """The page (lab/docs.py) from the committed records, the shared folder's
+  word2vec baseline and data (the CHARAGRAM tests' gold scores), and the
+  SentEval averages of docs/RESULTS.md's recorded tables."""
+  records_dir = context.records
   sections = [
       ("Siamese CBOW", "siamese_cbow.md", siamese_cbow_rows(
-          os.path.join(records, "siamese_cbow_ablation"), fv.word2vec_page)),
+          os.path.join(records_dir, "siamese_cbow_ablation"),
+          os.path.join(context.baselines, "word2vec_books_sts.md"))),
       ("CHARAGRAM", "charagram.md", charagram_rows(
-          os.path.join(records, "charagram"),
-          data_dir_lib.resolve_data_dir(fv.data_dir),
-          num_samples=fv.bootstrap_samples)),
+          os.path.join(records_dir, "charagram"), context.data_dir,
+          context.tested)),
       ("Hybrid siamese", "hybrid_siamese.md", hybrid_rows(
-          os.path.join(records, "hybrid_table"))),
+          os.path.join(records_dir, "hybrid_table"))),
       ("Sent2Vec", "sent2vec.md", sent2vec_rows(
-          os.path.join(records, "charagram"), fv.results_page)),
+          os.path.join(records_dir, "charagram"),
+          os.path.join(records_dir, "results", "tables.md"))),
   ]
-  page = formatting.readable(format_page(
-      sections, "python -m lab.reports.reproduction --data_dir=../shared/data "
-      "--output=docs/REPRODUCTION.md"))
-  if fv.output:
-    formatting.write_page(fv.output, page)
-  return page
-
-
-def run(argv):
-  """Runs the command in-process (argv[0] is the program)."""
-  return generate(cli.parse_own_flags(define_flags, argv))
-
-
-if __name__ == "__main__":
-  cli.run_with_own_flags(define_flags, lambda fv: print(generate(fv)))
+  return format_page(sections, "make docs")

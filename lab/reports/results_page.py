@@ -1,17 +1,17 @@
-r"""The zoo's results page, docs/RESULTS.md: every export beside its paper.
+r"""docs/RESULTS.md's tables: every export beside its paper.
 
   python -m lab.reports.results_page --model="NAME=EXPORT" [--model=...] \
-      --data_dir=../shared/data --output=docs/RESULTS.md \
-      [--compare="A,B"] [--train_command="NAME=COMMAND"]
+      --data_dir=../shared/data [--compare="A,B"] [--train_command="NAME=CMD"]
 
 Each export is scored on STS 2012-2015, SICK, STS-B dev and the SentEval
-transfer tasks, beside the papers' numbers (lab.reports.paper_numbers), the data
-it was trained on (its model card) and the commands behind each row. An
-export's evaluation is cached in --cache_dir under its SavedModel
-fingerprint, the settings and the data files' sizes, so adding an export
-evaluates that one only. --compare=A,B adds per-set Williams tests.
---update_sections (a machine without some exports): only the significance
-section is written again; the rest keeps its numbers, without marks.
+transfer tasks, beside the papers' numbers (lab.reports.paper_numbers), the
+data it was trained on (its model card) and the commands behind each row;
+the tables are recorded in --record, the part of the page `make docs` writes
+from "## Models evaluated" on. An export's evaluation is cached in
+--cache_dir under its SavedModel fingerprint, the settings and the data
+files' sizes, so adding an export evaluates that one only. --compare=A,B
+adds per-set Williams tests. The catalogue's part of the page comes from
+the install records (`catalogue_part`).
 """
 
 import datetime
@@ -26,6 +26,13 @@ from typing import Any, Mapping, Optional, Sequence
 from absl import flags
 from absl import logging
 
+from lab import records
+from lab.reports import paper_numbers
+from lab.reports import senteval_tables
+from lab.reports import sts_tables
+from lab import tables
+from sentzoo import catalogue
+from sentzoo import catalogue_table
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -37,12 +44,6 @@ from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import saved_model_writer
-from lab.reports import doc_sections
-from lab.reports import formatting
-from lab.reports import paper_numbers
-from lab.reports import run_records
-from lab.reports import senteval_tables
-from lab.reports import sts_tables
 
 # Bump when a change of the evaluation code changes the numbers.
 CACHE_VERSION = 1
@@ -67,7 +68,7 @@ STS_REFERENCES = (
 def parse_model_spec(spec: str) -> tuple:
   """'NAME=PATH' -> (NAME, PATH); 'PATH' -> (None, PATH)."""
   if "=" in spec:
-    return formatting.name_value(spec, "--model", "NAME=PATH or PATH")
+    return tables.name_value(spec, "--model", "NAME=PATH or PATH")
   return None, spec.strip()
 
 
@@ -235,7 +236,7 @@ SIGNIFICANCE_TITLE = "Significance (per set)"
 
 def _run_record_scores(folders: Sequence[str]) -> dict:
   """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
-  seeds = [run_records.read_json(os.path.join(folder, "pearson.json"))
+  seeds = [records.read_json(os.path.join(folder, "pearson.json"))
            for folder in folders]
   sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
                / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
@@ -248,9 +249,9 @@ def _run_record_scores(folders: Sequence[str]) -> dict:
 def catalogue_section(entries: Sequence[Any],
                       installed: Mapping[str, Mapping[str, Any]],
                       root: str = ".") -> str:
-  """One row per catalogue entry (sentzoo.catalogue.ENTRIES, passed in:
-  reports/ sits below the package): its recorded scores, or how to train
-  it. installed: name -> install record (catalogue_table.read_records)."""
+  """One row per catalogue entry (sentzoo.catalogue.ENTRIES): its recorded
+  scores, or how to train it. installed: name -> install record
+  (catalogue_table.read_records)."""
   lines = [f"## {CATALOGUE_TITLE}", "",
            "Pearson's r \u00d7 100. Scores from the entry's install record "
            "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
@@ -266,13 +267,13 @@ def catalogue_section(entries: Sequence[Any],
         root, RUN_RECORDS.get(entry.name, "-none-"))))
     if entry.name in installed:
       scores = installed[entry.name]["scores"]
-      cells = [formatting.number(scores.get(k))
+      cells = [tables.number(scores.get(k))
                for k in ("stsb_dev", "sts_mean", "sick_test")]
       record = f"`docs/records/catalogue/{entry.name}.json`"
     elif folders:
       scores = _run_record_scores(folders)
-      cells = [formatting.mean_std(scores[k]) if scores[k][2] > 1 else
-               formatting.number(scores[k][0])
+      cells = [tables.mean_std(scores[k]) if scores[k][2] > 1 else
+               tables.number(scores[k][0])
                for k in ("stsb_dev", "sts_mean", "sick_test")]
       record = f"`{RUN_RECORDS[entry.name]}`"
     else:
@@ -283,67 +284,38 @@ def catalogue_section(entries: Sequence[Any],
   return "\n".join(lines) + "\n"
 
 
-def fill_catalogue_section(path: str, entries: Sequence[Any],
-                           installed: Mapping[str, Mapping[str, Any]],
-                           root: str = ".") -> None:
-  """Writes `catalogue_section` above the page's "Models evaluated"."""
-  with open(path, encoding="utf-8") as f:
-    page = f.read()
-  if f"\n## {CATALOGUE_TITLE}\n" not in page:
-    with open(path, "w", encoding="utf-8") as f:
-      f.write(page.replace("## Models evaluated",
-                           f"## {CATALOGUE_TITLE}\n\n## Models evaluated", 1))
-  doc_sections.replace_section(path, CATALOGUE_TITLE,
-                               catalogue_section(entries, installed, root),
-                               blank_lines=1)
+def catalogue_part(context) -> str:
+  """docs/RESULTS.md's catalogue part (lab/docs.py)."""
+  return catalogue_section(catalogue.ENTRIES, catalogue_table.read_records(
+      os.path.join(context.records, "catalogue")), context.root) + "\n"
 
 
 def significance_section(results: Mapping[str, Any],
-                         compare: Sequence[tuple],
-                         missing: Mapping[str, str]) -> str:
+                         compare: Sequence[tuple]) -> str:
   """Williams' test of B against A for each (A, B) of `compare`; results:
-  name -> sts.EvalResults, missing: name -> path of an absent export."""
+  name -> sts.EvalResults."""
   lines = [f"## {SIGNIFICANCE_TITLE}", "",
            "Which model agrees better with the human scores: Williams' test "
            "of two dependent correlations with the gold scores, "
            "Holm-corrected over the sets of each comparison.", ""]
-  labelled = {}
-  for a, b in compare:
-    absent = [n for n in (a, b) if n not in results]
-    if absent:
-      lines.append(f"- {b} vs {a}: not tested here, no marks: "
-                   + ", ".join(f"`{missing.get(n, n)}`" for n in absent)
-                   + " is not on this machine (train it with the command "
-                   "under \"Models evaluated\", then `bash "
-                   "docs/make_results_page.sh`).")
-    else:
-      labelled[f"{b} vs {a}"] = significance_lib.compare_per_set(
-          results[b], results[a])
-  if labelled:
-    lines += ["", sts_tables.format_significance_table(labelled)][
-        lines[-1] == "":]
+  labelled = {f"{b} vs {a}": significance_lib.compare_per_set(
+      results[b], results[a]) for a, b in compare}
+  lines.append(sts_tables.format_significance_table(labelled))
   return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def build_page(entries: Sequence[dict], command: str,
-               config: senteval.TransferConfig, tasks: Sequence[str],
-               compare: Sequence[tuple] = (),
-               train_commands: Optional[Mapping[str, str]] = None) -> str:
-  """The page of `cached_evaluation`s (each with "name" and "path")."""
+def build_tables(entries: Sequence[dict], config: senteval.TransferConfig,
+                 tasks: Sequence[str], compare: Sequence[tuple] = (),
+                 train_commands: Optional[Mapping[str, str]] = None) -> str:
+  """The tables of `cached_evaluation`s (each with "name" and "path"): the
+  page from "## Models evaluated" on."""
   train_commands = dict(train_commands or {})
   names = [e["name"] for e in entries]
-  lines = [
-      "# Results: every model of the zoo beside its paper", "",
-      "<!-- Generated by lab/reports/results_page.py; do not edit by hand. -->",
-      "",
-      f"Generated by {formatting.code(command)} — regenerate with that command; "
-      "never edit this page by hand. Evaluations are cached per export "
-      "(SavedModel fingerprint + settings), so regeneration only evaluates "
-      "new or changed exports.", ""]
+  lines = []
 
   # -- models and training data
   cards = [e.get("model_card", {}) for e in entries]
-  lines += ["## Models evaluated", "", formatting.table(
+  lines += ["## Models evaluated", "", tables.table(
       ["model", "type", "export", "checkpoint", "training data actually used "
        "(model card)", "the paper trained on"],
       [[_cell(x) for x in (e["name"], card.get("model_type", "?"), e["path"],
@@ -357,9 +329,9 @@ def build_page(entries: Sequence[dict], command: str,
     sts_cmd, transfer_cmd = row_commands(e["path"], tasks, config)
     lines.append(f"- **{e['name']}**")
     if e["name"] in train_commands:
-      lines.append(f"  - trained by: {formatting.code(train_commands[e['name']])}")
-    lines.append(f"  - STS / SICK / STS-B rows: {formatting.code(sts_cmd)}")
-    lines.append(f"  - transfer rows: {formatting.code(transfer_cmd)}")
+      lines.append(f"  - trained by: {tables.code(train_commands[e['name']])}")
+    lines.append(f"  - STS / SICK / STS-B rows: {tables.code(sts_cmd)}")
+    lines.append(f"  - transfer rows: {tables.code(transfer_cmd)}")
     load = e.get("load_average") or [None, None]
     lines.append(
         f"  - evaluated {e.get('evaluated_at', '?')}; load average (1, 5, 15 "
@@ -412,7 +384,7 @@ def build_page(entries: Sequence[dict], command: str,
 
   # -- significance
   if compare:
-    lines += [significance_section(dict(zip(names, results)), compare, {})]
+    lines += [significance_section(dict(zip(names, results)), compare)]
   return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -424,7 +396,8 @@ def define_flags(flag_values: flags.FlagValues) -> None:
       flag_values=flag_values)
   flags.DEFINE_string("data_dir", "", "Data directory (default: "
                       f"${data_dir_lib.ENV_VAR}).", flag_values=flag_values)
-  flags.DEFINE_string("output", "docs/RESULTS.md", "The page to write.",
+  flags.DEFINE_string("record", "docs/records/results/tables.md", "Where "
+                      "the tables go (`make docs` puts them in the page).",
                       flag_values=flag_values)
   flags.DEFINE_string("cache_dir", "runs/results_cache", "Per-export "
                       "evaluation JSON cache ('' to disable).",
@@ -439,14 +412,6 @@ def define_flags(flag_values: flags.FlagValues) -> None:
   flags.DEFINE_multi_string(
       "train_command", [], "NAME=COMMAND that trained model NAME, shown on "
       "the page; repeatable.", flag_values=flag_values)
-  flags.DEFINE_boolean("update_sections", False, "Evaluate only the "
-                       "exports present (STS only) and rewrite the --output "
-                       "page's significance section; the rest "
-                       "keeps its numbers, without marks.",
-                       flag_values=flag_values)
-  flags.DEFINE_string("command_note", "", "The regeneration command shown "
-                      "in the page header (default: this command line).",
-                      flag_values=flag_values)
 
 
 def _default_name(card: Mapping[str, Any], path: str) -> str:
@@ -458,8 +423,7 @@ def _default_name(card: Mapping[str, Any], path: str) -> str:
   return f"{base} ({model_type})" if model_type else base
 
 
-def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
-             ) -> dict:
+def generate(fv: flags.FlagValues, out=None) -> dict:
   """Runs the command for parsed flags; returns {"page", "entries"}."""
   out = out or sys.stdout
   if not fv.model:
@@ -471,21 +435,17 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
     raise errors.UserError(f"--tasks: unknown {unknown}; choose from "
                            f"{','.join(senteval_data.TASKS)}")
   data_dir = data_dir_lib.resolve_data_dir(fv.data_dir)
-  entries, missing = [], {}
+  entries = []
   for spec in fv.model:
     name, path = parse_model_spec(spec)
-    if fv.update_sections and not os.path.isdir(path):
-      missing[name or path] = path
-      continue
-    entry = cached_evaluation(path, data_dir,
-                              [] if fv.update_sections else fv.tasks, config,
-                              fv.cache_dir, batch_size=fv.batch_size)
+    entry = cached_evaluation(path, data_dir, fv.tasks, config, fv.cache_dir,
+                              batch_size=fv.batch_size)
     entry["name"] = name or _default_name(entry.get("model_card", {}), path)
     entry["path"] = path
     entries.append(entry)
     print(f"{entry['name']}: {'cached' if entry['cached'] else 'evaluated'}",
           file=out)
-  names = [e["name"] for e in entries] + list(missing)
+  names = [e["name"] for e in entries]
   if len(set(names)) != len(names):
     raise errors.UserError(f"model names must be unique, got {names}")
   compare = []
@@ -495,67 +455,24 @@ def generate(fv: flags.FlagValues, argv: Sequence[str] = (), out=None
       raise errors.UserError(f"--compare={spec!r}: expected A,B with two of "
                              f"the model names {names}")
     compare.append(tuple(parts))
-  train_commands = dict(formatting.name_value(
+  train_commands = dict(tables.name_value(
       spec, "--train_command", f"NAME=CMD with NAME one of {names}")
                         for spec in fv.train_command)
   unknown = sorted(set(train_commands) - set(names))
   if unknown:
     raise errors.UserError(f"--train_command: {unknown} are not model names "
                            f"({names})")
-  if fv.update_sections:
-    return {"page": update_sections(fv.output, entries, compare, missing),
-            "entries": entries}
-  command = fv.command_note or " ".join(
-      ["python -m lab.reports.results_page", *argv[1:]])
-  page = build_page(entries, command, config, fv.tasks, compare,
-                    train_commands)
-  if fv.output:
-    formatting.write_page(fv.output, page)
-    print(f"wrote {fv.output}", file=out)
-  return {"page": page, "entries": entries}
-
-
-def update_sections(path: str, entries: Sequence[dict],
-                    compare: Sequence[tuple], missing: Mapping[str, str]
-                    ) -> str:
-  """--update_sections: writes the page's significance section again and
-  takes every older mark out of the rest; returns the page."""
-  if not os.path.isfile(path):
-    raise errors.UserError(f"--update_sections: no page at {path}: run "
-                           "without it where every export is present")
-  with open(path, encoding="utf-8") as f:
-    page = f.read()
-  note = ("Nothing in the tables below is marked: a mark needs each "
-          "column's per-pair scores or decisions, and "
-          + ", ".join(f"`{p}`" for p in missing.values()) + " are not on "
-          "this machine "
-          "(their training commands are under \"Models evaluated\"; then "
-          "`bash docs/make_results_page.sh`).")
-  page = sts_tables.without_marks(page, note, ("| set |", "| model |"))
-  heading = next((l for l in page.split("\n")
-                  if l.startswith("## Significance")), None)
-  page = (page.replace(heading, f"## {SIGNIFICANCE_TITLE}", 1) if heading
-          else page + f"\n## {SIGNIFICANCE_TITLE}\n")
-  with open(path, "w", encoding="utf-8") as f:
-    f.write(page)
-  results = {e["name"]: sts.results_from_json(e["sts"]) for e in entries}
-  written = datetime.datetime.now(datetime.timezone.utc).strftime(
-      "%Y-%m-%d")
-  section = significance_section(results, compare, missing).replace(
-      "\n\n", f"\n\nWritten on {written} by `--update_sections` from the "
-      f"{len(entries)} of {len(entries) + len(missing)} exports on this "
-      "machine; the transfer and STS tables above are from the page's last "
-      "full run.\n\n", 1)
-  doc_sections.replace_section(path, SIGNIFICANCE_TITLE, section,
-                               blank_lines=1)
-  with open(path, encoding="utf-8") as f:
-    return f.read()
+  text = build_tables(entries, config, fv.tasks, compare, train_commands)
+  if fv.record:
+    tables.write_page(fv.record, text)
+    print(f"wrote {fv.record}", file=out)
+  return {"tables": text, "entries": entries}
 
 
 def run(argv: Sequence[str], out=None) -> dict:
   """Runs the command in-process (argv[0] is the program)."""
-  return generate(cli.parse_own_flags(define_flags, argv), argv, out=out)
+  return generate(cli.parse_own_flags(define_flags, argv), out=out)
 
 
 if __name__ == "__main__":
-  cli.run_with_own_flags(define_flags, lambda fv: generate(fv, sys.argv))
+  cli.run_with_own_flags(define_flags, generate)

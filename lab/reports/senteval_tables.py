@@ -13,15 +13,15 @@ from typing import Mapping, Sequence
 
 from absl import flags
 
+from lab.reports import paper_numbers
+from lab.reports import sts_tables
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import senteval
 from sentzoo.evaluation import senteval_data
-from lab.reports import formatting
-from lab.reports import paper_numbers
-from lab.reports import sts_tables
 
 # ---------------------------------------------------------------- tables --
 
@@ -50,7 +50,7 @@ def format_transfer_table(rows: Sequence[tuple]) -> str:
                 + [cell(_get(results.get(task), "accuracy"))
                    for task in ("MR", "CR", "SUBJ", "MPQA", "TREC")]
                 + [cell(senteval.average_accuracy(results))])
-  return formatting.table(
+  return tables.table(
       ["model", "MSRP (Acc / F1)", "MR", "CR", "SUBJ", "MPQA", "TREC",
        "Average"], body, "|---|" + "---:|" * 7)
 
@@ -69,7 +69,7 @@ def format_time_table(rows: Sequence[tuple]) -> str:
       total += enc + clf
       cells.append(f"{enc + clf:.1f} ({enc:.1f})")
     body.append(cells + [f"{total:.1f}"])
-  return formatting.table(["model", *senteval_data.TASKS, "total"], body,
+  return tables.table(["model", *senteval_data.TASKS, "total"], body,
                           "|---|" + "---:|" * (len(senteval_data.TASKS) + 1))
 
 
@@ -148,7 +148,7 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
     markdown += f"\nMissing tasks (no data): {', '.join(missing)}\n"
   print(markdown, file=out)
   if fv.output_markdown:
-    formatting.write_page(fv.output_markdown, markdown)
+    tables.write_page(fv.output_markdown, markdown)
   return {"names": names, "results": all_results, "missing": missing,
           "config": config, "markdown": markdown}
 

@@ -5,11 +5,11 @@ import os
 
 import tensorflow as tf
 
+from lab.reports import senteval_tables
 from sentzoo.common import errors
 from sentzoo.evaluation import senteval
 from sentzoo.tests import senteval_fixtures
 from sentzoo.tests import test_util
-from lab.reports import senteval_tables
 
 
 class CommandTest(tf.test.TestCase):

@@ -16,12 +16,13 @@ baseline pages (`lab.reports.baselines`) compared with the first model.
 
 import math
 import os
-import re
 import sys
 from typing import Any, Callable, Mapping, Sequence
 
 from absl import flags
 
+from lab.reports import baselines as baselines_lib
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -29,8 +30,6 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from lab.reports import baselines as baselines_lib
-from lab.reports import formatting
 
 
 # ------------------------------------------------------------ significance --
@@ -41,7 +40,7 @@ def _sets_table(significance: Mapping[str, Mapping[str, Any]], title: str,
   """`title`, then a row per set and a column per comparison label."""
   labels = list(significance)
   names = dict.fromkeys(n for label in labels for n in significance[label])
-  return f"{title}\n\n" + formatting.table(
+  return f"{title}\n\n" + tables.table(
       ["set"] + labels, [[name] + [
           "" if test is None else cell(test)
           for test in (significance[label].get(name) for label in labels)]
@@ -56,11 +55,11 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]]
   alpha = significance_lib.TABLE_ALPHA
   def cell(c):
     if math.isnan(c.difference):
-      return formatting.MISSING
+      return tables.MISSING
     interval = ("" if any(math.isnan(x) for x in c.ci95) else
                 f" [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}]")
     text = (f"{c.difference:+.2f}{interval} "
-            f"p={formatting.pvalue(c.adjusted_pvalue)}")
+            f"p={tables.pvalue(c.adjusted_pvalue)}")
     direction = c.direction(alpha)
     return (f"**{text}**" if direction > 0 else
             text + significance_lib.WORSE if direction < 0 else text)
@@ -85,43 +84,6 @@ def format_wilcoxon_table(significance: Mapping[str, Mapping[str, Any]]
           significance_lib.DAGGER if test.significant(alpha) else ""))
 
 
-def without_marks(page: str, note: str, headers=("| set |",)) -> str:
-  """The page with no mark left, and `note` above the first table that had
-  one: a page keeps its numbers where the per-pair scores a mark needs are
-  not on the machine (older pages also marked by Wilcoxon and bolded a
-  row's best, neither of which says "better": issue 35). Only tables whose
-  header starts with one of `headers` lose bold, dagger and WORSE marks;
-  the dagger caption and unlabelled Wilcoxon tables go."""
-  marks = ("**", significance_lib.DAGGER, significance_lib.WORSE)
-  out, noted, skipping, in_set_table = [], False, "", False
-  for line in page.split("\n"):
-    if line.startswith("Wilcoxon signed-rank test p-values"):
-      skipping = "caption"  # this caption, its table, the blank line after
-    if skipping:
-      in_table = line.startswith("|")
-      skipping = ("table" if in_table else "" if skipping == "table"
-                  else skipping)
-      continue
-    if line.startswith("|"):
-      in_set_table = in_set_table or line.startswith(tuple(headers))
-      label, *cells = line.split(" | ")
-      unmarked = cells
-      for mark in marks if in_set_table else ():
-        unmarked = [c.replace(mark, "") for c in unmarked]
-      if unmarked != cells and not noted:
-        at = max(i for i, l in enumerate(out) if not l.startswith("|"))
-        out[at:at] = ["", note]
-        noted = True
-      line = " | ".join([label] + unmarked)
-    else:
-      in_set_table = False
-      line = re.sub(f" *{significance_lib.DAGGER}: significantly different "
-                    r"from .*?\(Wilcoxon signed-rank, p < 0\.0001\)\.",
-                    "", line)
-    out.append(line)
-  return "\n".join(out)
-
-
 # ------------------------------------------------------------ references --
 
 # The aggregates that `compare_to_references` reports, in order.
@@ -140,8 +102,8 @@ def compare_to_references(results: sts.EvalResults,
     columns[name] = {}
     for key, value in column.items():
       pearson, spearman, _ = sts.reference_value(value)
-      if formatting.number_or_none(pearson) is not None:
-        columns[name][key] = [float(pearson), formatting.number_or_none(spearman)]
+      if tables.number_or_none(pearson) is not None:
+        columns[name][key] = [float(pearson), tables.number_or_none(spearman)]
   aggregates = []
   for key in COMPARED_AGGREGATES:
     agg = results.aggregates.get(key)
@@ -149,8 +111,8 @@ def compare_to_references(results: sts.EvalResults,
     if agg is not None and given:
       aggregates.append({
           "key": key, "label": agg.label,
-          "model": [formatting.number_or_none(agg.pearson),
-                    formatting.number_or_none(agg.spearman)],
+          "model": [tables.number_or_none(agg.pearson),
+                    tables.number_or_none(agg.spearman)],
           "references": given})
   compared, wins, losses = [], [], []
   for name, entry in results.sets.items():
@@ -160,7 +122,7 @@ def compare_to_references(results: sts.EvalResults,
       continue
     best, best_column = max(candidates, key=lambda x: x[0])
     compared.append(name)
-    model = formatting.number_or_none(entry.pearson)
+    model = tables.number_or_none(entry.pearson)
     if model is not None and model > best:
       wins.append(name)
     else:
@@ -318,8 +280,8 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   print(markdown, file=out)
 
   if fv.output_markdown:
-    formatting.write_page(fv.output_markdown, (
-        formatting.command_note_line(fv.command_note) + "\n\n"
+    tables.write_page(fv.output_markdown, (
+        f"Produced by: {tables.code(fv.command_note)}\n\n"
         if fv.command_note else "") + markdown)
   return {"results": results, "names": names, "significance": significance,
           "references": references, "comparison": comparison,

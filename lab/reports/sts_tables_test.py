@@ -11,12 +11,12 @@ from absl.testing import absltest
 import numpy as np
 import tensorflow as tf
 
+from lab.reports import sts_tables
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.tests import test_util
-from lab.reports import sts_tables
 
 
 def fake_results(pearsons, name="ours"):
@@ -25,30 +25,6 @@ def fake_results(pearsons, name="ours"):
           for n, p in pearsons.items()}
   return sts.EvalResults(sets, [], sts.compute_aggregates(sets), name)
 
-
-
-class WithoutMarksTest(absltest.TestCase):
-
-  def test_an_older_page_loses_every_mark_and_says_why(self):
-    page = ("# P\n\nPearson's r. \u2020: significantly different from A "
-            "(Wilcoxon signed-rank, p < 0.0001).\n\n"
-            "| set | pairs | A | B |\n|---|---:|---:|---:|\n"
-            "| **2012** |  |  |  |\n"
-            "| STS2012.MSRpar | 750 | **22.94** (25.43) | 20.07\u2020 (23.33) |\n"
-            "\nWilcoxon signed-rank test p-values (\u2020: p < 0.0001)\n\n"
-            "| set | B vs A |\n|---|---:|\n| STS2012.MSRpar | 1e-9\u2020 |\n"
-            "\n## Speed\n\n| run | words/s |\n|---|---:|\n| a | **1.4x** |\n")
-    out = sts_tables.without_marks(page, "WHY")
-    self.assertIn("| **2012** |  |  |  |", out)  # a row's label keeps bold
-    self.assertIn("| STS2012.MSRpar | 750 | 22.94 (25.43) | 20.07 (23.33) |",
-                  out)
-    self.assertNotIn("\u2020", out)
-    self.assertNotIn("Wilcoxon", out)
-    self.assertIn("Pearson's r.\n\nWHY\n\n| set | pairs", out)
-    self.assertIn("| a | **1.4x** |", out)  # not a score table
-    self.assertEqual(out.count("WHY"), 1)
-    # A page without marks is left as it is.
-    self.assertEqual(sts_tables.without_marks(out, "WHY"), out)
 
 
 class ReferencesTest(absltest.TestCase):

@@ -17,10 +17,11 @@ from absl import flags
 import numpy as np
 import tensorflow as tf
 
+from lab import records
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from lab.reports import formatting
 
 # Frequency bands: the 100 most frequent words, then up to each bound.
 BANDS = (100, 1000, 10000, 100000)
@@ -118,9 +119,24 @@ def plot(record, path):
                         [b["q75"] for b in curve], color=line.get_color(),
                         alpha=0.15)
     axis.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-  formatting.line_plot(path, "Do frequent words get shorter vectors?",
+  tables.line_plot(path, "Do frequent words get shorter vectors?",
                        "log10 corpus count of the word",
                        "norm / the model's median norm", draw)
+
+
+# docs/siamese_cbow.md's plot: the demo model's record.
+DEMO_RECORD = "docs/records/word_norms/siamese_cbow_demo.json"
+
+
+def caption_part(context):
+  """The demo plot's caption (lab/docs.py)."""
+  del context
+  return f"*{caption(records.read_json(DEMO_RECORD))}*\n"
+
+
+def draw_demo(path):
+  """docs/siamese_cbow_word_norms.png from its record (lab/docs.py)."""
+  plot(records.read_json(DEMO_RECORD), path)
 
 
 def define_flags(flag_values):

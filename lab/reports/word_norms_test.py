@@ -9,8 +9,8 @@ from unittest import mock
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.common import errors
 from lab.reports import word_norms
+from sentzoo.common import errors
 
 
 class _Table(tf.Module):

@@ -18,12 +18,12 @@ import os
 
 from absl import flags
 
+from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.export import saved_model_writer
-from lab.reports import formatting
 
 STSB_DEV = "STSB.dev"
 # Model types whose sentence embedding is the average of their word vectors
@@ -117,7 +117,7 @@ def report(flag_values):
     raise errors.UserError("--candidate names no model directory")
   candidates = []
   for entry in flag_values.candidate:
-    candidates.append(read_candidate(*formatting.name_value(
+    candidates.append(read_candidate(*tables.name_value(
         entry, "--candidate", "NAME=MODEL_DIR")))
   selected = choose(candidates)
   for c in candidates:

@@ -6,8 +6,8 @@ import tempfile
 
 from absl.testing import absltest
 
-from sentzoo.common import errors
 from lab.reports import word_vector_choice
+from sentzoo.common import errors
 
 
 def _write_export_card(model_dir, version, sets):

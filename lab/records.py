@@ -1,4 +1,5 @@
-"""Records of finished runs: the few result files a results page reads.
+"""The lab's one record reader: the few result files of finished runs that
+the pages read.
 
 A run folder (runs/<table>/<run>/seed<k>/) does not outlive its machine, but
 a page must be buildable over sittings on several machines: so a finished
@@ -9,6 +10,7 @@ from a run folder rounds the same way (`round_decimals`), so both give the
 same page.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +23,18 @@ from sentzoo.evaluation import significance
 
 DIGITS = 4
 WALL_SECONDS = "wall_seconds"  # A run's training wall seconds, as text.
+
+
+@contextlib.contextmanager
+def in_folder(path):
+  """Runs the block in `path` (the pages name their records relative to
+  the repository's root)."""
+  before = os.getcwd()
+  os.chdir(path)
+  try:
+    yield
+  finally:
+    os.chdir(before)
 
 
 def record_dir(records_dir, run, seed=None):
