@@ -214,7 +214,7 @@ def exit_process(code):
   """Ends the process with `code` at once, output flushed: the
   parameter-server chief's ending. In TF 2.21, once a worker has died, the
   coordinator's recovery thread holds a lock its destructor takes at
-  interpreter exit, so the chief would hang after training (measured)."""
+  interpreter exit, so the chief would hang after training."""
   sys.stdout.flush()
   sys.stderr.flush()
   os._exit(code)  # pylint: disable=protected-access

@@ -3,7 +3,7 @@ r"""Peak memory of serving one huge sentence, with and without the input caps.
   python -m lab.benchmarks.serving_memory [--sentence_mb=5 --dim=300]
   python -m lab.benchmarks.serving_memory --export=runs/siamese_cbow_demo/export/1
 
-Without --export, measures two built exports, caps off (as before issue 19)
+Without --export, measures two built exports, caps off (as exports were before the caps)
 and capped. Each in a fresh process: load, warm up, reset the peak RSS,
 encode one sentence of --sentence_mb MB, read the peak (Linux).
 """
@@ -99,7 +99,7 @@ def main(argv):
   else:
     folder = tempfile.mkdtemp(prefix="serving_memory_")
     runs = [
-        ("caps off (before issue 19)",
+        ("caps off (exports before the caps)",
          build_export(os.path.join(folder, "uncapped"), _UNCAPPED,
                       _UNCAPPED)),
         ("capped",
