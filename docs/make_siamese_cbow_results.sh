@@ -19,9 +19,9 @@ py=.venv/bin/python
 data_dir="${SENTZOO_DATA_DIR:-../shared/data}"
 runs_dir=runs/siamese_cbow_ablation
 reference=word2vec=../shared/baselines/word2vec_books_sts.md
-best=$($py -c "
-from lab.reports import siamese_cbow_ablation as a
-print(a.report_text(a.RECORDS, a.page_runs())[1].name)")
+names=$(bash docs/run_siamese_cbow_ablation.sh --list | paste -sd, -)
+best=$($py -m lab.reports.siamese_cbow_ablation --runs="$names" \
+       | sed -n 's/^Selected on STS-B dev: \*\*\(.*\)\*\*.*/\1/p')
 present=1
 for name in untrained paper "$best"; do
   [ -f "$runs_dir/$name/export/1/saved_model.pb" ] || present=0

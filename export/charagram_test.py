@@ -1,4 +1,4 @@
-"""Tests for export.charagram_export and export.featurized_encoder: every variant exports and reloads."""
+"""Tests for export.charagram and export.featurized_encoder: every variant exports and reloads."""
 
 import json
 import os
@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.export import charagram_export
+from sentzoo.export import charagram as charagram_export
 from sentzoo.export import export_model
 from sentzoo.export import featurized_encoder
 from sentzoo.inputs import char_ngrams

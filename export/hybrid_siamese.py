@@ -11,7 +11,7 @@ tf.function.
 
 The encoder alone, with `serving_default`: `sentences` -> `embeddings`:
 
-  python -m export.hybrid_siamese_export --model_dir=M --export_dir=E \
+  python -m export.hybrid_siamese --model_dir=M --export_dir=E \
       --encoder_only
 
 Weights: the best dev epoch (`<model_dir>/best/`) when the trainer wrote

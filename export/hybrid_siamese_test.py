@@ -9,7 +9,7 @@ import tensorflow as tf
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import export_model
-from sentzoo.export import hybrid_siamese_export
+from sentzoo.export import hybrid_siamese as hybrid_siamese_export
 from sentzoo.export import saved_model_writer
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib

@@ -1,4 +1,4 @@
-"""Tests for export.sent2vec_export: model directory -> SavedModel."""
+"""Tests for export.sent2vec: model directory -> SavedModel."""
 
 import json
 import os

@@ -6,7 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.export import export_model
-from sentzoo.export import siamese_cbow_export
+from sentzoo.export import siamese_cbow as siamese_cbow_export
 from sentzoo.inputs import text_to_ids as text_to_ids_lib
 from sentzoo.inputs import tokenizer as tokenizer_lib
 from sentzoo.inputs import vocabulary as vocabulary_lib

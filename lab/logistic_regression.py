@@ -19,7 +19,7 @@ deviation (a constant feature is only centred) unless `standardize=False`.
 `fit_weights` also fits the k classifiers of a k-fold cross-validation at
 once (each with its own training subset and mean loss; their objectives are
 summed), so one [n, d] x [d, k * classes] product per L-BFGS step serves all
-folds; evaluation/senteval.py tunes the penalty that way.
+folds; lab/senteval.py tunes the penalty that way.
 
 Usage:
 
@@ -107,9 +107,8 @@ def single_threaded_blas():
 
   scipy's L-BFGS-B does BLAS calls on vectors of a few thousand numbers;
   with OpenBLAS threads on a busy machine each such call waits for thread
-  hand-offs (measured: a 54-parameter fit took 8 s with 2 threads, 1.2 s
-  with 1). The matrix products run in TensorFlow, whose threads this does
-  not touch. A no-op where no OpenBLAS is found.
+  hand-offs (docs/design_measurements.md). The matrix products run in
+  TensorFlow, whose threads this does not touch. A no-op where no OpenBLAS is found.
   """
   libraries = _openblas_libraries()
   saved = []

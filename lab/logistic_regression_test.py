@@ -1,9 +1,9 @@
-"""Tests for evaluation.logistic_regression."""
+"""Tests for lab.logistic_regression."""
 
 import numpy as np
 import tensorflow as tf
 
-from sentzoo.evaluation import logistic_regression
+from lab import logistic_regression
 
 
 def _separable(n=200, d=5, k=2, seed=0, margin=1.0):

@@ -17,9 +17,9 @@ import shutil
 
 import numpy as np
 
+from lab import significance
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.evaluation import significance
 
 DIGITS = 4
 WALL_SECONDS = "wall_seconds"  # A run's training wall seconds, as text.

@@ -1,4 +1,4 @@
-"""Tests for lab.reports.run_records (compact records of finished runs)."""
+"""Tests for lab.records (compact records of finished runs)."""
 
 import os
 

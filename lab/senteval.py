@@ -3,7 +3,7 @@ r"""SentEval transfer tasks for any exported sentence encoder.
 The protocol of the Sent2Vec paper's Table 1 (Pagliardini et al., 2018,
 section 4, "Downstream Supervised Evaluation", which follows Kiros et al.,
 2015 and Hill et al., 2016) and of SentEval (Conneau & Kiela, 2018): a
-logistic regression (evaluation/logistic_regression.py) on the frozen
+logistic regression (lab/logistic_regression.py) on the frozen
 sentence embeddings.
 
   * MR, CR, SUBJ, MPQA: accuracy by stratified 10-fold cross-validation
@@ -38,10 +38,10 @@ from typing import Any, Dict, Mapping, Optional, Sequence
 from absl import logging
 import numpy as np
 
+from lab import logistic_regression
+from lab import senteval_data
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import logistic_regression
-from sentzoo.evaluation import senteval_data
 
 CV_TASKS = tuple(senteval_data.BINARY_TASKS)
 # Penalties tried (strongest first is how they are fitted).

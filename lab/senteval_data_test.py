@@ -5,8 +5,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from lab import senteval_data
 from sentzoo.common import errors
-from sentzoo.evaluation import senteval_data
 from sentzoo.tests import senteval_fixtures
 from sentzoo.tests import test_util
 

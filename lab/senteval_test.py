@@ -1,4 +1,4 @@
-"""Tests for evaluation.senteval: CV logic, features and tasks."""
+"""Tests for lab.senteval: CV logic, features and tasks."""
 
 import json
 import os
@@ -6,10 +6,10 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from lab import senteval
+from lab import senteval_data
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import senteval
-from sentzoo.evaluation import senteval_data
 from sentzoo.tests import senteval_fixtures
 from sentzoo.tests import test_util
 

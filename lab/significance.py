@@ -16,10 +16,6 @@ separate, labelled table).
 
 Claims over seeds (lab.reports.hybrid_table, lab.reports.charagram_results):
 `paired_t_test`, `mcnemar_exact`, `bootstrap_pearson_difference`.
-
-scipy is imported inside the functions that need it: the trainers import
-this module (through evaluation.sts) and never call them, and `scipy.stats`
-would add about 50 MB to their resident memory.
 """
 
 import dataclasses
@@ -27,6 +23,9 @@ import math
 from typing import Mapping
 
 import numpy as np
+from scipy import stats
+
+from sentzoo.evaluation import sts
 
 # Kenter et al.'s threshold for "statistically significantly different".
 WILCOXON_ALPHA = 1e-4
@@ -73,7 +72,6 @@ def wilcoxon(predicted_a, predicted_b, name: str = "") -> WilcoxonResult:
     return WilcoxonResult(name, 0, math.nan, math.nan)
   if np.all(a - b == 0):
     return WilcoxonResult(name, n, 0.0, 1.0)
-  from scipy import stats  # pylint: disable=import-outside-toplevel
   result = stats.wilcoxon(a, b, zero_method="wilcox")
   return WilcoxonResult(name, n, float(result.statistic), float(result.pvalue))
 
@@ -115,7 +113,23 @@ TABLE_ALPHA = 0.05
 # 0.9999) Williams' test still calls such a shift significant, but it is
 # no difference a reader could use.
 MIN_DIFFERENCE = 0.1
-WORSE = "\u25bc"  # after a Pearson significantly below the compared column's
+
+
+def table_marks(comparisons: Mapping[str, Mapping]) -> dict:
+  """`sts.format_table`'s marks of {column: {set: CorrelationComparison
+  against the first column}}."""
+  return {column: {name: test.direction() for name, test in tests.items()}
+          for column, tests in comparisons.items()}
+
+
+def marks_caption(first: str) -> str:
+  """What `table_marks` mean, for the table's caption."""
+  return (f"**Bold**: Pearson significantly higher than {first}'s, "
+          f"{sts.WORSE}: significantly lower (Williams' test of dependent "
+          "correlations with the gold scores, Holm-corrected over the "
+          f"table's sets, p < {TABLE_ALPHA:g}, and at least "
+          f"{MIN_DIFFERENCE:g} apart); other differences are not "
+          "significant.")
 
 
 def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple:
@@ -139,7 +153,6 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple:
   if denominator <= 0:  # r23 = 1 up to rounding: the same scores
     return 0.0, 1.0
   t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23) / denominator)
-  from scipy import stats  # pylint: disable=import-outside-toplevel
   return t, float(2 * stats.t.sf(abs(t), n - 3))
 
 
@@ -331,7 +344,6 @@ def paired_t_test(values_a, values_b) -> PairedTestResult:
     return PairedTestResult(diff, math.nan, n)
   if np.all(d == d[0]):
     return PairedTestResult(diff, 1.0 if d[0] == 0 else 0.0, n)
-  from scipy import stats  # pylint: disable=import-outside-toplevel
   return PairedTestResult(diff, float(stats.ttest_rel(a, b).pvalue), n)
 
 
@@ -362,8 +374,7 @@ def mcnemar_exact(correct_a, correct_b) -> PairedTestResult:
   if a_only + b_only == 0:
     p = 1.0
   else:
-    from scipy import stats  # pylint: disable=import-outside-toplevel
-    p = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
+      p = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
   return PairedTestResult(float(diff), p, int(a.shape[-1]),
                           {"a_only": a_only, "b_only": b_only})
 

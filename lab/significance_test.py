@@ -6,7 +6,7 @@ from absl.testing import absltest
 import numpy as np
 from scipy import stats
 
-from sentzoo.evaluation import significance
+from lab import significance
 from sentzoo.evaluation import sts
 
 

@@ -46,8 +46,6 @@ from sentzoo.common import errors  # pylint: disable=g-import-not-at-top
 from sentzoo.common import interrupts  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRESS_MIN_SENTENCES = 10_000  # Fewer: no progress bar.
-DEFAULT_BATCH_SIZE = 1024
 SEARCH_CACHE_SUBDIR = os.path.join("cache", "search")
 
 
@@ -75,12 +73,12 @@ def _load(model):
   return sentence_model.load(store_lib.resolve(model))
 
 
-def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
-               what="encoding"):
-  """`model.encode`, with its progress bar on a terminal."""
+def encode_all(model, sentences, batch_size=None, what="encoding"):
+  """`model.encode` (its progress bar on a terminal, its default batch
+  unless `batch_size`)."""
   try:
-    return model.encode(sentences, batch_size=batch_size, show_progress_bar=(
-        len(sentences) >= PROGRESS_MIN_SENTENCES and sys.stderr.isatty()))
+    return model.encode(
+        sentences, **({"batch_size": batch_size} if batch_size else {}))
   except (KeyboardInterrupt, Exception) as e:  # pylint: disable=broad-except
     if not interrupts.is_interrupt(e):
       raise
@@ -383,6 +381,7 @@ def build_parser():
                                    parser_class=_Parser)
   commands.required = True
   model_help = "an export's path, or a model's name (`sentzoo models`)"
+  batch_help = "sentences per call of the model (default: `encode`'s)"
 
   p = commands.add_parser("encode", help="embed one sentence per line")
   p.add_argument("model", help=model_help)
@@ -390,7 +389,7 @@ def build_parser():
                  "line; - (default): stdin")
   p.add_argument("--output", default="-", help="out.npy, out.tsv, or - "
                  "(default): TSV on stdout")
-  p.add_argument("--batch_size", type=int, default=DEFAULT_BATCH_SIZE)
+  p.add_argument("--batch_size", type=int, help=batch_help)
   p.set_defaults(run=cmd_encode)
 
   p = commands.add_parser("similarity", help="cosine of two sentences")
@@ -406,7 +405,7 @@ def build_parser():
   p.add_argument("--query", required=True, action="append",
                  help="a query (repeat for several)")
   p.add_argument("-k", type=int, default=10, help="how many lines to show")
-  p.add_argument("--batch_size", type=int, default=DEFAULT_BATCH_SIZE)
+  p.add_argument("--batch_size", type=int, help=batch_help)
   p.set_defaults(run=cmd_search)
 
   p = commands.add_parser("evaluate", help="the STS / SICK / STS-B table")

@@ -277,15 +277,14 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertIn("interrupted: `sentzoo encode` stopped", out)
     self.assertNotIn("Traceback", err)
 
-  def test_progress_bar_only_on_a_terminal_and_a_long_input(self):
+  def test_encode_keeps_its_own_batch_and_progress_defaults(self):
+    # `encode` decides when to show progress (sentence_model's threshold)
+    # and the batch, unless --batch_size is given.
     model = mock.Mock()
-    for tty, count, shown in ((True, cli.PROGRESS_MIN_SENTENCES, True),
-                              (True, cli.PROGRESS_MIN_SENTENCES - 1, False),
-                              (False, cli.PROGRESS_MIN_SENTENCES, False)):
-      with mock.patch("sys.stderr", mock.Mock(isatty=lambda t=tty: t)):
-        cli.encode_all(model, ["a"] * count, batch_size=7)
-      model.encode.assert_called_with(["a"] * count, batch_size=7,
-                                      show_progress_bar=shown)
+    cli.encode_all(model, ["a"] * 3)
+    model.encode.assert_called_with(["a"] * 3)
+    cli.encode_all(model, ["a"] * 3, batch_size=7)
+    model.encode.assert_called_with(["a"] * 3, batch_size=7)
 
 
 class SentzooLoadByNameTest(tf.test.TestCase):

@@ -8,8 +8,8 @@ Measured on the installed export itself, on this machine:
   stsb_dev      STS Benchmark dev Pearson x 100
   sick_test     SICK 2014 test relatedness Pearson x 100
   encode_sentences_per_s   `model.encode` of the evaluation's distinct
-                sentences, batch 1024, after one warm-up batch: the
-                fastest of 3 runs
+                sentences at its default batch, after one warm-up batch:
+                the fastest of 3 runs
   size_bytes    the export's files
 
 Without the evaluation data only size and speed are measured (on a fixed
@@ -23,13 +23,13 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from sentzoo import sentence_model
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 
-ENCODE_BATCH_SIZE = 1024
 # The machine may be shared: the fastest of a few runs is the least
 # disturbed one.
 ENCODE_REPEATS = 3
@@ -115,16 +115,16 @@ def measure(model, export_dir: str,
         seen.setdefault(sentence, None)
     sentences = list(seen)
   if can_encode:
-    model.encode(sentences[:ENCODE_BATCH_SIZE],
-                 batch_size=ENCODE_BATCH_SIZE)  # Warm-up: traces the graph.
+    batch = sentence_model.DEFAULT_BATCH_SIZE
+    model.encode(sentences[:batch], batch_size=batch)  # Traces the graph.
     seconds = []
     for _ in range(ENCODE_REPEATS):
       start = time.perf_counter()
-      model.encode(sentences, batch_size=ENCODE_BATCH_SIZE)
+      model.encode(sentences, batch_size=batch)
       seconds.append(time.perf_counter() - start)
     scores["encode_sentences_per_s"] = int(len(sentences) / min(seconds))
     scores["encode_measured_on"] = (
-        f"{len(sentences)} sentences, batch {ENCODE_BATCH_SIZE}, fastest of "
+        f"{len(sentences)} sentences, batch {batch}, fastest of "
         f"{ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, load average "
         f"{os.getloadavg()[0]:.1f}")
   return scores

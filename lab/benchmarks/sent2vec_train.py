@@ -69,19 +69,18 @@ flags.DEFINE_string("output_markdown", None, "Side by side: also write the "
 WARMUP_FRACTION = 0.05
 REFERENCE_THREADS = 2
 _PROGRESS = re.compile(rb"Progress: *([0-9]+(?:\.[0-9]*)?)%")
-# Ours' phases in a whole run: (name, the output line that ends it).
+# Ours' phases in a whole run: (name, what of its model directory the phase
+# writes last: its time ends the phase; the training log's last record is
+# the last step's).
 OUR_PHASES = (
-    ("start-up (Python, TensorFlow)", None),
-    ("data check", re.compile(r"verified ")),
-    ("vocabulary (counting pass)", re.compile(r"vocabulary: ")),
-    ("token cache", re.compile(r"token cache: [0-9,]+ blocks of")),
-    ("training (model, graph, steps)", re.compile(r"step ([0-9,]+)/\1 ")),
-    ("export", re.compile(r"exported to ")),
-    ("final evaluation", re.compile(r"export: ")),
+    ("start-up (Python, TensorFlow, flags)", "flags.txt"),
+    ("data check and vocabulary (counting pass)", "vocab.txt"),
+    ("token cache", "token_cache"),
+    ("training (model, graph, steps)", "train_log.jsonl"),
+    ("export", "export"),
+    ("final evaluation", "finished.json"),
     ("exit", None),
 )
-_FIRST_LINE = re.compile(r"^(verified |counting words \()")
-_CHECKED = re.compile(r"^verified .*\(([0-9.]+)s\)$")
 REFERENCE_PHASES = ("dictionary pass", "training", "model written, exit")
 # Where a run reads and writes: set per child, never inherited.
 _PLACES = ("data_dir", "corpus_parts", "corpus_files", "model_dir",
@@ -207,20 +206,6 @@ class ProgressReader:
       self.finished = progress >= 1.0
 
 
-class LineClock:
-  """Timestamps each output line (ended by \\n or \\r) as it arrives."""
-
-  def __init__(self):
-    self.lines = []  # (seconds, text)
-    self._partial = b""
-
-  def feed(self, data, now, cpu=None):
-    del cpu
-    *whole, self._partial = re.split(rb"[\r\n]", self._partial + data)
-    self.lines += [(now, line.decode("utf-8", "replace")) for line in whole
-                   if line.strip()]
-
-
 def reference_words_per_second(samples, warmup_fraction, words, known):
   """C++ (words/s, cores in use, seconds) from the first progress sample at
   or past `warmup_fraction` to the last before 100%: its progress is known
@@ -235,21 +220,16 @@ def reference_words_per_second(samples, warmup_fraction, words, known):
           None if None in (c0, c1) else (c1 - c0) / (t1 - t0), t1 - t0)
 
 
-def our_phases(lines, end):
-  """{phase: seconds} of a whole run of ours from its timestamped lines;
-  silent phases are left out. Start-up ends where the data check (its line
-  says how long it took) or the counting pass starts."""
-  first = [(t, _CHECKED.search(text)) for t, text in lines
-           if _FIRST_LINE.search(text)]
-  last = 0.0
-  if first:
-    last = first[0][0] - (float(first[0][1].group(1)) if first[0][1] else 0)
-  found = {OUR_PHASES[0][0]: last}
-  for name, pattern in OUR_PHASES[1:-1]:
-    hits = [t for t, text in lines if pattern.search(text)]
-    if hits:
-      found[name], last = hits[-1] - last, hits[-1]
-  found[OUR_PHASES[-1][0]] = end - last
+def our_phases(model_dir, start, end):
+  """{phase: seconds} of a whole run of ours in `model_dir`, from the times
+  its files were last written (a phase that wrote nothing is left out);
+  start, end: the process's, as `time.time()`."""
+  found, last = {}, start
+  for name, written in OUR_PHASES:
+    path = written and os.path.join(model_dir, written)
+    if path is None or os.path.exists(path):
+      at = end if path is None else os.path.getmtime(path)
+      found[name], last = at - last, at
   return found
 
 
@@ -517,13 +497,13 @@ def small_job(cfg, ref_command, work_dir, repo, display, log):
 
   def ours(repeat):
     shutil.rmtree(model_dir, ignore_errors=True)
-    clock = LineClock()
-    done = child_process.run(ours_command, log(f"job_ours_{repeat}"), clock,
+    start = time.time()
+    done = child_process.run(ours_command, log(f"job_ours_{repeat}"),
                              cwd=repo)
+    phases = our_phases(model_dir, start, start + done.seconds)
     shutil.rmtree(model_dir, ignore_errors=True)
     return {"seconds": done.seconds, "peak_rss_mb": done.peak_rss_mb,
-            "phases": our_phases(clock.lines, done.seconds),
-            "load_average_1min": done.load_before}
+            "phases": phases, "load_average_1min": done.load_before}
 
   def reference(repeat):
     reader = ProgressReader()

@@ -163,10 +163,11 @@ class Sent2VecTrainBenchmarkTest(tf.test.TestCase):
                           r["reference"]["seconds"] / r["ours"]["seconds"])
       phases = r["ours"]["phases"]
       self.assertContainsSubset(
-          ["start-up (Python, TensorFlow)", "data check",
-           "vocabulary (counting pass)", "token cache",
+          ["start-up (Python, TensorFlow, flags)",
+           "data check and vocabulary (counting pass)", "token cache",
            "training (model, graph, steps)", "exit"], phases)
       self.assertNotIn("export", phases)  # --noexport.
+      self.assertNotIn("final evaluation", phases)
       self.assertAllClose(sum(phases.values()), r["ours"]["seconds"])
       self.assertGreater(phases["training (model, graph, steps)"], 0)
       self.assertAllClose(sum(r["reference"]["phases"].values()),
@@ -243,23 +244,26 @@ class ProgressAndRatioTest(tf.test.TestCase):
     # 0.8 x 1,000 known tokens read = 1.0 pass = 1,000 words, in 10 s.
     self.assertAllClose([rate, cores, seconds], [100.0, 1.9, 10.0])
 
-  def test_phases_of_a_whole_run_from_its_lines(self):
-    lines = [(4.5, "verified part01.txt.gz: 526,745 lines, sha256 ok (0.3s)"),
-             (4.6, "counting words (one pass over the corpus)..."),
-             (7.8, "vocabulary: 37,461 words"),
-             (8.2, "token cache: tokenising"),
-             (18.8, "token cache: 8,231 blocks of 64 lines in 11s, 51 MB"),
-             (30.0, "step 200/8231 (2.4%) loss 4.3"),
-             (66.7, "step 8231/8231 (100.0%) loss 3.2"),
-             (70.1, "exported to /x/1"), (72.0, "export: /x/1")]
+  def test_phases_of_a_whole_run_from_its_model_directory(self):
+    model_dir = os.path.join(self.get_temp_dir(), "phases")
+    os.makedirs(os.path.join(model_dir, "token_cache"))
+    start = 1000.0
+    for name, at in (("flags.txt", 4.2), ("vocab.txt", 7.8),
+                     ("token_cache", 18.8), ("train_log.jsonl", 66.7),
+                     ("export", 70.1), ("finished.json", 72.0)):
+      path = os.path.join(model_dir, name)
+      if not os.path.exists(path):
+        open(path, "w").close()
+      os.utime(path, (start + at, start + at))
     self.assertAllClose(
-        list(sent2vec_train.our_phases(lines, 74.0).values()),
-        [4.2, 0.3, 3.3, 11.0, 47.9, 3.4, 1.9, 2.0])
-    # Without the data check and the token cache: start-up ends when the
-    # counting pass starts.
+        list(sent2vec_train.our_phases(model_dir, start, start + 74.0)
+             .values()), [4.2, 3.6, 11.0, 47.9, 3.4, 1.9, 2.0])
+    # Without the token cache (--notoken_cache): its phase is left out.
+    os.rmdir(os.path.join(model_dir, "token_cache"))
     self.assertEqual(
-        list(sent2vec_train.our_phases(lines[1:3] + lines[6:], 74.0)),
-        ["start-up (Python, TensorFlow)", "vocabulary (counting pass)",
+        list(sent2vec_train.our_phases(model_dir, start, start + 74.0)),
+        ["start-up (Python, TensorFlow, flags)",
+         "data check and vocabulary (counting pass)",
          "training (model, graph, steps)", "export", "final evaluation",
          "exit"])
     self.assertAllClose(sent2vec_train.reference_phases(

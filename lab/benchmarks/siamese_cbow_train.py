@@ -7,8 +7,8 @@ r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
 
 Takes the trainer's own flags. Each side runs --repeats times in a fresh
 process, alternating: ours, --steps of the trainer's plan after
---warmup_steps (groups/s as the time of one epoch); the steps issue 34
-replaced (--earlier_steps); the trainer itself for one epoch (--end_to_end);
+--warmup_steps (groups/s as the time of one epoch); the earlier steps
+(--earlier_steps); the trainer itself for one epoch (--end_to_end);
 gensim 4's CBOW with the paper's baseline settings on a tokenised copy of the
 corpus (`build_vocab`, one epoch). Only the ratios of one sequence compare.
 """
@@ -54,7 +54,7 @@ flags.DEFINE_string("record_dir", None, "Record the results here: "
                     "docs/records/siamese_cbow_train for "
                     "docs/siamese_cbow_train_speed.md.", flag_values=FLAGS)
 flags.DEFINE_bool("earlier_steps", False, "Also time, in the same "
-                  "sequence, the steps issue 34 replaced, on by-length "
+                  "sequence, the earlier steps, on by-length "
                   "batches (--batch_layout=by_length): the flat step "
                   "(`siamese_cbow_step.make_train_step`) and the padded step "
                   "before it (`make_dense_train_step`: XLA on the padded "
@@ -66,7 +66,7 @@ flags.DEFINE_integer("profile_steps", 0, "After its timed steps, the first "
                      flag_values=FLAGS)
 
 # The train-step children: the trainer's step on the flags' batches, and the
-# steps issue 34 replaced (--earlier_steps), with the rows they print.
+# earlier steps (--earlier_steps), with the rows they print.
 CHILDREN = {"ours": "ours, train step",
             "by_length": "ours, by-length batches (the flat step)",
             "padded": "ours, by-length batches, the padded step"}

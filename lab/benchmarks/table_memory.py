@@ -7,7 +7,7 @@ r"""Memory of the paper-size embedding tables, and how a strategy places them.
 
 Builds the tables under the strategy's scope, runs STEPS sparse SGD steps
 and prints the table bytes, where each copy lives and the RSS. --train
-measures the Sent2Vec trainer itself against issue 17's bound (peak RSS <=
+measures the Sent2Vec trainer itself against the memory bound (peak RSS <=
 1.3 x table bytes + 1 GB): a fresh run and a resumed one, each in a child
 that records each phase's own peak (`run_probed_trainer`); exits 1 above it.
 """
@@ -121,7 +121,7 @@ def _sent2vec(strategy, dim):
 
 # --train: the Sent2Vec trainer's phases, measured in a child process.
 
-# The bound of issue 17: peak RSS <= BOUND_FACTOR x table bytes + BOUND_EXTRA.
+# The memory bound: peak RSS <= BOUND_FACTOR x table bytes + BOUND_EXTRA.
 BOUND_FACTOR = 1.3
 BOUND_EXTRA_BYTES = 1 << 30
 # What is copied from the first run into every later run's model directory.
@@ -147,7 +147,7 @@ def run_probed_trainer(argv, phase_log):
   trainers/sent2vec_memory_test.py runs it too)."""
   from sentzoo.evaluation import encoder as encoder_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.export import saved_model_writer  # pylint: disable=g-import-not-at-top
-  from sentzoo.export import sent2vec_export  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import sent2vec as sent2vec_export  # pylint: disable=g-import-not-at-top
   from sentzoo.inputs import token_cache  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import sent2vec as sent2vec_trainer  # pylint: disable=g-import-not-at-top
   from sentzoo.trainers import trainer  # pylint: disable=g-import-not-at-top

@@ -19,11 +19,11 @@ import numpy as np
 from lab import records
 from lab.reports import paper_numbers
 from lab.reports import word_vector_choice
+from lab import significance
 from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
-from sentzoo.evaluation import significance
 from sentzoo.inputs import pair_datasets
 from sentzoo.trainers import hybrid_siamese
 

@@ -21,9 +21,9 @@ from lab.reports import charagram_results
 from lab.reports import hybrid_table
 from lab.reports import paper_numbers
 from lab.reports import siamese_cbow_ablation
+from lab import significance
 from lab import tables
 from sentzoo.common import cli
-from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts_data
 
 REPRODUCES, DOES_NOT, CANNOT = ("reproduces", "does not reproduce",

@@ -30,6 +30,9 @@ from lab import records
 from lab.reports import paper_numbers
 from lab.reports import senteval_tables
 from lab.reports import sts_tables
+from lab import senteval
+from lab import senteval_data
+from lab import significance as significance_lib
 from lab import tables
 from sentzoo import catalogue
 from sentzoo import catalogue_table
@@ -38,9 +41,6 @@ from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import senteval
-from sentzoo.evaluation import senteval_data
-from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.export import saved_model_writer

@@ -112,8 +112,9 @@ def speed(runs="runs"):
       "final evaluation) and the C++ command on the tokenised lines "
       "(dictionary pass, training, model written; the lines tokenised "
       "beforehand). Speed ours / C++ is C++ seconds / ours seconds; ours' "
-      "phases are timed from its train_log.jsonl, the C++ code's from its "
-      "progress lines.", "",
+      "phases end when the files each writes last were written (flags.txt, "
+      "vocab.txt, token_cache/, train_log.jsonl, export/, finished.json), "
+      "the C++ code's at its progress lines.", "",
       f"Machine: {resources.cpu_model()}, {uni['cpus']} cores; "
       f"{time.strftime('%Y-%m-%d')}; load average (1 / 5 / 15 min) "
       f"{_loads(uni['load_average_before'])} before the sequence, "

@@ -1,6 +1,6 @@
 r"""SentEval transfer tables: `python -m lab.reports.senteval_tables`.
 
-Scores exports on the SentEval transfer tasks (`evaluation.senteval`) and
+Scores exports on the SentEval transfer tasks (`lab.senteval`) and
 prints the accuracy table in the layout of the Sent2Vec paper's Table 1,
 under the paper's rows, and the seconds each task took.
 
@@ -15,13 +15,13 @@ from absl import flags
 
 from lab.reports import paper_numbers
 from lab.reports import sts_tables
+from lab import senteval
+from lab import senteval_data
 from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import senteval
-from sentzoo.evaluation import senteval_data
 
 # ---------------------------------------------------------------- tables --
 

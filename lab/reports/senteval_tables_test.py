@@ -6,8 +6,8 @@ import os
 import tensorflow as tf
 
 from lab.reports import senteval_tables
+from lab import senteval
 from sentzoo.common import errors
-from sentzoo.evaluation import senteval
 from sentzoo.tests import senteval_fixtures
 from sentzoo.tests import test_util
 

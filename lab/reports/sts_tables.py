@@ -22,12 +22,12 @@ from typing import Any, Callable, Mapping, Sequence
 from absl import flags
 
 from lab.reports import baselines as baselines_lib
+from lab import significance as significance_lib
 from lab import tables
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 
@@ -62,12 +62,12 @@ def format_significance_table(significance: Mapping[str, Mapping[str, Any]]
             f"p={tables.pvalue(c.adjusted_pvalue)}")
     direction = c.direction(alpha)
     return (f"**{text}**" if direction > 0 else
-            text + significance_lib.WORSE if direction < 0 else text)
+            text + sts.WORSE if direction < 0 else text)
 
   return _sets_table(
       significance, "Difference in Pearson's r \u00d7 100 [paired-bootstrap "
       "95% interval], Holm-corrected p of Williams' test (**better** / "
-      f"{significance_lib.WORSE} worse: p < {alpha:g} and at least "
+      f"{sts.WORSE} worse: p < {alpha:g} and at least "
       f"{significance_lib.MIN_DIFFERENCE:g} apart)", cell)
 
 
@@ -261,8 +261,10 @@ def evaluate_flags(fv: flags.FlagValues, out=None) -> dict:
   wilcoxon = {name: significance_lib.wilcoxon_per_set(r, results[0])
               for name, r in zip(names[1:], results[1:])} if fv.wilcoxon else {}
 
-  markdown = sts.format_table(results, names, references=references,
-                              significance=significance)
+  markdown = sts.format_table(
+      results, names, references=references,
+      marks=significance_lib.table_marks(significance),
+      marks_caption=significance_lib.marks_caption(names[0]))
   comparison = None
   if references:
     markdown += (f"\nNo mark against {', '.join(references)}: stored scores, "
