@@ -2,6 +2,7 @@
 #   make demo   sets up .venv (sentzoo with every extra, editable), trains the demo config on the
 #               real corpus, evaluates on STS/SICK, exports, and prints where the export is.
 #   make test   sets up .venv, checks the imports (mypy) and runs the test suite (pytest).
+#   make docs   writes every generated page again from the committed records.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,7 @@ TEST_WORKERS ?= 2
 # The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
 # SENTZOO_VERBOSE=1 make demo shows it.
 
-.PHONY: setup demo zoo test typecheck bazel-check clean
+.PHONY: setup demo zoo docs test typecheck bazel-check clean
 
 # The checkout installed in editable mode (`import sentzoo` works from any
 # folder, and the checkout's files are what runs) with every extra
@@ -35,6 +36,13 @@ demo: setup
 # book-corpus Sent2Vec models take most of it.
 zoo: setup
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m sentzoo.cli train --all
+
+# Every generated page of docs/ (and the README's table) written again from
+# the committed records, docs/records/ (lab/docs.py): nothing is trained or
+# evaluated. lab/docs_test.py checks that the committed pages are what this
+# writes.
+docs: setup
+	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m lab.docs
 
 test: typecheck
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q -n $(TEST_WORKERS) --durations=30

@@ -130,7 +130,7 @@ class SavedModelEncoderTest(tf.test.TestCase):
       encoder_lib.load_encoder(os.path.join(self.root, "nope"))
 
   def test_a_plain_file_is_not_said_to_be_missing(self):
-    # Issue 33 row 10: `reports.sts_tables --model=<a plain file>` and
+    # Issue 33 row 10: `lab.reports.sts_tables --model=<a plain file>` and
     # `sentzoo.load("README.md")` said the file "does not exist".
     plain = os.path.join(self.root, "README.md")
     with open(plain, "w") as f:

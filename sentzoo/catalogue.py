@@ -27,7 +27,7 @@ class PaperFigure:
 
   Attributes:
     paper: "siamese_cbow" (Table 1), "charagram" (supplement Table 1) or
-      "sent2vec" (Table 2): the tables of reports/paper_numbers.py.
+      "sent2vec" (Table 2): the tables of lab/reports/paper_numbers.py.
     column: the column (model) of that table.
   """
   paper: str

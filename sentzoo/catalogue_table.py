@@ -24,7 +24,7 @@ from sentzoo import store as store_lib
 from sentzoo.common import cli
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
-from sentzoo.reports import formatting
+from lab import tables
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS_DIR = os.path.join(REPO_ROOT, "docs", "records", "catalogue")
@@ -39,7 +39,7 @@ def paper_sts2014_mean(figure: Optional[catalogue.PaperFigure]
   """The paper's STS 2014 mean (Pearson x 100) of `figure`, or None."""
   if figure is None:
     return None
-  from sentzoo.reports import paper_numbers  # pylint: disable=g-import-not-at-top
+  from lab.reports import paper_numbers  # pylint: disable=g-import-not-at-top
   if figure.paper == "charagram":
     return paper_numbers.charagram_reference(figure.column)["STS2014.mean"]
   if figure.paper == "siamese_cbow":
@@ -196,7 +196,7 @@ def encoder_table(records: Dict[str, Dict[str, Any]]) -> str:
         scores.get("precision", "float32"),
         "–" if speed is None else f"{speed:,}",
         f"{paper_cell} / {_number(scores.get('sts2014_mean'), 1)}"])
-  return formatting.table(header, rows, "|---|---|---|---:|---:|---:|---:|"
+  return tables.table(header, rows, "|---|---|---|---:|---:|---:|---:|"
                           "---|---:|---|")
 
 
@@ -220,7 +220,7 @@ def pair_table(records: Dict[str, Dict[str, Any]]) -> str:
         f"{_number(pairs.get('majority_accuracy'))} / "
         f"{_number(pairs.get('majority_f1'))}",
         _size(found["scores"].get("size_bytes"))])
-  return formatting.table(header, rows, "|---|---|---|---:|---:|---:|---:|")
+  return tables.table(header, rows, "|---|---|---|---:|---:|---:|---:|")
 
 
 def table(records: Dict[str, Dict[str, Any]]) -> str:
@@ -248,7 +248,7 @@ def training_cost_table(records: Dict[str, Dict[str, Any]]) -> str:
         f"{cost['cpu']}, {cost['cpus']} cores",
         f"{cost['load_average_before']:.1f}",
         "resumed (this invocation only)" if cost["resumed"] else "whole"])
-  return formatting.table(header, rows, "|---|---:|---:|---|---:|---|")
+  return tables.table(header, rows, "|---|---:|---:|---|---:|---|")
 
 
 def notes(records: Dict[str, Dict[str, Any]]) -> str:

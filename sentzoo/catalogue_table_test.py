@@ -9,7 +9,7 @@ from sentzoo import catalogue
 from sentzoo import catalogue_table
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
-from sentzoo.reports import paper_numbers
+from lab.reports import paper_numbers
 
 
 class CatalogueTableTest(tf.test.TestCase):
@@ -64,7 +64,7 @@ class CatalogueTableTest(tf.test.TestCase):
         "scores"]
     self.assertGreater(scores["encode_sentences_per_s"], 0)
     self.assertRegex(scores["encode_measured_on"],
-                     r"^\d+ sentences, batch 1024, .*; measured again with "
+                     r"^\d+ sentences, batch 4096, .*; measured again with "
                      r"siamese-cbow-demo, one after the other$")
 
   def test_marks_come_from_the_records(self):

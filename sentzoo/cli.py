@@ -47,13 +47,12 @@ from sentzoo import archive  # pylint: disable=g-import-not-at-top
 from sentzoo import catalogue  # pylint: disable=g-import-not-at-top
 from sentzoo import store as store_lib  # pylint: disable=g-import-not-at-top
 from sentzoo.common import cli  # pylint: disable=g-import-not-at-top
+from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
 from sentzoo.common import disk_errors  # pylint: disable=g-import-not-at-top
 from sentzoo.common import errors  # pylint: disable=g-import-not-at-top
 from sentzoo.common import interrupts  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRESS_MIN_SENTENCES = 10_000  # Fewer: no progress bar.
-DEFAULT_BATCH_SIZE = 1024
 # Input lines read, encoded and written at a time: what bounds the memory
 # of `encode` and `search`, whatever the input's size.
 ENCODE_CHUNK_BATCHES = 16
@@ -86,9 +85,9 @@ def _load(model):
   return sentence_model.load(store_lib.resolve(model))
 
 
-def encode_all(model, sentences, batch_size=DEFAULT_BATCH_SIZE,
-               what="encoding"):
-  """`model.encode`; a Ctrl-C is `CommandInterrupted`."""
+def encode_all(model, sentences, batch_size, what="encoding"):
+  """`model.encode` (no progress bar: `_encoded_chunks` shows one); a
+  Ctrl-C is `CommandInterrupted`."""
   try:
     return model.encode(sentences, batch_size=batch_size,
                         show_progress_bar=False)
@@ -130,16 +129,22 @@ def _encoded_chunks(model, path, batch_size, what="encoding"):
   """(lines, embeddings) of `path`'s lines, `ENCODE_CHUNK_BATCHES` batches
   at a time (the same batches as one `encode` of all), with progress on a
   terminal."""
-  done, began = 0, time.monotonic()
-  for lines in _line_chunks(path, ENCODE_CHUNK_BATCHES * batch_size):
-    yield lines, encode_all(model, lines, batch_size, what)
-    done += len(lines)
-    if done >= PROGRESS_MIN_SENTENCES and sys.stderr.isatty():
-      rate = done / max(time.monotonic() - began, 1e-9)
-      print(f"\r{what}: {done:,} sentences, {rate:,.0f} sentences/s",
-            end="", file=sys.stderr, flush=True)
-  if done >= PROGRESS_MIN_SENTENCES and sys.stderr.isatty():
-    print(file=sys.stderr)
+  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
+  import tqdm  # pylint: disable=g-import-not-at-top
+  batch_size = batch_size or sentence_model.DEFAULT_BATCH_SIZE
+  done, bar = 0, None
+  try:
+    for lines in _line_chunks(path, ENCODE_CHUNK_BATCHES * batch_size):
+      yield lines, encode_all(model, lines, batch_size, what)
+      done += len(lines)
+      if bar is not None:
+        bar.update(len(lines))
+      elif (done >= sentence_model.PROGRESS_MIN_SENTENCES and
+            sys.stderr.isatty()):
+        bar = tqdm.tqdm(desc=what, unit=" sentences", initial=done)
+  finally:
+    if bar is not None:
+      bar.close()
 
 
 class _NpyWriter:
@@ -258,7 +263,7 @@ def _corpus_cache(model, corpus_path):
       digest.update(hashlib.file_digest(f, "sha256").digest())
   except OSError as e:
     raise errors.UserError(f"cannot read {corpus_path!r}: {e.strerror}") from e
-  return os.path.join(store_lib.home(), SEARCH_CACHE_SUBDIR,
+  return os.path.join(data_dir_lib.home(), SEARCH_CACHE_SUBDIR,
                       digest.hexdigest()[:32] + ".npy")
 
 
@@ -266,6 +271,8 @@ def _cached_chunks(path, corpus_path, batch_size):
   """(lines, embeddings) from the cache file `path`, read a chunk at a time,
   or None if it is not there (or damaged)."""
   import numpy as np  # pylint: disable=g-import-not-at-top
+  from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
+  batch_size = batch_size or sentence_model.DEFAULT_BATCH_SIZE
   try:
     f = open(path, "rb")
     np.lib.format.read_magic(f)
@@ -345,7 +352,6 @@ def cmd_search(args):
 
 def cmd_evaluate(args):
   from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
-  from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
   try:
     from sentzoo.evaluation import sts  # pylint: disable=g-import-not-at-top
   except ModuleNotFoundError as e:
@@ -395,7 +401,7 @@ def cmd_models(args):
   print("  ".join(c.ljust(widths.get(c, 0)) for c in columns).rstrip())
   for row in rows:
     print("  ".join(row[c].ljust(widths.get(c, 0)) for c in columns).rstrip())
-  print(f"store: {store.root} (${store_lib.ENV_VAR}); `sentzoo train NAME` "
+  print(f"store: {store.root} (${data_dir_lib.HOME_ENV_VAR}); `sentzoo train NAME` "
         "trains and installs a model")
 
 
@@ -448,7 +454,6 @@ def train_entry(entry, data_dir, run_root, trainer_flags, store):
   entry it is an export of) and installs its export."""
   from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
   from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
-  from sentzoo.common import data_dir as data_dir_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
   from sentzoo.models import model_specs  # pylint: disable=g-import-not-at-top
   if not os.path.isfile(os.path.join(REPO_ROOT, entry.flagfile)):
@@ -560,6 +565,7 @@ def build_parser():
                                    parser_class=_Parser)
   commands.required = True
   model_help = "an export's path, or a model's name (`sentzoo models`)"
+  batch_help = "sentences per call of the model (default: `encode`'s)"
 
   p = commands.add_parser("encode", help="embed one sentence per line")
   p.add_argument("model", help=model_help)
@@ -567,7 +573,7 @@ def build_parser():
                  "line; - (default): stdin")
   p.add_argument("--output", default="-", help="out.npy, out.tsv, or - "
                  "(default): TSV on stdout")
-  p.add_argument("--batch_size", type=_positive, default=DEFAULT_BATCH_SIZE)
+  p.add_argument("--batch_size", type=_positive, help=batch_help)
   p.set_defaults(run=cmd_encode)
 
   p = commands.add_parser("similarity", help="cosine of two sentences")
@@ -584,7 +590,7 @@ def build_parser():
   p.add_argument("--query", required=True, action="append",
                  help="a query (repeat for several)")
   p.add_argument("-k", type=int, default=10, help="how many lines to show")
-  p.add_argument("--batch_size", type=_positive, default=DEFAULT_BATCH_SIZE)
+  p.add_argument("--batch_size", type=_positive, help=batch_help)
   p.set_defaults(run=cmd_search)
 
   p = commands.add_parser("evaluate", help="the STS / SICK / STS-B table")

@@ -28,6 +28,7 @@ from sentzoo import cli
 from sentzoo import sentence_model
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.tests import corpus_fixtures
 
@@ -66,7 +67,7 @@ class SentzooCommandTest(tf.test.TestCase):
   def assertUserErrorHere(self, home, args, text):
     """`sentzoo ARGS` with $SENTZOO_HOME=home, run in this process, raises a
     one-line `errors.UserError` with `text` in it."""
-    with mock.patch.dict(os.environ, {store_lib.ENV_VAR: home}), \
+    with mock.patch.dict(os.environ, {data_dir_lib.HOME_ENV_VAR: home}), \
         contextlib.redirect_stdout(io.StringIO()), \
         self.assertRaises(errors.UserError) as raised:
       cli._dispatch(list(args))  # pylint: disable=protected-access
@@ -311,9 +312,9 @@ class SentzooCommandTest(tf.test.TestCase):
   def test_progress_only_on_a_terminal_and_a_long_input(self):
     model = mock.Mock(encode=lambda s, **_: np.zeros([len(s), 2]))
     path = os.path.join(self.get_temp_dir(), "lines.txt")
-    for tty, count, shown in ((True, cli.PROGRESS_MIN_SENTENCES, True),
-                              (True, cli.PROGRESS_MIN_SENTENCES - 1, False),
-                              (False, cli.PROGRESS_MIN_SENTENCES, False)):
+    for tty, count, shown in ((True, sentence_model.PROGRESS_MIN_SENTENCES, True),
+                              (True, sentence_model.PROGRESS_MIN_SENTENCES - 1, False),
+                              (False, sentence_model.PROGRESS_MIN_SENTENCES, False)):
       with open(path, "w") as f:
         f.write("a\n" * count)
       err = io.StringIO()
@@ -432,8 +433,8 @@ class SentzooLoadByNameTest(tf.test.TestCase):
     export_dir = zoo_test_util.make_export(os.path.join(root, "m"))
     home = os.path.join(root, "home")
     path = zoo_test_util.install_tiny(home, "tiny", export_dir)
-    previous = os.environ.get(store_lib.ENV_VAR)
-    os.environ[store_lib.ENV_VAR] = home
+    previous = os.environ.get(data_dir_lib.HOME_ENV_VAR)
+    os.environ[data_dir_lib.HOME_ENV_VAR] = home
     try:
       by_name = sentzoo.load("tiny")
       self.assertEqual(by_name.export_dir.rstrip("/"), path.rstrip("/"))
@@ -447,9 +448,9 @@ class SentzooLoadByNameTest(tf.test.TestCase):
           by_name.encode(SENTENCES))
     finally:
       if previous is None:
-        del os.environ[store_lib.ENV_VAR]
+        del os.environ[data_dir_lib.HOME_ENV_VAR]
       else:
-        os.environ[store_lib.ENV_VAR] = previous
+        os.environ[data_dir_lib.HOME_ENV_VAR] = previous
     self.assertEqual(json.loads(open(os.path.join(
         home, "models", "tiny", "manifest.json")).read())["name"], "tiny")
 

@@ -8,8 +8,8 @@ Measured on the installed export itself, on this machine:
   stsb_dev      STS Benchmark dev Pearson x 100
   sick_test     SICK 2014 test relatedness Pearson x 100
   encode_sentences_per_s   `model.encode` of the evaluation's distinct
-                sentences, batch 1024, after one warm-up batch: the
-                fastest of 3 runs
+                sentences at its default batch, after one warm-up batch:
+                the fastest of 3 runs
   size_bytes    the export's files
   precision     its table's storage: float32, float16 or int8
   pair_test     a pair model's test accuracy and F1 x 100 on its task,
@@ -26,6 +26,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from sentzoo import sentence_model
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
@@ -33,7 +34,6 @@ from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import pair_datasets
 
-ENCODE_BATCH_SIZE = 1024
 # The name of a table's storage (an export card's quantization mode).
 PRECISION_OF_MODE = {"none": "float32"}
 # The machine may be shared: the fastest of a few runs is the least
@@ -126,16 +126,16 @@ def evaluation_sentences(pair_sets) -> list:
 def encode_speed(model, sentences: Sequence[str]) -> Dict[str, Any]:
   """`encode_sentences_per_s` and `encode_measured_on` of `model`: the
   fastest of ENCODE_REPEATS encodes of `sentences` after a warm-up batch."""
-  model.encode(sentences[:ENCODE_BATCH_SIZE],
-               batch_size=ENCODE_BATCH_SIZE)  # Warm-up: traces the graph.
+  batch = sentence_model.DEFAULT_BATCH_SIZE
+  model.encode(sentences[:batch], batch_size=batch)  # Traces the graph.
   seconds = []
   for _ in range(ENCODE_REPEATS):
     start = time.perf_counter()
-    model.encode(sentences, batch_size=ENCODE_BATCH_SIZE)
+    model.encode(sentences, batch_size=batch)
     seconds.append(time.perf_counter() - start)
   return {"encode_sentences_per_s": int(len(sentences) / min(seconds)),
           "encode_measured_on": (
-              f"{len(sentences)} sentences, batch {ENCODE_BATCH_SIZE}, "
+              f"{len(sentences)} sentences, batch {batch}, "
               f"fastest of {ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, "
               f"load average {os.getloadavg()[0]:.1f}")}
 

@@ -9,7 +9,7 @@ import tensorflow as tf
 from sentzoo import install_scores
 from sentzoo import sentence_model
 from sentzoo.export import export_model
-from sentzoo.export import hybrid_siamese_export_test
+from sentzoo.export import hybrid_siamese_test as hybrid_siamese_export_test
 
 
 class _PairModel:

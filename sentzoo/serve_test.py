@@ -20,9 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 import sentzoo
-from sentzoo.benchmarks import serve_load
+from sentzoo import serve_fixtures
 from sentzoo.export import export_model
-from sentzoo.export import hybrid_siamese_export_test
+from sentzoo.export import hybrid_siamese_test as hybrid_siamese_export_test
 from sentzoo.tests import export_test_case
 from sentzoo.tests import zoo_test_util
 
@@ -55,7 +55,7 @@ class ServeTest(tf.test.TestCase):
     hybrid_siamese_export_test.make_model_dir(model_dir, "cnn")
     cls.pair = export_model.export(model_dir, os.path.join(root, "pair"),
                                    evaluate=False)
-    cls.server = serve_load.Server(["tiny", f"pair={cls.pair}", *CAPS],
+    cls.server = serve_fixtures.Server(["tiny", f"pair={cls.pair}", *CAPS],
                                    home=cls.home)
     cls.server.wait_listening()
     host, port = cls.server.url.split("//")[1].rsplit(":", 1)
@@ -249,7 +249,7 @@ class ServeTest(tf.test.TestCase):
     self.assertIn('code="client_disconnected"', text)
 
   def test_sigterm_under_load_answers_every_request_it_read(self):
-    server = serve_load.Server(["tiny", "--max_wait_ms=5"], home=self.home,
+    server = serve_fixtures.Server(["tiny", "--max_wait_ms=5"], home=self.home,
                                env={"SENTZOO_API_KEY": "sesame"})
     url = server.wait_listening()
     host, port = url.split("//")[1].rsplit(":", 1)
@@ -268,9 +268,8 @@ class ServeTest(tf.test.TestCase):
     self.assertEqual(connection.getresponse().status, 200)
     connection.close()
     lines = [f"{w} cat sat on the mat" for w in SENTENCES * 50]
-    bodies = serve_load.request_bodies(lines, 4, count=64)
-    bodies = [(s, serve_load.embeddings_request(s, "tiny")) for s, _ in bodies]
-    result = serve_load.sigterm_under_load(
+    bodies = serve_fixtures.request_bodies(lines, 4, "tiny", count=64)
+    result = serve_fixtures.sigterm_under_load(
         server, bodies, clients=16, after_seconds=1.5, api_key="sesame")
     got, (stopped, code) = result
     self.assertEqual(code, 0, server.log())

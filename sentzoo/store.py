@@ -29,12 +29,11 @@ from typing import Any, Dict, List, Optional
 import filelock
 
 from sentzoo import catalogue
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import run_lock
 
-ENV_VAR = "SENTZOO_HOME"
-DEFAULT_HOME = os.path.join("~", ".cache", "sentzoo")
 MODELS_SUBDIR = "models"
 EXPORT_SUBDIR = "export"
 MANIFEST_FILE = "manifest.json"
@@ -46,15 +45,6 @@ TEMPORARY_PREFIXES = (".incoming-", ".old-")
 # entry to initialise a hybrid matcher's words.
 VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
 MANIFEST_FORMAT = 1
-
-
-def home() -> str:
-  """The store's folder: $SENTZOO_HOME, else $XDG_CACHE_HOME/sentzoo, else
-  ~/.cache/sentzoo. The caches of commands and trainers are in its cache/."""
-  xdg = os.environ.get("XDG_CACHE_HOME")
-  return os.path.abspath(os.path.expanduser(
-      os.environ.get(ENV_VAR) or (os.path.join(xdg, "sentzoo") if xdg
-                                  else DEFAULT_HOME)))
 
 
 def list_files(root: str) -> List[str]:
@@ -94,10 +84,10 @@ def check_name(name: str) -> str:
 
 
 class Store:
-  """The store at `root` (default: `home()`)."""
+  """The store at `root` (default: `data_dir_lib.home()`)."""
 
   def __init__(self, root: Optional[str] = None):
-    self.root = os.path.abspath(root) if root else home()
+    self.root = os.path.abspath(root) if root else data_dir_lib.home()
 
   def entry_dir(self, name: str) -> str:
     return os.path.join(self.root, MODELS_SUBDIR, check_name(name))
@@ -241,9 +231,10 @@ class Store:
     if os.path.exists(self.root) and not os.path.isdir(self.root):
       raise errors.UserError(
           f"the store {self.root!r} is a file, not a folder: set "
-          f"${ENV_VAR} to a folder")
+          f"${data_dir_lib.HOME_ENV_VAR} to a folder")
     return disk_errors.plain_write_errors(
-        "the model", self.root, f"set ${ENV_VAR} to another folder")
+        "the model", self.root,
+        f"set ${data_dir_lib.HOME_ENV_VAR} to another folder")
 
   def _temporary(self, prefix):
     """A new folder `<prefix><pid>-<random>` in the store (mode as

@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
@@ -26,14 +27,14 @@ class StoreTest(tf.test.TestCase):
 
   def test_home_default_and_env(self):
     with mock.patch.dict(os.environ):
-      os.environ.pop(store_lib.ENV_VAR, None)
+      os.environ.pop(data_dir_lib.HOME_ENV_VAR, None)
       os.environ.pop("XDG_CACHE_HOME", None)
-      self.assertEqual(store_lib.home(),
+      self.assertEqual(data_dir_lib.home(),
                        os.path.expanduser("~/.cache/sentzoo"))
       os.environ["XDG_CACHE_HOME"] = "/x/cache"
-      self.assertEqual(store_lib.home(), "/x/cache/sentzoo")
-      os.environ[store_lib.ENV_VAR] = "/x/y"
-      self.assertEqual(store_lib.home(), "/x/y")
+      self.assertEqual(data_dir_lib.home(), "/x/cache/sentzoo")
+      os.environ[data_dir_lib.HOME_ENV_VAR] = "/x/y"
+      self.assertEqual(data_dir_lib.home(), "/x/y")
 
   def test_manifest_lists_every_file_with_size_and_sha256(self):
     store = self._store()

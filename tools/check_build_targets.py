@@ -70,6 +70,7 @@ THIRD_PARTY_SENTINELS = {
     "httptools": "//:expect_httptools_installed",
     "uvloop": "//:expect_uvloop_installed",
     "openai": "//:expect_openai_installed",
+    "tqdm": "//:expect_tqdm_installed",
 }
 
 # The package whose subpackages the top-level folders are (sentzoo.layers,

@@ -71,7 +71,8 @@ class WheelTest(unittest.TestCase):
     core = [r for r in self.metadata.get_all("Requires-Dist")
             if "extra ==" not in r]
     names = sorted(re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in core)
-    self.assertEqual(names, ["absl-py", "filelock", "numpy", "tensorflow"])
+    self.assertEqual(names, ["absl-py", "filelock", "numpy", "tensorflow",
+                             "tqdm"])
     for requirement in self.metadata.get_all("Requires-Dist"):
       self.assertNotIn("==", requirement.split(";")[0])  # No pins.
     for name in EXTRAS_ONLY:

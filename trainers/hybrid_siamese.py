@@ -134,7 +134,7 @@ BEST_TUNED_FILE = "best_tuned_threshold.json"
 # [n], test file order): "correct" under the run's rule (--threshold for
 # contrastive, the MLP's 0.5 otherwise), "correct_tuned" under the tuned
 # threshold (contrastive only). For paired tests between runs
-# (reports.hybrid_table).
+# (lab.reports.hybrid_table).
 TEST_PREDICTIONS_FILE = "test_predictions.npz"
 EPOCHS_FILE = "epochs.jsonl"
 RESULTS_FILE = "results.json"
