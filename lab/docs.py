@@ -26,7 +26,7 @@ from lab.reports import results_page
 from lab.reports import siamese_cbow_ablation
 from lab.reports import word_norms
 from lab import tables
-from sentzoo import catalogue_table
+from lab import catalogue_table
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -67,8 +67,8 @@ PAGES = (
     Page("README.md", [Part(catalogue_table.README_START,
                             catalogue_table.README_END, _readme)], False),
     Page("docs/RESULTS.md", [
-        Part("## Every model of the catalogue", "## ",
-             results_page.catalogue_part),
+        Part("## " + catalogue_table.RESULTS_TITLE, "## ",
+             catalogue_table.results_part),
         Part("## Models evaluated", None, recorded("results/tables.md"))],
          True),
     Page("docs/REPRODUCTION.md", [

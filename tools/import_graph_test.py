@@ -80,11 +80,6 @@ RANKS = {
 # imported folder) -> why; RealRepoTest fails on any other violation, and on
 # an entry here that no longer occurs (delete it then).
 KNOWN_VIOLATIONS = {
-    ("sentzoo/catalogue_table.py", "lab"):
-        "the README's table generator reads the papers' numbers; it moves to "
-        "lab/ itself",
-    ("sentzoo/catalogue_table_test.py", "lab"):
-        "the test of the README's table generator, which moves to lab/",
 }
 
 # The folder of the shared test helpers; and the names of the test-only

@@ -11,11 +11,10 @@ from "## Models evaluated" on. An export's evaluation is cached in
 --cache_dir under its SavedModel fingerprint, the settings and the data
 files' sizes, so adding an export evaluates that one only. --compare=A,B
 adds per-set Williams tests. The catalogue's part of the page comes from
-the install records (`catalogue_part`).
+the install records (lab/catalogue_table.py).
 """
 
 import datetime
-import glob
 import hashlib
 import json
 import os
@@ -34,8 +33,6 @@ from lab import senteval
 from lab import senteval_data
 from lab import significance as significance_lib
 from lab import tables
-from sentzoo import catalogue
-from sentzoo import catalogue_table
 from sentzoo.common import cli
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -222,72 +219,7 @@ def row_commands(path: str, tasks: Sequence[str],
   return sts_cmd, transfer_cmd
 
 
-# Catalogue entries whose runs (trained before the catalogue's own records)
-# are in docs/records/: entry -> its seeds' record folders.
-RUN_RECORDS = {
-    "sent2vec-books-uni": "docs/records/charagram/sent2vec_books_uni",
-    "charagram-phrase-ppdb": "docs/records/charagram/charagram_phrase_max/seed*",
-    "paragram-phrase-ppdb":
-        "docs/records/charagram/paragram_phrase_random_max/seed*",
-}
-CATALOGUE_TITLE = "Every model of the catalogue"
 SIGNIFICANCE_TITLE = "Significance (per set)"
-
-
-def _run_record_scores(folders: Sequence[str]) -> dict:
-  """{STS-B dev, 19-set STS mean, SICK: significance.mean_std over seeds}."""
-  seeds = [records.read_json(os.path.join(folder, "pearson.json"))
-           for folder in folders]
-  sts_means = [sum(v for k, v in r["sets"].items() if k.startswith("STS20"))
-               / sum(k.startswith("STS20") for k in r["sets"]) for r in seeds]
-  return {"stsb_dev": significance_lib.mean_std([r["dev"] for r in seeds]),
-          "sts_mean": significance_lib.mean_std(sts_means),
-          "sick_test": significance_lib.mean_std(
-              [r["sets"].get("SICK.test") for r in seeds])}
-
-
-def catalogue_section(entries: Sequence[Any],
-                      installed: Mapping[str, Mapping[str, Any]],
-                      root: str = ".") -> str:
-  """One row per catalogue entry (sentzoo.catalogue.ENTRIES): its recorded
-  scores, or how to train it. installed: name -> install record
-  (catalogue_table.read_records)."""
-  lines = [f"## {CATALOGUE_TITLE}", "",
-           "Pearson's r \u00d7 100. Scores from the entry's install record "
-           "(`docs/records/catalogue/`, written by `sentzoo train NAME`) or "
-           "from the committed records of runs with its flagfile and data "
-           "(mean \u00b1 sd over seeds). The hybrid matchers are pair "
-           "classifiers: their accuracies are in [hybrid_siamese.md]"
-           "(hybrid_siamese.md).", "",
-           "| model | for | STS-B dev | 19-set STS mean | SICK | record |",
-           "|---|---|---:|---:|---:|---|"]
-  for entry in entries:
-    head = f"| `{entry.name}` | {entry.purpose} | "
-    folders = sorted(glob.glob(os.path.join(
-        root, RUN_RECORDS.get(entry.name, "-none-"))))
-    if entry.name in installed:
-      scores = installed[entry.name]["scores"]
-      cells = [tables.number(scores.get(k))
-               for k in ("stsb_dev", "sts_mean", "sick_test")]
-      record = f"`docs/records/catalogue/{entry.name}.json`"
-    elif folders:
-      scores = _run_record_scores(folders)
-      cells = [tables.mean_std(scores[k]) if scores[k][2] > 1 else
-               tables.number(scores[k][0])
-               for k in ("stsb_dev", "sts_mean", "sick_test")]
-      record = f"`{RUN_RECORDS[entry.name]}`"
-    else:
-      lines.append(head + "not trained here yet: "
-                   f"`sentzoo train {entry.name}` | | | |")
-      continue
-    lines.append(head + " | ".join(cells) + f" | {record} |")
-  return "\n".join(lines) + "\n"
-
-
-def catalogue_part(context) -> str:
-  """docs/RESULTS.md's catalogue part (lab/docs.py)."""
-  return catalogue_section(catalogue.ENTRIES, catalogue_table.read_records(
-      os.path.join(context.records, "catalogue")), context.root) + "\n"
 
 
 def significance_section(results: Mapping[str, Any],

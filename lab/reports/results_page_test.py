@@ -1,6 +1,5 @@
 """Tests for lab.reports.results_page on a tiny fake export and fixture data."""
 
-import collections
 import io
 import json
 import os
@@ -110,29 +109,6 @@ class ResultsPageTest(tf.test.TestCase):
     # Other settings are another cache entry.
     self._run("--seed=3")
     self.assertLen(os.listdir(self.cache_dir), 4)
-
-  def test_catalogue_section(self):
-    entry = collections.namedtuple("Entry", "name purpose")
-    root = test_util.make_tempdir(self)
-    for seed, dev in enumerate((60.0, 62.0)):
-      test_util.write_file(os.path.join(
-          root, "docs/records/charagram/charagram_phrase_max",
-          f"seed{seed}", "pearson.json"), json.dumps({"dev": dev, "sets": {
-              "STS2012.MSRpar": 40.0 + seed, "STS2014.images": 50.0,
-              "SICK.test": 70.0}}))
-    entries = [entry("siamese-cbow-demo", "a first try"),
-               entry("charagram-phrase-ppdb", "phrases"),
-               entry("hybrid-msrp-gru", "paraphrase or not")]
-    installed = {"siamese-cbow-demo": {"scores": {
-        "stsb_dev": 55.04, "sts_mean": 48.81, "sick_test": 56.61}}}
-    text = results_page.catalogue_section(entries, installed, root)
-    self.assertIn("| `siamese-cbow-demo` | a first try | 55.04 | 48.81 | "
-                  "56.61 | `docs/records/catalogue/siamese-cbow-demo.json` |",
-                  text)
-    self.assertIn("| `charagram-phrase-ppdb` | phrases | 61.00 \u00b1 1.41 | "
-                  "45.25 \u00b1 0.35 | 70.00 \u00b1 0.00 |", text)
-    self.assertIn("| `hybrid-msrp-gru` | paraphrase or not | not trained here "
-                  "yet: `sentzoo train hybrid-msrp-gru` |", text)
 
   def test_user_errors(self):
     with self.assertRaises(errors.UserError):

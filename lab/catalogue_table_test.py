@@ -6,7 +6,7 @@ import os
 import tensorflow as tf
 
 from sentzoo import catalogue
-from sentzoo import catalogue_table
+from lab import catalogue_table
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
 from lab.reports import paper_numbers
@@ -136,18 +136,7 @@ class CatalogueTableTest(tf.test.TestCase):
     self.assertIn(catalogue_table.README_START + "\n" + expected + "\n"
                   + catalogue_table.README_END, text,
                   "README.md's pick-a-model table is not the generator's: "
-                  "python -m sentzoo.catalogue_table --readme README.md")
-
-  def test_fill_readme_replaces_only_the_section(self):
-    path = os.path.join(self.get_temp_dir(), "README.md")
-    with open(path, "w") as f:
-      f.write("intro\n" + catalogue_table.README_START + "\nold\n"
-              + catalogue_table.README_END + "\nrest\n")
-    catalogue_table.fill_readme(path, "new table")
-    with open(path) as f:
-      self.assertEqual(f.read(), "intro\n" + catalogue_table.README_START
-                       + "\nnew table\n" + catalogue_table.README_END
-                       + "\nrest\n")
+                  "make docs")
 
 
 if __name__ == "__main__":
