@@ -3,9 +3,11 @@ alternating, their medians and ranges, and the record of a run.
 
 Every side runs in its own process, alternating, so that one side's caches
 and memory do not help the next. The peak resident memory is the child's own
-ru_maxrss from `os.wait4`: RUSAGE_CHILDREN would be the largest of all
-children so far, and `Popen.communicate`/`poll` reap the child and lose its
-rusage.
+ru_maxrss, taken by a small launcher process that forks the child and reaps
+it with `os.wait4`. Linux carries the high-water mark of the process that
+forks (or vforks) across the child's exec, so a child started straight from
+a large benchmark process would report that process's peak when it is the
+larger; RUSAGE_CHILDREN would be the largest of all children so far.
 """
 
 import dataclasses
@@ -15,6 +17,8 @@ import shlex
 import signal
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
 from typing import Any, Callable, Optional, Sequence
 
@@ -29,6 +33,36 @@ class Finished:
   seconds: float  # wall clock from its start to its exit
   load_before: float  # 1-min load average just before it started
   output: bytes  # stdout and stderr, interleaved as printed
+
+
+# argv: the file for the child's ru_maxrss (KiB), then the command. Exits
+# as the child did (the same signal if it was killed).
+_LAUNCHER = """
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+  try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+  finally:
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+  f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+  signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+  os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _launched_child(pid):
+  """The pid of the process that the launcher `pid` forked, or None."""
+  try:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+      children = f.read().split()
+  except OSError:
+    return None
+  return int(children[0]) if children else None
 
 
 def _cpu_seconds(pid):
@@ -55,17 +89,27 @@ def run(command: Sequence[str], log_path: Optional[str] = None,
   start = time.perf_counter()
   chunks = []
   log = open(log_path, "wb") if log_path else None  # pylint: disable=consider-using-with
-  proc = subprocess.Popen(command, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                          cwd=cwd, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+  rss_file = tempfile.NamedTemporaryFile(prefix="child_rss_", delete=False)  # pylint: disable=consider-using-with
+  rss_file.close()
+  proc = subprocess.Popen(
+      [sys.executable, "-S", "-c", _LAUNCHER, rss_file.name, *command],
+      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+      stdin=subprocess.DEVNULL, cwd=cwd,
+      env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
   fd = proc.stdout.fileno()
   os.set_blocking(fd, False)
   ended = stopped = False
+  child = None
   try:
     while not ended:
+      child = child or _launched_child(proc.pid)
       if stop is not None and stop():
-        # (Not Popen.kill: a poll that reaps the child loses its rusage.)
-        os.kill(proc.pid, signal.SIGKILL)
+        # The child only: the launcher then reaps it and writes its peak.
+        # (The whole group if the launcher has not forked it yet.)
+        if child:
+          os.kill(child, signal.SIGKILL)
+        else:
+          os.killpg(proc.pid, signal.SIGKILL)
         stopped = True
         break
       time.sleep(poll_seconds)
@@ -86,19 +130,21 @@ def run(command: Sequence[str], log_path: Optional[str] = None,
           log.write(data)
         if reader is not None:
           reader.feed(data, time.perf_counter() - start,
-                      _cpu_seconds(proc.pid))
-    _, status, usage = os.wait4(proc.pid, 0)
+                      _cpu_seconds(child) if child else None)
+    code = proc.wait()
     seconds = time.perf_counter() - start
+    with open(rss_file.name, encoding="ascii") as f:
+      peak_kib = float(f.read() or 0)
   finally:
     proc.stdout.close()
+    os.remove(rss_file.name)
     if log:
       log.close()
   output = b"".join(chunks)
-  code = os.waitstatus_to_exitcode(status)
   if code != 0 and not (stopped or stop is not None and stop()):
     tail = output[-3000:].decode("utf-8", "replace")
     raise errors.UserError(f"exit {code}: {shlex.join(command)}\n{tail}")
-  return Finished(code, usage.ru_maxrss / 1024.0, seconds, load, output)
+  return Finished(code, peak_kib / 1024.0, seconds, load, output)
 
 
 def last_json(output: bytes) -> Optional[dict]:

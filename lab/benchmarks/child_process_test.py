@@ -55,6 +55,16 @@ class ChildProcessTest(unittest.TestCase):
     self.assertIn(b"warning on stderr", done.output)
     os.remove(log)
 
+  def test_the_peak_is_the_childs_when_this_process_is_larger(self):
+    # Linux keeps the forking process's high-water mark across exec.
+    block = bytearray(600 * 2**20)
+    for i in range(0, len(block), 4096):
+      block[i] = 1
+    _, done = child_process.run_json([sys.executable, "-c", _CHILD])
+    self.assertGreater(done.peak_rss_mb, 100)
+    self.assertLess(done.peak_rss_mb, 400)
+    del block
+
   def test_a_failing_child_is_a_user_error_with_its_output(self):
     with self.assertRaisesRegex(errors.UserError, "exit 3:.*\n.*it broke"):
       child_process.run([sys.executable, "-c",
