@@ -18,6 +18,9 @@ from sentzoo.common import errors
 
 # Values checked at a time by `check_variables`.
 _CHUNK = 1 << 24
+# Values squared at a time by `global_norm` (4 MB of float32: a small
+# fraction of any table it is called on).
+_NORM_CHUNK = 1 << 20
 # How many times its starting norm (at least 1) a run's parameters may grow
 # to before `check_growth` stops it: far above a healthy run (the Siamese
 # CBOW demo's grows by 0.001%), far below a diverged one (the demo with
@@ -68,6 +71,48 @@ def _diverged(step, what, last_checkpoint):
       f"({kept}). Lower --learning_rate (or check the flags that scale the "
       "updates), then train again in a new --model_dir or rerun to resume "
       "from the last checkpoint", step=step)
+
+
+@tf.function
+def _sum_of_squares(variable, rows):
+  """The sum of squares of a 2+-d tf.Variable, gathered `rows` rows at a
+  time in one graph loop (one piece alive at a time)."""
+  count = tf.shape(variable, out_type=tf.int64)[0]
+
+  def add_piece(start, total):
+    piece = tf.gather(variable, tf.range(start, tf.minimum(start + rows,
+                                                          count)))
+    return (start + rows,
+            total + tf.reduce_sum(tf.square(tf.cast(piece, tf.float64))))
+
+  _, total = tf.while_loop(
+      lambda start, _: start < count, add_piece,
+      (tf.constant(0, tf.int64), tf.constant(0.0, tf.float64)),
+      parallel_iterations=1)
+  return total
+
+
+def global_norm(variables):
+  """The global L2 norm of `variables` (tf or Keras Variables), as a float.
+
+  Like `tf.linalg.global_norm`, which reads each variable whole: after
+  sparse updates a read copies the variable, and squaring it makes another
+  copy (a 6 GB table twice over, at every check). Here a table is gathered
+  and squared `_NORM_CHUNK` values (whole rows) at a time.
+  """
+  total = 0.0
+  for variable in variables:
+    if not isinstance(variable, tf.Variable):
+      variable = variable.value  # A Keras Variable's tf.Variable.
+    if not variable.dtype.is_floating:
+      continue
+    shape = variable.shape
+    if shape.rank == 0 or shape.num_elements() <= _NORM_CHUNK:
+      total += float(tf.reduce_sum(tf.square(tf.cast(variable, tf.float64))))
+    else:
+      rows = max(1, _NORM_CHUNK // max(1, shape[1:].num_elements()))
+      total += float(_sum_of_squares(variable, tf.constant(rows, tf.int64)))
+  return total ** 0.5
 
 
 def check_variables(variables, what):

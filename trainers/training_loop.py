@@ -409,14 +409,14 @@ def run(model_dir: str,
   # before a step is logged or saved (reading them changes nothing).
   variables = [v for item in checkpoint_items.values()
                for v in getattr(item, "trainable_variables", ())]
-  start_norm = float(tf.linalg.global_norm(variables)) if variables else 0.0
+  start_norm = non_finite.global_norm(variables) if variables else 0.0
   checked_step = step
 
   def check_growth(step):
     nonlocal checked_step
     if variables and checked_step != step:
       checked_step = step
-      non_finite.check_growth(step, float(tf.linalg.global_norm(variables)),
+      non_finite.check_growth(step, non_finite.global_norm(variables),
                               start_norm, manager.latest_checkpoint)
   train_log_path = os.path.join(out_dir, model_dir_lib.TRAIN_LOG_FILE)
   eval_log_path = os.path.join(out_dir, model_dir_lib.EVAL_LOG_FILE)
