@@ -2,8 +2,10 @@ r"""The store soak: concurrent installs and removals, some killed midway.
 
 Each round starts `--workers` processes at once on one store, each one of:
 install an archive (refused if installed), install it with replace, or
-remove an entry; each is SIGKILLed at a random moment with probability
-`--kill_probability`. Then the next store command (`Store.installed`, as
+remove an entry; each is SIGKILLed with probability `--kill_probability`
+at a moment drawn uniformly from the time one install takes alone on this
+machine (timed first), so that kills land midway on fast and slow machines
+alike. Then the next store command (`Store.installed`, as
 `sentzoo models` runs it) lists the store, and the round counts:
 
   lost             an entry installed before the round (or reported
@@ -67,24 +69,32 @@ def soak(export_dir, home, rounds, workers, kill_probability, seed,
   os.makedirs(archives_dir, exist_ok=True)
   archives = {name: archive.write(export_dir, name, {}, os.path.join(
       archives_dir, name + archive.SUFFIX)) for name in NAMES}
+  environ = dict(os.environ, PYTHONPATH=os.pathsep.join(
+      [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+       os.environ.get("PYTHONPATH", "")]))
+
+  def start(op, target, store_home):
+    return subprocess.Popen(
+        [sys.executable, "-m", "sentzoo.tests.store_soak", "--worker", op,
+         target, "--home", store_home], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=environ)
+
+  started = time.monotonic()
+  start("install", archives[NAMES[0]], home + "-alone").communicate()
+  kill_window = time.monotonic() - started
+  shutil.rmtree(home + "-alone", ignore_errors=True)
   store = store_lib.Store(home)
   counts = {"rounds": 0, "commands": 0, "killed": 0, "installed": 0,
             "lost": 0, "false_installed": 0, "damaged": 0, "leftovers": 0}
   present = set()
-  environ = dict(os.environ, PYTHONPATH=os.pathsep.join(
-      [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-       os.environ.get("PYTHONPATH", "")]))
   for _ in range(rounds):
     jobs = []
     for _ in range(workers):
       name = rng.choice(NAMES)
       op = rng.choice(("install", "replace", "replace", "remove"))
       target = name if op == "remove" else archives[name]
-      process = subprocess.Popen(
-          [sys.executable, "-m", "sentzoo.tests.store_soak", "--worker", op,
-           target, "--home", home], stdout=subprocess.PIPE,
-          stderr=subprocess.PIPE, text=True, env=environ)
-      kill_at = (time.monotonic() + rng.uniform(0, 1.0)
+      process = start(op, target, home)
+      kill_at = (time.monotonic() + rng.uniform(0, kill_window)
                  if rng.random() < kill_probability else None)
       jobs.append((name, op, process, kill_at))
     while any(p.poll() is None for _, _, p, _ in jobs):

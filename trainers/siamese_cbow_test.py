@@ -212,7 +212,7 @@ class SiameseCbowRunGuardsTest(tf.test.TestCase):
                                    "--model_dir=" + model_dir,
                                    "--learning_rate=1e30"])
     self._assert_one_error_line(result, "Lower --learning_rate")
-    self.assertRegex(result.stderr, "\nerror: training diverged at step "
+    self.assertRegex(result.stderr, "(?m)^error: training diverged at step "
                      "[0-9]+: its parameters' norm grew to ")
     self.assertNotRegex(result.stdout, "step [0-9]+/")
     self.assertEqual(glob.glob(os.path.join(model_dir, "checkpoints", "*")),
