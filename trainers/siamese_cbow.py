@@ -13,6 +13,7 @@ import json
 import os
 
 import keras
+import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
@@ -41,14 +42,18 @@ from sentzoo.trainers import trainer
 # sentences per group.
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
-# Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
+# Sentences eval/neighbour_ranking encodes per batch: `encode` gathers
 # [batch, max_length, dim] floats and makes a few temporaries of that size.
 # At 512 (31 MB each) an evaluation raised the trainer's RSS by ~120 MB, and
 # ~80 MB stayed. At 128 (7.7 MB each) the ranking still added 26-54 MB of
 # anonymous memory to each evaluation, on top of training's, and the best
 # flagfile's run peaked there; at 32, 2-5 MB (issue 34). The vectors are the
-# same to the bit (eval_log.jsonl unchanged).
+# same to the bit at 32 and 128, not at 512 (another reduction order).
 NEIGHBOUR_RANKING_BATCH = 32
+# Batches per graph call: one Python call per batch of 32, eagerly, took 67 s
+# of the four evaluations of the best flagfile's epoch (under load), ~7 ms a
+# batch; a graph loop over them runs the same ops on the same batches.
+NEIGHBOUR_RANKING_BATCHES_PER_CALL = 8 * (3 + HELDOUT_NEGATIVES)
 
 
 def _default_count_cache_dir():
@@ -323,12 +328,24 @@ def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
         f"of {os.path.basename(heldout[0])} ({int(groups.nrows()):,} groups "
         "scored)", flush=True)
 
+  batch, length = NEIGHBOUR_RANKING_BATCH, cfg.max_length
+
+  @tf.function(input_signature=[tf.TensorSpec([None, length], tf.int32)])
+  def encode(ids):
+    """`model.encode` of ids [n, length], batch after batch."""
+    n = tf.shape(ids)[0]
+    batches = tf.reshape(tf.pad(ids, [[0, (-n) % batch], [0, 0]]),
+                         [-1, batch, length])
+    vectors = tf.map_fn(model.encode, batches, parallel_iterations=1,
+                        fn_output_signature=tf.float32)
+    return tf.reshape(vectors, [-1, cfg.embedding_dim])[:n]
+
   def evaluate():
     metrics = dict(eval_fn())
     metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
-        lambda ids: model.encode(ids).numpy(), groups,
+        lambda ids: encode(ids).numpy(), groups,
         siamese_cbow_data.NUM_POSITIVES,
-        batch_size=NEIGHBOUR_RANKING_BATCH, length=cfg.max_length)
+        batch_size=batch * NEIGHBOUR_RANKING_BATCHES_PER_CALL, length=length)
     return metrics
 
   return evaluate
