@@ -25,10 +25,11 @@
 # Without a binary: ours only at the same settings (words/s and peak RSS,
 # no ratio), and docs/sent2vec.md is left alone. DOC_ONLY=1: only rewrite
 # the section from the runs/sent2vec_speed_*.json already there.
-# STEP_THREADS=N (default 1): ours runs N step loops at once (the trainer's
-# --step_threads, Hogwild; not deterministic); with N > 1 the uni sequence is
-# run again at the trainer's default, 1, into
-# runs/sent2vec_speed_uni_default_threads.*. A model not rerun keeps its
+# Ours runs first as a user gets it without flags: the trainer's default
+# step loops (one per CPU, Hogwild; not deterministic), whatever the
+# flagfile says; then the uni sequence is run again with --deterministic
+# (one step loop, as configs/sent2vec_books_uni.flags trains) into
+# runs/sent2vec_speed_uni_deterministic.*. A model not rerun keeps its
 # subsection of the page as it was, labelled so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,27 +38,27 @@ binary=${1:-${SENT2VEC_FASTTEXT:-}}
 data_dir=${SENTZOO_DATA_DIR:-../shared/data}
 parts=${CORPUS_PARTS-1}
 repeats=${REPEATS:-3}
-step_threads=${STEP_THREADS:-1}
 mkdir -p runs
 for model in uni unibi; do
   [[ ${DOC_ONLY:-0} == 1 ]] && break
   common=(--flagfile="configs/sent2vec_books_$model.flags" --data_dir="$data_dir"
-          --corpus_parts="$parts" --repeats="$repeats" --step_threads="$step_threads")
+          --corpus_parts="$parts" --repeats="$repeats")
   if [[ -n $binary ]]; then
     small_job=--small_job
     [[ $model == uni ]] || small_job=--nosmall_job
-    $py -m benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" $small_job \
+    $py -m benchmarks.sent2vec_train "${common[@]}" --nodeterministic \
+      --reference_binary="$binary" $small_job \
       --output_json="runs/sent2vec_speed_$model.json" \
       --output_markdown="runs/sent2vec_speed_$model.md"
-    if [[ $model == uni && $step_threads != 1 ]]; then
-      # The trainer's default, one step loop, in the same sequence.
-      $py -m benchmarks.sent2vec_train "${common[@]}" --step_threads=1 \
+    if [[ $model == uni ]]; then
+      # One step loop, reproducible, as the flagfile trains.
+      $py -m benchmarks.sent2vec_train "${common[@]}" --deterministic \
         --reference_binary="$binary" --nosmall_job \
-        --output_json=runs/sent2vec_speed_uni_default_threads.json \
-        --output_markdown=runs/sent2vec_speed_uni_default_threads.md
+        --output_json=runs/sent2vec_speed_uni_deterministic.json \
+        --output_markdown=runs/sent2vec_speed_uni_deterministic.md
     fi
   else
-    $py -m benchmarks.sent2vec_train "${common[@]}" \
+    $py -m benchmarks.sent2vec_train "${common[@]}" --nodeterministic \
       --model_dir="runs/sent2vec_speed_$model" --steps=3200 --warmup_steps=64
   fi
 done
@@ -71,11 +72,11 @@ import json, os, time
 from sentzoo.reports import doc_sections
 
 results = {m: json.load(open(f"runs/sent2vec_speed_{m}.json"))
-           for m in ("uni", "uni_default_threads", "unibi")
+           for m in ("uni", "uni_deterministic", "unibi")
            if os.path.exists(f"runs/sent2vec_speed_{m}.json")}
 uni = next(iter(results.values()))  # The first of the sequence.
 load = lambda values: " / ".join(f"{v:.2f}" for v in values)
-step_threads = uni["settings"].get("step_threads", 1)
+step_threads = uni["step_threads"]
 
 def ratio(stats):
   if stats is None:
@@ -112,11 +113,11 @@ section = [
     "16 steps per graph call, word ids from its token cache (written by the first run before "
     "its timed steps, as the C++ code's dictionary pass comes before its timed part), one "
     "thread per op and the input pipeline on its own thread"
-    + (f"; and {step_threads} step loops at once (`--step_threads={step_threads}`, Hogwild on "
-       "the shared tables, as the C++ code's threads; not the trainer's default, which is 1)"
-       if step_threads > 1 else "; one step loop, the trainer's default: Hogwild loops "
-       "(`--step_threads=2`) are faster, but two runs of the same flags then end with other "
-       "tables, and a resumed run no longer equals an uninterrupted one") + ". C++: `-thread 2`.",
+    + f"; and the trainer's default {step_threads} step loops at once (one per CPU: Hogwild "
+    "on the shared tables, as the C++ code's threads), whatever the flagfile says; the second "
+    "uni table runs one loop (`--deterministic`, as configs/sent2vec_books_uni.flags trains: "
+    "two runs of the same flags then end with the same tables, and a resumed run equals an "
+    "uninterrupted one). C++: `-thread 2`.",
     "",
     "- The small job (uni): whole processes, one epoch, to their exit: `python -m "
     "trainers.sent2vec` on the corpus itself in a new model directory (data check, "
@@ -130,8 +131,8 @@ section = [
 ]
 old = open("docs/sent2vec.md").read()
 for model, title in (("uni", "uni (configs/sent2vec_books_uni.flags)"),
-                     ("uni_default_threads", "uni, one step loop (the trainer's default "
-                      "`--step_threads=1`)"),
+                     ("uni_deterministic", "uni, one step loop (`--deterministic`, as "
+                      "the flagfile trains)"),
                      ("unibi", "uni+bi (configs/sent2vec_books_unibi.flags)")):
   if model not in results:
     # Not rerun: the subsection of the sequence before, if any, as it was.

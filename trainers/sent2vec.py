@@ -107,17 +107,6 @@ class Sent2VecConfig(config.CorpusConfig):
       "from there every epoch instead of tokenising the text again (same "
       "batches, less input work; resume with the same setting).",
       runtime=True)
-  step_threads: int = config.setting(
-      1, "One device: step loops running at once, each from its own "
-      "thread, on the shared input and tables (Hogwild, as the C++ code's "
-      "-thread threads): they use the cores that one loop's ops leave idle. "
-      "Each step then writes its rows back under a lock, as they are then "
-      "minus its update, so two steps' updates of one row both count; the "
-      "run is not deterministic (two runs of 480 steps on part01 ended with "
-      "tables up to 0.27 apart; with 1 they are bit-identical). Needs "
-      "--steps_per_call >= this. 1 (the default): one loop, deterministic, "
-      "so an interrupted run resumes to the same export.", lower_bound=1,
-      runtime=True)
   op_threads: int = config.setting(
       1, "Threads one op may use (TensorFlow's intra-op parallelism; 0: "
       "TensorFlow's default, one per core). A step's ops are small (a few "
@@ -283,11 +272,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       raise errors.UserError(
           f"--block_lines={cfg.block_lines} (the global block) must be a "
           f"positive multiple of the {replicas} replicas")
-    if cfg.step_threads > 1 and (cfg.strategy != distribution.DEFAULT
-                                   or cfg.steps_per_call < cfg.step_threads):
-      raise errors.UserError(
-          f"--step_threads={cfg.step_threads} runs on one device (no "
-          "--strategy) and needs --steps_per_call >= --step_threads")
+    config.check_step_threads(cfg)
     if cfg.word_ngrams > 1 and cfg.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
     _init_source(cfg, cfg.model_dir)
@@ -296,6 +281,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     cfg, data_dir, out_dir, strategy = (context.config, context.data_dir,
                                         context.out_dir, context.strategy)
     sharded = distribution.is_parameter_server(strategy)
+    step_threads = config.step_threads(cfg)
     files = corpus_flags.corpus_files(cfg, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
@@ -333,7 +319,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     training["replicas"] = context.replicas
     if cfg.init_from:
       training["init_from"] = os.path.abspath(cfg.init_from)
-    config = {
+    model_config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "featurizer": {"word_ngrams": cfg.word_ngrams}, "training": training}
 
@@ -371,7 +357,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
               max_multiplicity=cfg.max_multiplicity,
               max_source_multiplicity=cfg.max_source_multiplicity,
               jit_compile=cfg.jit_compile, element_spec=element_spec,
-              concurrent=cfg.step_threads > 1,
+              concurrent=step_threads > 1,
               tables=("sharded" if sharded else "one_device"
                       if context.one_device else "mirrored")))
 
@@ -409,7 +395,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       export_module = None
 
     return trainer.TrainingPlan(
-        config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,
+        config=model_config, steps_per_epoch=steps_per_epoch, dataset=dataset,
         train_step=train_step, step_counter=step_counter,
         checkpoint_items={"model": checkpointed_model, "step": step_counter,
                           "tokens_seen": tokens_seen},
@@ -417,7 +403,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),
         learning_rate_fn=learning_rate_fn, eval_fn=eval_fn,
         steps_per_call=cfg.steps_per_call,
-        step_threads=cfg.step_threads, export_module=export_module)
+        step_threads=step_threads, export_module=export_module)
 
 
 def run(argv):
