@@ -122,6 +122,11 @@ def build_vocabulary(file_patterns, tokenizer, min_count=5, max_size=None,
                      progress=True):
   """Streams a corpus and keeps the words seen at least `min_count` times."""
   counter, _, _ = count_words(file_patterns, tokenizer, progress=progress)
+  return from_token_counts(counter, min_count, max_size)
+
+
+def from_token_counts(counter, min_count=5, max_size=None):
+  """The vocabulary of {token bytes: count} (`count_words`' counter)."""
   # UTF-8 bytes sort as their text does: the order is that of the bytes.
   return Vocabulary.from_counts(
       {w.decode("utf-8"): c for w, c in counter.items() if c >= min_count},

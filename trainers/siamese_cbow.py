@@ -63,11 +63,12 @@ def _default_count_cache_dir():
   return os.path.join(base, "sentzoo", "siamese_cbow_counts")
 
 
-def _cache_path(cfg, files, what, settings):
-  """`<count_cache_dir>/<what>-<digest>` (no extension), keyed by the
-  files' fingerprints without their folder (a moved data directory still
-  hits) and `settings`; None without a cache."""
-  if not cfg.count_cache_dir:
+def _cache_path(cfg, files, what, settings, base=None):
+  """`<base>/<what>-<digest>` (no extension; base: --count_cache_dir),
+  keyed by the files' fingerprints without their folder (a moved data
+  directory still hits) and `settings`; None without a cache."""
+  base = base or cfg.count_cache_dir
+  if not base:
     return None
   prints = [{k: v for k, v in entry.items() if k != "path"}
             | {"name": os.path.basename(entry["path"])}
@@ -75,8 +76,8 @@ def _cache_path(cfg, files, what, settings):
   digest = hashlib.sha256(json.dumps(
       {"files": prints, "settings": settings}, sort_keys=True).encode()
                           ).hexdigest()[:32]
-  os.makedirs(cfg.count_cache_dir, exist_ok=True)
-  return os.path.join(cfg.count_cache_dir, f"{what}-{digest}")
+  os.makedirs(base, exist_ok=True)
+  return os.path.join(base, f"{what}-{digest}")
 
 
 @dataclasses.dataclass
@@ -183,21 +184,33 @@ def _line_limits(cfg, data_dir, files):
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
+def _token_cache(cfg, out_dir, files, tokenizer, line_limits):
+  """The corpus tokenised once (`siamese_cbow_data.TokenCache`), in
+  --count_cache_dir (else <model_dir>/token_cache); written by one pass over
+  the text when missing."""
+  settings = {"tokenizer": tokenizer.get_config(),
+              "blocks_per_mix": cfg.blocks_per_mix,
+              "line_limits": [line_limits[f] for f in files]}
+  path = _cache_path(cfg, files, "tokens", settings) or _cache_path(
+      cfg, files, "tokens", settings, os.path.join(out_dir, "token_cache"))
+  if os.path.isdir(path):
+    return siamese_cbow_data.TokenCache(path)
+  return siamese_cbow_data.TokenCache.write(
+      path, files, tokenizer, blocks_per_mix=cfg.blocks_per_mix,
+      line_limits=settings["line_limits"],
+      log=lambda line: print(line, flush=True))
+
+
+def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, counter,
                               init_source=None):
   """The corpus's vocabulary (with `init_source`'s words merged in),
-  cached."""
+  cached; `counter()`: {token bytes: count} of the corpus."""
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
-    # A rerun: the corpus must be the one the vocabulary and the plan of
-    # batches were made from.
-    data_integrity.check_corpus_unchanged(model_dir, files)
     return vocabulary_lib.Vocabulary.load(path)
-  corpus_flags.verify_if_asked(cfg, data_dir, files)
   if init_source is not None:
-    counter, _, _ = vocabulary_lib.count_words(files, tokenizer)
     vocabulary = init_from_lib.merged_vocabulary(
-        counter, cfg.min_count, init_source.words,
+        counter(), cfg.min_count, init_source.words,
         max_size=cfg.max_vocabulary or None)
   else:
     cached = _cache_path(cfg, files, "vocabulary", {
@@ -207,8 +220,8 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
       print(f"vocabulary: counted before, read from {cached}.txt", flush=True)
       vocabulary = vocabulary_lib.Vocabulary.load(cached + ".txt")
     else:
-      vocabulary = vocabulary_lib.build_vocabulary(
-          files, tokenizer, min_count=cfg.min_count,
+      vocabulary = vocabulary_lib.from_token_counts(
+          counter(), min_count=cfg.min_count,
           max_size=cfg.max_vocabulary or None)
       if cached:
         vocabulary.save(cached + ".txt")
@@ -220,11 +233,12 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
   return vocabulary
 
 
-def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
+def _batches_per_epoch(cfg, model_dir, files, mixes, line_limits,
                        num_pipelines=1):
-  """Counted once by a pass over the corpus, then cached. With pipelines
-  reading their own files, the fewest batches of batch_size / pipelines
-  groups any has (no pipeline runs dry)."""
+  """Counted once by a pass over the corpus (`mixes(files)`: the mixes of
+  those files), then cached. With pipelines reading their own files, the
+  fewest batches of batch_size / pipelines groups any has (no pipeline runs
+  dry)."""
   path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "batch_size": cfg.batch_size,
          "max_length": cfg.max_length,
@@ -262,11 +276,8 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
     else:
       batch_size = cfg.batch_size // num_pipelines
     batches = min(siamese_cbow_data.count_batches(
-        shard, text_to_ids, batch_size=batch_size,
-        max_length=cfg.max_length, blocks_per_mix=cfg.blocks_per_mix,
-        min_sentence_ids=cfg.min_sentence_length,
-        line_limits=[line_limits[f] for f in shard])
-                  for shard in shards)
+        mixes(shard), batch_size=batch_size, max_length=cfg.max_length,
+        min_sentence_ids=cfg.min_sentence_length) for shard in shards)
     if cached:
       model_dir_lib.write_text_atomically(cached + ".json",
                                           json.dumps(batches))
@@ -275,10 +286,10 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
   return batches
 
 
-def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
-  """input_context -> this pipeline's per-replica batches: its own files in
-  batches of batch_size / pipelines, or its slice of the global batches
-  (`distribution.shard_inputs`)."""
+def _dataset_fn(cfg, files, mixes, keep_probability):
+  """input_context -> this pipeline's per-replica batches: its own files'
+  (`mixes(own files)`) in batches of batch_size / pipelines, or its slice
+  of the global batches (`distribution.shard_inputs`)."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
@@ -286,13 +297,11 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
     batch_size = cfg.batch_size if data_shard else (
         cfg.batch_size // pipelines)
     dataset = siamese_cbow_data.group_dataset(
-        own_files, text_to_ids, batch_size=batch_size,
+        mixes(own_files), batch_size=batch_size,
         num_negatives=cfg.num_negatives, max_length=cfg.max_length,
-        num_epochs=cfg.num_epochs, blocks_per_mix=cfg.blocks_per_mix,
-        seed=cfg.seed, negatives=cfg.negatives,
+        num_epochs=cfg.num_epochs, seed=cfg.seed, negatives=cfg.negatives,
         min_sentence_ids=cfg.min_sentence_length,
         nearby_window=cfg.nearby_window,
-        line_limits=[line_limits[f] for f in own_files],
         keep_probability=keep_probability, batch_layout=cfg.batch_layout)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
@@ -319,11 +328,12 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model_name):
       path, json.dumps(sts.results_to_json(results)))
 
 
-def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
-  """eval_fn plus eval/neighbour_ranking on the held-out books."""
+def _with_neighbour_ranking(cfg, eval_fn, model, heldout_lines, heldout):
+  """eval_fn plus eval/neighbour_ranking on the held-out books
+  (`heldout_lines`: their ids and empty lines)."""
   groups = siamese_cbow_data.heldout_groups(
-      *heldout, text_to_ids, HELDOUT_NEGATIVES, cfg.max_length,
-      HELDOUT_GROUPS, seed=cfg.seed)
+      *heldout_lines, HELDOUT_NEGATIVES, cfg.max_length, HELDOUT_GROUPS,
+      seed=cfg.seed)
   print(f"held out: {cfg.heldout_books} books from line {heldout[1] + 1} "
         f"of {os.path.basename(heldout[0])} ({int(groups.nrows()):,} groups "
         "scored)", flush=True)
@@ -393,13 +403,33 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         keep_punctuation=cfg.keep_punctuation)
     init_source = init_from_lib.source_of_run(
         cfg, model_specs.SIAMESE_CBOW.name, context.model_dir)
-    vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
-                                           data_dir, init_source)
+    if os.path.exists(os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)):
+      # A rerun: the corpus must be the one the vocabulary and the plan of
+      # batches were made from.
+      data_integrity.check_corpus_unchanged(out_dir, files)
+    else:
+      corpus_flags.verify_if_asked(cfg, data_dir, files)
+    # One device reads the corpus as word ids, tokenised once; pipelines of
+    # several devices tokenise their own files.
+    tokens = (_token_cache(cfg, out_dir, files, tokenizer, line_limits)
+              if context.one_device else None)
+    vocabulary = _load_or_build_vocabulary(
+        cfg, out_dir, files, tokenizer,
+        tokens.counter if tokens else
+        lambda: vocabulary_lib.count_words(files, tokenizer)[0], init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                             max_length=cfg.max_length)
+
+    def mixes(shard):
+      if tokens:
+        return tokens.mixes(vocabulary.words, cfg.max_length)
+      return siamese_cbow_data.line_mixes(
+          shard, text_to_ids, blocks_per_mix=cfg.blocks_per_mix,
+          line_limits=[line_limits[f] for f in shard])
+
     print(f"vocabulary: {len(vocabulary):,} words (min count "
           f"{cfg.min_count}); corpus: {len(files)} files", flush=True)
-    batches_per_epoch = _batches_per_epoch(cfg, out_dir, files, text_to_ids,
+    batches_per_epoch = _batches_per_epoch(cfg, out_dir, files, mixes,
                                            line_limits, context.num_pipelines)
     total_steps = trainer.total_steps(cfg, batches_per_epoch)
     print(f"{batches_per_epoch:,} batches per epoch; training "
@@ -451,8 +481,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     keep_probability = sent2vec_data.keep_probabilities(
         vocabulary.counts, int(vocabulary.counts.sum()), cfg.subsample,
         min_count_label=0) if cfg.subsample else None
-    dataset = _dataset_fn(cfg, files, text_to_ids, line_limits,
-                          keep_probability)
+    dataset = _dataset_fn(cfg, files, mixes, keep_probability)
 
     eval_fn = before_training = None
     if context.chief:
@@ -461,7 +490,12 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           lookup_table=text_to_ids.table)
       eval_fn = sts.stsb_dev_evaluator(data_dir, eval_encoder)
       if heldout:
-        eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids,
+        file, first_line = heldout
+        lines = (tokens.tail(vocabulary.words, cfg.max_length,
+                             first_line - line_limits[file]) if tokens
+                 else siamese_cbow_data.heldout_lines(file, first_line,
+                                                      text_to_ids))
+        eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, lines,
                                           heldout)
       if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
