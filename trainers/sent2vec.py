@@ -227,26 +227,6 @@ def _dataset_fn(cfg, files, batch_args):
   return dataset_fn
 
 
-def _module_owning_the_table(model, build_module):
-  """`build_module()`, made the one owner of the source table's buffer: the
-  model's table is emptied to [0, d] (a gather from it then fails).
-
-  With copy-on-read off the module's table starts out sharing the model's
-  buffer, but the first gather from a buffer two variables hold copies it
-  whole (measured: +1,120 MB at 300k buckets). A mirrored table is left.
-  """
-  table = model.source_embeddings.value
-  if getattr(table, "values", None) or not hasattr(table, "handle"):
-    return build_module()
-  tf.raw_ops.DisableCopyOnRead(resource=table.handle)
-  module = build_module()
-  tf.raw_ops.AssignVariableOp(
-      resource=table.handle, value=tf.zeros([0] + table.shape.as_list()[1:],
-                                            table.dtype),
-      validate_shape=False)
-  return module
-
-
 class Sent2VecTrainer(trainer.ModelTrainer):
   """Sent2Vec's part of the shared skeleton. --learning_rate is the C++
   code's -lr, decayed linearly to 0 over all tokens of all epochs;
@@ -377,8 +357,9 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
 
     def export_module(step):
-      return _module_owning_the_table(
-          model, lambda: sent2vec_export.module_from_model(
+      return averaging_encoder.owning_the_table(
+          model.source_embeddings.value,
+          lambda: sent2vec_export.module_from_model(
               model_dir_lib.read_model_config(context.model_dir), model,
               featurizer, step, **trainer.input_caps(cfg)))
 

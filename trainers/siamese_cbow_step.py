@@ -66,7 +66,11 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
   """The model's sentence embeddings (`encode`: the average of the rows of
   the sentence's real ids, 0 for none) from `flat_sentences`' output:
   float32 [num_sentences, d]. The padding ids' sentence is dropped."""
-  vectors = model.embedding(flat_ids)
+  return _averages(model.embedding(flat_ids), sentence, num_sentences)
+
+
+def _averages(vectors, sentence, num_sentences):
+  """`sentence_averages` of the ids' rows `vectors`."""
   sums = tf.math.unsorted_segment_sum(vectors, sentence, num_sentences + 1)
   counts = tf.math.unsorted_segment_sum(
       tf.ones_like(sentence, vectors.dtype), sentence, num_sentences + 1)
@@ -74,7 +78,8 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
 
 
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
-                    apply_in_xla=True, token_multiple=TOKEN_MULTIPLE):
+                    apply_in_xla=True, token_multiple=TOKEN_MULTIPLE,
+                    concurrent=False):
   """The per-replica optimizer step on a batch of `group_dataset`: dense
   groups [batch, 3 + n, length] ("by_length") or a "consecutive" batch's
   dict of flat ids, their sentences and the groups' members.
@@ -87,6 +92,14 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   gradient `tf.IndexedSlices` of those rows. `apply_in_xla=False` applies
   the update outside the compiled part: for the lazy optimizers, and for
   several replicas (`optimizer.apply` all-reduces in the replica context).
+
+  `concurrent` (SGD on one device): steps run at once from several threads
+  (Hogwild, `training_loop.multi_step`). XLA then computes only the loss and
+  the gradient of the rows a step read, and the step subtracts the update
+  from the table's rows with `scatter_sub` (their current values, whatever
+  another step wrote since): a compiled step that updates the table holds
+  the table's lock from its first read to its last write, so two of them
+  could not run at once.
   """
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
@@ -109,6 +122,30 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
     shape = tf.shape(batch)
     return flat_ids, sentence, tf.reshape(tf.range(shape[0] * shape[1]),
                                           shape[:2])
+
+  if concurrent:
+    table = model.embedding.embeddings.value  # The tf.Variable.
+
+    @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+    def row_gradients(rows, sentence, group_members):
+      with tf.GradientTape() as tape:
+        tape.watch(rows)
+        loss = _global_batch_mean(_per_group_loss(model.score(tf.gather(
+            _averages(rows, sentence, tf.size(group_members)),
+            group_members)), target))
+      return loss, tape.gradient(loss, rows)
+
+    @tf.function(reduce_retracing=True)
+    def concurrent_step(batch):
+      flat_ids, sentence, group_members = listed_sentences(batch)
+      loss, gradient = row_gradients(tf.gather(table, flat_ids), sentence,
+                                     group_members)
+      table.scatter_sub(tf.IndexedSlices(
+          gradient * tf.cast(optimizer.learning_rate, gradient.dtype),
+          flat_ids))
+      optimizer.iterations.assign_add(1)
+      return {"loss": loss}
+    return concurrent_step
 
   if apply_in_xla:
     @tf.function(jit_compile=jit_compile, reduce_retracing=True)
