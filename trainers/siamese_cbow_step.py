@@ -99,9 +99,9 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   two of them could not run at once: XLA computes only the loss and the
   update of the step's distinct rows, and the step writes those rows back
   under a lock as they are then minus its update (another step may have
-  written them since), so both steps' updates count. (`scatter_sub` of the
-  same rows took 2.9 of 5.0 ms a step in a TF profile, load 13.) The update's rows then add
-  in another order than XLA's: the run is not deterministic.
+  written them since), so both steps' updates count (`scatter_sub` of the
+  same rows took 2.9 of 5.0 ms a step in a TF profile, load 13). The rows'
+  updates then add in another order than XLA's: not deterministic.
   """
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
