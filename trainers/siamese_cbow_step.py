@@ -32,10 +32,14 @@ def _global_batch_mean(per_group):
       tf.cast(tf.shape(per_group)[0] * replicas, per_group.dtype))
 
 
-# The step's flat ids are padded to a multiple of this many: one XLA
-# compilation per multiple (the best flagfile's batches of 100 groups hold
-# 1.4k-15.6k real ids, 9.0k on average: ~15 shapes, ~6% padding).
+# The step's flat ids are padded to a multiple of these many: one XLA
+# compilation per multiple, ~0.6 CPU-s each (9.5 s for the demo's 16).
+# Consecutive batches of 100 groups of the best flagfile hold 0.4k-5.9k real
+# ids, 2.6k on average (6 shapes, 20% padding); by-length ones of the demo
+# 0.5k-16.2k, 9.4k on average (8 shapes at 2,048, 11% padding; 16 at 1,024,
+# 5%; the same eval_log.jsonl).
 TOKEN_MULTIPLE = 1024
+DENSE_TOKEN_MULTIPLE = 2048
 
 
 def pad_tokens(flat_ids, sentence, num_sentences,
@@ -48,7 +52,7 @@ def pad_tokens(flat_ids, sentence, num_sentences,
           tf.pad(sentence, [[0, padding]], constant_values=num_sentences))
 
 
-def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
+def flat_sentences(ids, token_multiple=DENSE_TOKEN_MULTIPLE):
   """(flat_ids, sentence) of dense groups ids int32 [batch, members,
   length]: the real (non-0) ids, and batch * members + member of each,
   padded (`pad_tokens`) to a multiple of `token_multiple`."""
@@ -78,7 +82,7 @@ def _averages(vectors, sentence, num_sentences):
 
 
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
-                    apply_in_xla=True, token_multiple=TOKEN_MULTIPLE,
+                    apply_in_xla=True, token_multiple=None,
                     concurrent=False):
   """The per-replica optimizer step on a batch of `group_dataset`: dense
   groups [batch, 3 + n, length] ("by_length") or a "consecutive" batch's
@@ -88,10 +92,12 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   and (1/|S+|, ..., 0, ...), averaged over the global batch. The step
   computes on the real ids only (issue 34: padding was 47.5% of the
   positions): listed outside XLA, padded to a multiple of `token_multiple`
-  (one compilation each), their rows averaged by sentence and the table's
-  gradient `tf.IndexedSlices` of those rows. `apply_in_xla=False` applies
-  the update outside the compiled part: for the lazy optimizers, and for
-  several replicas (`optimizer.apply` all-reduces in the replica context).
+  (one compilation each; default TOKEN_MULTIPLE for consecutive batches,
+  DENSE_TOKEN_MULTIPLE for dense ones), their rows averaged by sentence and
+  the table's gradient `tf.IndexedSlices` of those rows.
+  `apply_in_xla=False` applies the update outside the compiled part: for
+  the lazy optimizers, and for several replicas (`optimizer.apply`
+  all-reduces in the replica context).
 
   `concurrent` (SGD on one device): steps run at once from several threads
   (Hogwild, `training_loop.multi_step`). A compiled step that updates the
@@ -118,9 +124,11 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
     """(flat ids, their sentences, the groups' members) of a batch."""
     if isinstance(batch, dict):
       return pad_tokens(batch["flat_ids"], batch["sentence"],
-                        tf.size(batch["members"]), token_multiple) + (
+                        tf.size(batch["members"]),
+                        token_multiple or TOKEN_MULTIPLE) + (
                             batch["members"],)
-    flat_ids, sentence = flat_sentences(batch, token_multiple)
+    flat_ids, sentence = flat_sentences(
+        batch, token_multiple or DENSE_TOKEN_MULTIPLE)
     shape = tf.shape(batch)
     return flat_ids, sentence, tf.reshape(tf.range(shape[0] * shape[1]),
                                           shape[:2])
@@ -144,7 +152,7 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
     def concurrent_step(batch):
       flat_ids, sentence, group_members = listed_sentences(batch)
       ids, row_of_token = tf.unique(flat_ids)
-      ids = tf.pad(ids, [[0, (-tf.size(ids)) % token_multiple]])
+      ids = tf.pad(ids, [[0, (-tf.size(ids)) % TOKEN_MULTIPLE]])
       loss, update = row_updates(
           ids, row_of_token, sentence, group_members,
           tf.cast(optimizer.learning_rate, table.dtype))
