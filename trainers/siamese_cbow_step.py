@@ -165,7 +165,8 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
         return tf.constant(0)
 
       table_lock.execute(write_back, exclusive_resource_access=False)
-      optimizer.iterations.assign_add(1)
+      # The tf.Variable's own add (a Keras variable's reads, then writes).
+      optimizer.iterations.value.assign_add(1)
       return {"loss": loss}
     return concurrent_step
 
