@@ -111,10 +111,11 @@ def _line_ids(text_to_ids, lines, chunk_lines=CHUNK_LINES):
   return _ids_in_chunks(text_to_ids, lines, chunk_lines), tf.equal(lines, "")
 
 
-def _valid_centers(ids, min_sentence_ids=1):
+def _valid_centers(row_lengths, min_sentence_ids=1):
   """Indices i whose sentence and both neighbours have at least
-  `min_sentence_ids` ids: ([groups], bool [lines] valid sentences)."""
-  valid = ids.row_lengths() >= max(1, min_sentence_ids)
+  `min_sentence_ids` ids (`row_lengths`: the lines' ids): ([groups], bool
+  [lines] valid sentences)."""
+  valid = row_lengths >= max(1, min_sentence_ids)
   ok = valid[1:-1] & valid[:-2] & valid[2:]
   return tf.cast(tf.where(ok)[:, 0] + 1, tf.int32), valid
 
@@ -200,7 +201,7 @@ def _group_members(ids, boundary, num_negatives, max_length, seed,
     id rows of the groups.
   """
   ids = ids[:, :max_length]
-  centers, valid = _valid_centers(ids, min_sentence_ids)
+  centers, valid = _valid_centers(ids.row_lengths(), min_sentence_ids)
   seed_negatives, seed_order = tf.unstack(
       tf.random.experimental.stateless_split(seed, 2))
   negatives = _draw_negatives(boundary, centers, valid, num_negatives,
@@ -336,6 +337,8 @@ def group_dataset(mixes, batch_size=100, num_negatives=2, max_length=50,
     raise ValueError(f"batch_layout must be one of {BATCH_LAYOUTS}, got "
                      f"{batch_layout!r}")
 
+  # Plain Python branches only: traced without AutoGraph's conversion.
+  @tf.autograph.experimental.do_not_convert
   def to_batches(index, mix):
     block_seed = tf.stack([tf.constant(seed, tf.int64), index])
     seed_groups, seed_buckets = tf.unstack(
@@ -365,16 +368,20 @@ def group_dataset(mixes, batch_size=100, num_negatives=2, max_length=50,
   return batches.prefetch(tf.data.AUTOTUNE)
 
 
-def count_batches(mixes, batch_size=100, max_length=50, min_sentence_ids=1):
-  """Batches in one epoch of `group_dataset` of `mixes` with the same
-  settings."""
+def count_batches(row_lengths, batch_size=100, max_length=50,
+                  min_sentence_ids=1):
+  """Batches in one epoch of `group_dataset` with the same settings, of the
+  mixes whose lines have `row_lengths` ids (a Dataset of int [lines] per
+  mix: `TokenCache.row_lengths`, or the `line_mixes`' ids' row lengths)."""
 
-  def count(ids, unused_boundary):
-    groups = tf.shape(_valid_centers(ids[:, :max_length], min_sentence_ids)[0],
+  @tf.autograph.experimental.do_not_convert
+  def count(lengths):
+    groups = tf.shape(_valid_centers(tf.minimum(lengths, max_length),
+                                     min_sentence_ids)[0],
                       out_type=tf.int64)[0]
     return groups // batch_size
 
-  counts = mixes.map(count, num_parallel_calls=tf.data.AUTOTUNE)
+  counts = row_lengths.map(count, num_parallel_calls=tf.data.AUTOTUNE)
   return int(counts.reduce(tf.constant(0, tf.int64), lambda a, b: a + b))
 
 
@@ -431,13 +438,11 @@ class TokenCache:
 
   def __init__(self, directory):
     self.directory = directory
-    self.words, counts = [], []
     with open(os.path.join(directory, self.WORDS), "rb") as f:
-      for line in f:
-        word, count = line.rstrip(b"\n").split(b"\t")
-        self.words.append(word)
-        counts.append(int(count))
-    self.counts = np.array(counts, np.int64)
+      rows = [line.split(b"\t") for line in f.read().splitlines()]
+    self.words = [word for word, _ in rows]
+    self.counts = np.array([count for _, count in rows],
+                           np.bytes_).astype(np.int64)
 
   def counter(self):
     """{token bytes: corpus count} (what `vocabulary.count_words` counts)."""
@@ -496,13 +501,19 @@ class TokenCache:
         f"tokens ({time.time() - start:.0f}s)")
     return cls(directory)
 
+  def _id_table(self, vocabulary_words):
+    """int32 [tokens]: each cached token's id in `vocabulary_words` (id =
+    position + 1), 0 if it has none."""
+    index = {w.encode("utf-8"): i for i, w in enumerate(vocabulary_words, 1)}
+    return tf.constant(np.array([index.get(w, 0) for w in self.words],
+                                np.int32).reshape([-1]))
+
   def _records(self, name, vocabulary_words, max_length):
     """The records of `name` as (int32 ragged [lines, (ids)], bool [lines]
-    empty lines), ids of `vocabulary_words` (id = position + 1)."""
-    index = {w.encode("utf-8"): i for i, w in enumerate(vocabulary_words, 1)}
-    table = tf.constant(np.array([index.get(w, 0) for w in self.words],
-                                 np.int32).reshape([-1]))
+    empty lines), ids of `vocabulary_words`."""
+    table = self._id_table(vocabulary_words)
 
+    @tf.autograph.experimental.do_not_convert
     def decode(record):
       ids, empty = token_cache.decode_block(record)
       ids = ids.with_flat_values(tf.gather(table, ids.flat_values))
@@ -511,6 +522,23 @@ class TokenCache:
 
     return corpus_lib.without_autotune_thread(tf.data.TFRecordDataset(
         os.path.join(self.directory, name))).map(decode)
+
+  def row_lengths(self, vocabulary_words):
+    """int32 [lines] per mix: how many of each line's tokens
+    `vocabulary_words` knows (`count_batches`' input)."""
+    table = self._id_table(vocabulary_words)
+
+    @tf.autograph.experimental.do_not_convert
+    def known(record):
+      ids, _ = token_cache.decode_block(record)
+      so_far = tf.concat([[0], tf.cumsum(tf.cast(
+          tf.gather(table, ids.flat_values) > 0, tf.int32))], 0)
+      return (tf.gather(so_far, ids.row_splits[1:])
+              - tf.gather(so_far, ids.row_splits[:-1]))
+
+    return corpus_lib.without_autotune_thread(tf.data.TFRecordDataset(
+        os.path.join(self.directory, self.MIXES))).map(
+            known, num_parallel_calls=tf.data.AUTOTUNE)
 
   def mixes(self, vocabulary_words, max_length):
     """The mixes, as `line_mixes` gives them with a `TextToIds` of

@@ -45,8 +45,9 @@ def count_batches(files, to_ids, batch_size=100, max_length=50,
                   line_limits=None):
   """`siamese_cbow_data.count_batches` of the `line_mixes` of `files`."""
   return siamese_cbow_data.count_batches(
-      siamese_cbow_data.line_mixes(files, to_ids, block_lines,
-                                   blocks_per_mix, line_limits),
+      siamese_cbow_data.line_mixes(
+          files, to_ids, block_lines, blocks_per_mix, line_limits).map(
+              lambda ids, _: ids.row_lengths()),
       batch_size, max_length, min_sentence_ids)
 
 
@@ -610,7 +611,11 @@ class SiameseCbowDataTest(tf.test.TestCase):
                                              **mixes))
     cached = list(cache.mixes(words, MAX_LENGTH))
     self.assertLen(cached, len(text))
-    for (ids, empty), (want_ids, want_empty) in zip(cached, text):
+    lengths = list(cache.row_lengths(words))
+    for (ids, empty), (want_ids, want_empty), known in zip(cached, text,
+                                                            lengths):
+      # Every known token counts, before the cut to MAX_LENGTH.
+      self.assertAllEqual(tf.minimum(known, MAX_LENGTH), ids.row_lengths())
       self.assertAllEqual(ids.row_splits, want_ids.row_splits)
       self.assertAllEqual(ids.flat_values, want_ids.flat_values)
       self.assertAllEqual(empty, want_empty)
@@ -634,8 +639,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
       for a, b in zip(got, want):
         tf.nest.map_structure(self.assertAllEqual, a, b)
       self.assertLen(want, siamese_cbow_data.count_batches(
-          cache.mixes(words, MAX_LENGTH), batch_size=2,
-          max_length=MAX_LENGTH))
+          cache.row_lengths(words), batch_size=2, max_length=MAX_LENGTH))
     # Without a line limit there is no tail.
     plain = siamese_cbow_data.TokenCache.write(
         os.path.join(self.dir, "plain"), self.corpus.files,

@@ -48,7 +48,8 @@ class Vocabulary:
   def save(self, path):
     """Writes `word<TAB>count` lines atomically."""
     model_dir_lib.write_text_atomically(path, "".join(
-        f"{word}\t{count}\n" for word, count in zip(self.words, self.counts)))
+        f"{word}\t{count}\n"
+        for word, count in zip(self.words, self.counts.tolist())))
 
   @classmethod
   def load(cls, path):

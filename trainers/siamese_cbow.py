@@ -239,12 +239,12 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, counter,
   return vocabulary
 
 
-def _batches_per_epoch(cfg, model_dir, files, mixes, line_limits,
+def _batches_per_epoch(cfg, model_dir, files, row_lengths, line_limits,
                        num_pipelines=1):
-  """Counted once by a pass over the corpus (`mixes(files)`: the mixes of
-  those files), then cached. With pipelines reading their own files, the
-  fewest batches of batch_size / pipelines groups any has (no pipeline runs
-  dry)."""
+  """Counted once by a pass over the corpus (`row_lengths(files)`: the ids
+  per line of those files' mixes), then cached. With pipelines reading
+  their own files, the fewest batches of batch_size / pipelines groups any
+  has (no pipeline runs dry)."""
   path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "batch_size": cfg.batch_size,
          "max_length": cfg.max_length,
@@ -282,8 +282,9 @@ def _batches_per_epoch(cfg, model_dir, files, mixes, line_limits,
     else:
       batch_size = cfg.batch_size // num_pipelines
     batches = min(siamese_cbow_data.count_batches(
-        mixes(shard), batch_size=batch_size, max_length=cfg.max_length,
-        min_sentence_ids=cfg.min_sentence_length) for shard in shards)
+        row_lengths(shard), batch_size=batch_size,
+        max_length=cfg.max_length, min_sentence_ids=cfg.min_sentence_length)
+                  for shard in shards)
     if cached:
       model_dir_lib.write_text_atomically(cached + ".json",
                                           json.dumps(batches))
@@ -429,10 +430,11 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         lambda: vocabulary_lib.count_words(files, tokenizer)[0], init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                             max_length=cfg.max_length)
-    heldout_lines = cached_mixes = None
+    heldout_lines = cached_mixes = cached_lengths = None
     if tokens:
       # The cache's word list is not kept: the datasets map its ids.
       cached_mixes = tokens.mixes(vocabulary.words, cfg.max_length)
+      cached_lengths = tokens.row_lengths(vocabulary.words)
       if heldout and context.chief:
         heldout_lines = tokens.tail(vocabulary.words, cfg.max_length,
                                     heldout[1] - line_limits[heldout[0]])
@@ -445,10 +447,15 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           shard, text_to_ids, blocks_per_mix=cfg.blocks_per_mix,
           line_limits=[line_limits[f] for f in shard])
 
+    def row_lengths(shard):
+      if cached_lengths is not None:
+        return cached_lengths
+      return mixes(shard).map(lambda ids, _: ids.row_lengths())
+
     print(f"vocabulary: {len(vocabulary):,} words (min count "
           f"{cfg.min_count}); corpus: {len(files)} files", flush=True)
-    batches_per_epoch = _batches_per_epoch(cfg, out_dir, files, mixes,
-                                           line_limits, context.num_pipelines)
+    batches_per_epoch = _batches_per_epoch(
+        cfg, out_dir, files, row_lengths, line_limits, context.num_pipelines)
     total_steps = trainer.total_steps(cfg, batches_per_epoch)
     print(f"{batches_per_epoch:,} batches per epoch; training "
           f"{total_steps:,} steps of {cfg.batch_size} groups"
