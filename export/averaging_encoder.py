@@ -185,7 +185,11 @@ class AveragingSentenceEncoder(tf.Module):
                            max_tokens=self.max_tokens_per_sentence)
     return self.mean_rows(ids)
 
-  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+  # Every branch is a tf.cond or a Python one: traced without AutoGraph's
+  # conversion of the tokeniser and featurizer's code, which was 12 of the 16
+  # s of a trainer's first call (a profile under load).
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.string)],
+               autograph=False)
   def __call__(self, sentences):
     """float32 [batch, dim] embeddings of tf.string [batch] sentences.
 
@@ -207,6 +211,7 @@ class AveragingSentenceEncoder(tf.Module):
                    lambda: self.embed(sentences))
 
   @tf.function(input_signature=[tf.TensorSpec([None], tf.string,
-                                              name="sentences")])
+                                              name="sentences")],
+               autograph=False)
   def serve(self, sentences):
     return {"embeddings": self(sentences)}
