@@ -236,11 +236,13 @@ class TrainingConfig:
                                  lower_bound=0, runtime=True)
   deterministic: bool = setting(
       False, "Train reproducibly: the same flags give the same model to the "
-      "bit, and a resumed run the model of an uninterrupted one. Sent2Vec "
-      "and Siamese CBOW then run one step loop instead of one per CPU "
-      "(Hogwild step threads, whose updates interleave as the CPUs schedule "
-      "them: faster, but two runs end with other tables); the other "
-      "trainers train the same either way.", runtime=True)
+      "bit, and a resumed run the model of an uninterrupted one: one step "
+      "loop (--step_threads=1) where the trainer would run several (Sent2Vec "
+      "by default: Hogwild step threads, whose updates interleave as the "
+      "CPUs schedule them, faster, but two runs end with other tables). "
+      "Siamese CBOW runs one loop by default, CHARAGRAM and the hybrid "
+      "matcher have no step loops: they train the same either way.",
+      runtime=True)
 
 
 @dataclasses.dataclass
