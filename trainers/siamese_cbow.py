@@ -52,8 +52,10 @@ HELDOUT_NEGATIVES = 10
 NEIGHBOUR_RANKING_BATCH = 32
 # Batches per graph call: one Python call per batch of 32, eagerly, took 67 s
 # of the four evaluations of the best flagfile's epoch (under load), ~7 ms a
-# batch; a graph loop over them runs the same ops on the same batches.
-NEIGHBOUR_RANKING_BATCHES_PER_CALL = 8 * (3 + HELDOUT_NEGATIVES)
+# batch; a graph loop over them runs the same ops on the same batches. Per
+# call the ranking holds its sentences' float64 vectors and copies: 13
+# batches (32 groups) keep that at ~4 MB (104 batches: +45 MB of peak RSS).
+NEIGHBOUR_RANKING_BATCHES_PER_CALL = 3 + HELDOUT_NEGATIVES
 
 
 def _default_count_cache_dir():
