@@ -113,6 +113,7 @@ UNUSED_OPTIONAL_IMPORTS = {
     "keras.src.legacy.saving": ("h5py",),
     "keras.src.wrappers": ("sklearn",),
     "tensorflow.python.keras": ("scipy", "h5py"),
+    "keras.src.wrappers": ("sklearn",),
 }
 
 

@@ -26,10 +26,11 @@
 # Without a binary: ours only at the same settings (words/s and peak RSS,
 # no ratio), and docs/sent2vec.md is left alone. DOC_ONLY=1: only record
 # the section from the runs/sent2vec_speed_*.json already there.
-# STEP_THREADS=N (default 1): ours runs N step loops at once (the trainer's
-# --step_threads, Hogwild; not deterministic); with N > 1 the uni sequence is
-# run again at the trainer's default, 1, into
-# runs/sent2vec_speed_uni_default_threads.*. A model not rerun keeps its
+# Ours runs first as a user gets it without flags: the trainer's default
+# step loops (one per CPU, Hogwild; not deterministic), whatever the
+# flagfile says; then the uni sequence is run again with --deterministic
+# (one step loop, as configs/sent2vec_books_uni.flags trains) into
+# runs/sent2vec_speed_uni_deterministic.*. A model not rerun keeps its
 # subsection of the page as it was, labelled so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,27 +39,27 @@ binary=${1:-${SENT2VEC_FASTTEXT:-}}
 data_dir=${SENTZOO_DATA_DIR:-../shared/data}
 parts=${CORPUS_PARTS-1}
 repeats=${REPEATS:-3}
-step_threads=${STEP_THREADS:-1}
 mkdir -p runs
 for model in uni unibi; do
   [[ ${DOC_ONLY:-0} == 1 ]] && break
   common=(--flagfile="configs/sent2vec_books_$model.flags" --data_dir="$data_dir"
-          --corpus_parts="$parts" --repeats="$repeats" --step_threads="$step_threads")
+          --corpus_parts="$parts" --repeats="$repeats")
   if [[ -n $binary ]]; then
     small_job=--small_job
     [[ $model == uni ]] || small_job=--nosmall_job
-    $py -m lab.benchmarks.sent2vec_train "${common[@]}" --reference_binary="$binary" $small_job \
+    $py -m lab.benchmarks.sent2vec_train "${common[@]}" --nodeterministic \
+      --reference_binary="$binary" $small_job \
       --output_json="runs/sent2vec_speed_$model.json" \
       --output_markdown="runs/sent2vec_speed_$model.md"
-    if [[ $model == uni && $step_threads != 1 ]]; then
-      # The trainer's default, one step loop, in the same sequence.
-      $py -m lab.benchmarks.sent2vec_train "${common[@]}" --step_threads=1 \
+    if [[ $model == uni ]]; then
+      # One step loop, reproducible, as the flagfile trains.
+      $py -m lab.benchmarks.sent2vec_train "${common[@]}" --deterministic \
         --reference_binary="$binary" --nosmall_job \
-        --output_json=runs/sent2vec_speed_uni_default_threads.json \
-        --output_markdown=runs/sent2vec_speed_uni_default_threads.md
+        --output_json=runs/sent2vec_speed_uni_deterministic.json \
+        --output_markdown=runs/sent2vec_speed_uni_deterministic.md
     fi
   else
-    $py -m lab.benchmarks.sent2vec_train "${common[@]}" \
+    $py -m lab.benchmarks.sent2vec_train "${common[@]}" --nodeterministic \
       --model_dir="runs/sent2vec_speed_$model" --steps=3200 --warmup_steps=64
   fi
 done

@@ -50,6 +50,24 @@ def build_module(model_dir, config, *, quantize="none", **input_caps):
   model = siamese_cbow.SiameseCBOW.from_config(config["model"])
   model(tf.zeros([1, 3, 1], tf.int32))
   checkpoint = model_dir_lib.restore_latest(model_dir, model=model)
+  return make_encoder(vocabulary, tokenizer, model,
+                      _card(config, model, vocabulary, checkpoint),
+                      quantize=quantize, **input_caps)
+
+
+def module_from_model(config, vocabulary, tokenizer, model, step,
+                      **input_caps):
+  """`build_module`'s module from a trained model in memory (the trainer's
+  float32 export); it takes the model's table over
+  (`averaging_encoder.owning_the_table`)."""
+  table = model.embedding.embeddings.value
+  return averaging_encoder.owning_the_table(
+      table, lambda: averaging_encoder.AveragingSentenceEncoder(
+          text_to_ids_lib.TextToIds(vocabulary, tokenizer), table,
+          _card(config, model, vocabulary, f"ckpt-{step}"), **input_caps))
+
+
+def _card(config, model, vocabulary, checkpoint):
   dim = model.embedding_dim
   card = model_card.base_model_card(
       model_specs.SIAMESE_CBOW, config, checkpoint,
@@ -63,5 +81,4 @@ def build_module(model_dir, config, *, quantize="none", **input_caps):
                                       "dropped; sentence = mean of word "
                                       "vectors (zero if none known)"},
   })
-  return make_encoder(vocabulary, tokenizer, model, card, quantize=quantize,
-                      **input_caps)
+  return card

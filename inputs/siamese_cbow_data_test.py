@@ -28,8 +28,35 @@ def make_groups(lines, text_to_ids, num_negatives, max_length, seed,
   [groups, 3 + n, max_length] (center, previous, next, negatives)."""
   # pylint: disable=protected-access
   ids, members = siamese_cbow_data._group_members(
-      lines, text_to_ids, num_negatives, max_length, seed, **kwargs)
+      *siamese_cbow_data._line_ids(text_to_ids, lines), num_negatives,
+      max_length, seed, **kwargs)
   return siamese_cbow_data._gather_groups(ids, members, max_length)
+
+
+def group_dataset(files, to_ids, block_lines=2048, blocks_per_mix=8,
+                  line_limits=None, **kwargs):
+  """`siamese_cbow_data.group_dataset` of the `line_mixes` of `files`."""
+  return siamese_cbow_data.group_dataset(siamese_cbow_data.line_mixes(
+      files, to_ids, block_lines, blocks_per_mix, line_limits), **kwargs)
+
+
+def count_batches(files, to_ids, batch_size=100, max_length=50,
+                  block_lines=2048, blocks_per_mix=8, min_sentence_ids=1,
+                  line_limits=None):
+  """`siamese_cbow_data.count_batches` of the `line_mixes` of `files`."""
+  return siamese_cbow_data.count_batches(
+      siamese_cbow_data.line_mixes(
+          files, to_ids, block_lines, blocks_per_mix, line_limits).map(
+              lambda ids, _: ids.row_lengths()),
+      batch_size, max_length, min_sentence_ids)
+
+
+def heldout_groups(file, first_line, to_ids, block_lines=4096, **kwargs):
+  """`siamese_cbow_data.heldout_groups` of the lines of `file` from
+  `first_line` on."""
+  return siamese_cbow_data.heldout_groups(
+      *siamese_cbow_data.heldout_lines(file, first_line, to_ids, block_lines),
+      **kwargs)
 
 
 def _is_oov_line(g):
@@ -148,8 +175,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
                 block_lines=1000, blocks_per_mix=8, length_multiple=3,
                 shuffle_batches=16, seed=7)
     args.update(kwargs)
-    return siamese_cbow_data.group_dataset(
-        self.corpus.files, self.to_ids, **args)
+    return group_dataset(self.corpus.files, self.to_ids, **args)
 
   def _batches(self, **kwargs):
     return list(self._dataset(**kwargs).as_numpy_iterator())
@@ -225,7 +251,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     kwargs = dict(batch_size=2, max_length=MAX_LENGTH, block_lines=7,
                   blocks_per_mix=3)
     self.assertLen(self._batches(keep_probability=keep, **kwargs),
-                   siamese_cbow_data.count_batches(
+                   count_batches(
                        self.corpus.files, self.to_ids, **kwargs))
 
   def test_document_negatives_come_from_the_centres_book(self):
@@ -301,14 +327,14 @@ class SiameseCbowDataTest(tf.test.TestCase):
                 if self.corpus.info[g][0] == 1}
     self.assertNotEmpty(raw_line)
     self.assertLess(max(raw_line.values()) + 1, limit)
-    count = siamese_cbow_data.count_batches(
+    count = count_batches(
         self.corpus.files, self.to_ids, batch_size=1, max_length=MAX_LENGTH,
         block_lines=1000, line_limits=[-1, limit])
     self.assertEqual(count, len(batches))
 
   def test_heldout_groups_read_from_the_first_line_on(self):
     first_line = 9  # File 1's second book starts at raw line 9.
-    groups = siamese_cbow_data.heldout_groups(
+    groups = heldout_groups(
         self.corpus.files[1], first_line, self.to_ids, num_negatives=3,
         max_length=MAX_LENGTH, max_groups=4)
     self.assertEqual(groups.shape[:2], (4, 6))
@@ -326,7 +352,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     expected = make_groups(
         lines, self.to_ids, 3, MAX_LENGTH, tf.constant([0, 0], tf.int64))
     self.assertGreater(expected.shape[0], 4)
-    groups = siamese_cbow_data.heldout_groups(
+    groups = heldout_groups(
         self.corpus.files[1], 9, self.to_ids, num_negatives=3,
         max_length=MAX_LENGTH, max_groups=4, block_lines=3)
     self.assertAllEqual(groups.to_tensor(shape=[None, 6, MAX_LENGTH]),
@@ -429,7 +455,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
         (1, 1000, 8), (2, 7, 3), (3, 5, 2), (2, 6, 1)):
       kwargs = dict(batch_size=batch_size, max_length=MAX_LENGTH,
                     block_lines=block_lines, blocks_per_mix=blocks_per_mix)
-      expected = siamese_cbow_data.count_batches(
+      expected = count_batches(
           self.corpus.files, self.to_ids, **kwargs)
       self.assertGreater(expected, 0)
       batches = self._batches(**kwargs)
@@ -447,7 +473,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
                     block_lines=block_lines, blocks_per_mix=blocks_per_mix,
                     negatives="nearby", nearby_window=2)
       batches = self._batches(batch_layout="consecutive", **kwargs)
-      self.assertLen(batches, siamese_cbow_data.count_batches(
+      self.assertLen(batches, count_batches(
           self.corpus.files, self.to_ids, **{
               k: v for k, v in kwargs.items()
               if k not in ("negatives", "nearby_window")}))
@@ -482,7 +508,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
     for batch_size, block_lines, blocks_per_mix in ((1, 1000, 8), (2, 7, 4)):
       kwargs = dict(batch_size=batch_size, max_length=MAX_LENGTH,
                     block_lines=block_lines, blocks_per_mix=blocks_per_mix)
-      one = siamese_cbow_data.count_batches(
+      one = count_batches(
           self.corpus.files, self.to_ids, **kwargs)
       self.assertEqual(len(self._batches(num_epochs=2, **kwargs)), 2 * one,
                        kwargs)
@@ -523,7 +549,7 @@ class SiameseCbowDataTest(tf.test.TestCase):
       f.write("\n".join(lines) + "\n")
     to_ids = text_to_ids_lib.TextToIds(
         vocabulary_lib.Vocabulary(["x", "y"], [2, 1]))
-    batches = list(siamese_cbow_data.group_dataset(
+    batches = list(group_dataset(
         [path], to_ids, batch_size=1, num_negatives=2,
         max_length=MAX_LENGTH, length_multiple=1,
         shuffle_batches=1).as_numpy_iterator())
@@ -532,9 +558,9 @@ class SiameseCbowDataTest(tf.test.TestCase):
     for batch in batches:
       self.assertEqual(batch.shape[:2], (1, 5))
       self.assertLessEqual(batch.shape[2], MAX_LENGTH)
-    self.assertEqual(siamese_cbow_data.count_batches(
+    self.assertEqual(count_batches(
         [path], to_ids, batch_size=1, max_length=MAX_LENGTH), 4)
-    held_out = siamese_cbow_data.heldout_groups(
+    held_out = heldout_groups(
         path, 0, to_ids, num_negatives=2, max_length=MAX_LENGTH,
         max_groups=10)
     self.assertEqual(held_out.shape[:2], (4, 5))
@@ -554,12 +580,76 @@ class SiameseCbowDataTest(tf.test.TestCase):
     # 16,001 lines, all usable, in 8 blocks (7 of 2,048, one of 1,665) of
     # one mix; a centre has both neighbours in its block: 2,046 per full
     # block and 1,663 in the last, 15,985 groups: 1,598 batches of 10.
-    self.assertEqual(siamese_cbow_data.count_batches(
+    self.assertEqual(count_batches(
         [path], to_ids, batch_size=10, max_length=MAX_LENGTH), 1_598)
-    batches = list(siamese_cbow_data.group_dataset(
+    batches = list(group_dataset(
         [path], to_ids, batch_size=10, max_length=MAX_LENGTH,
         shuffle_batches=1).as_numpy_iterator())
     self.assertLen(batches, 1_598)
+
+  def test_token_cache_reads_as_the_text(self):
+    to_ids = text_to_ids_lib.TextToIds(self.corpus.vocabulary,
+                                       max_length=MAX_LENGTH)
+    limit = 12  # File 1's second book starts at raw line 9.
+    mixes = dict(block_lines=7, blocks_per_mix=3, line_limits=[-1, limit])
+    path = os.path.join(self.dir, "tokens")
+    logged = []
+    written = siamese_cbow_data.TokenCache.write(
+        path, self.corpus.files, to_ids.tokenizer, log=logged.append,
+        **mixes)
+    self.assertLen(logged, 2)
+    self.assertEqual(sorted(os.listdir(self.dir)),
+                     sorted(["tokens", "part00.txt", "part01.txt.gz"]))
+    cache = siamese_cbow_data.TokenCache(path)
+    self.assertEqual(cache.words, written.words)
+    # Every line's tokens counted, the held-out tail's too.
+    counter, _, _ = vocabulary_lib.count_words(
+        self.corpus.files, to_ids.tokenizer, progress=False)
+    self.assertEqual(cache.counter(), dict(counter))
+    words = self.corpus.vocabulary.words
+    text = list(siamese_cbow_data.line_mixes(self.corpus.files, to_ids,
+                                             **mixes))
+    cached = list(cache.mixes(words, MAX_LENGTH))
+    self.assertLen(cached, len(text))
+    lengths = list(cache.row_lengths(words))
+    for (ids, empty), (want_ids, want_empty), known in zip(cached, text,
+                                                            lengths):
+      # Every known token counts, before the cut to MAX_LENGTH.
+      self.assertAllEqual(tf.minimum(known, MAX_LENGTH), ids.row_lengths())
+      self.assertAllEqual(ids.row_splits, want_ids.row_splits)
+      self.assertAllEqual(ids.flat_values, want_ids.flat_values)
+      self.assertAllEqual(empty, want_empty)
+    for skip in (0, 2):
+      ids, empty = cache.tail(words, MAX_LENGTH, skip)
+      want_ids, want_empty = siamese_cbow_data.heldout_lines(
+          self.corpus.files[1], limit + skip, to_ids)
+      self.assertAllEqual(ids.row_splits, want_ids.row_splits)
+      self.assertAllEqual(ids.flat_values, want_ids.flat_values)
+      self.assertAllEqual(empty, want_empty)
+    for layout in siamese_cbow_data.BATCH_LAYOUTS:
+      args = dict(batch_size=2, max_length=MAX_LENGTH, seed=3,
+                  negatives="nearby", batch_layout=layout)
+      want = list(siamese_cbow_data.group_dataset(
+          siamese_cbow_data.line_mixes(self.corpus.files, to_ids, **mixes),
+          **args))
+      got = list(siamese_cbow_data.group_dataset(
+          cache.mixes(words, MAX_LENGTH), **args))
+      self.assertNotEmpty(want)
+      self.assertLen(got, len(want))
+      for a, b in zip(got, want):
+        tf.nest.map_structure(self.assertAllEqual, a, b)
+      self.assertLen(want, siamese_cbow_data.count_batches(
+          cache.row_lengths(words), batch_size=2, max_length=MAX_LENGTH))
+    # Without a line limit there is no tail.
+    plain = siamese_cbow_data.TokenCache.write(
+        os.path.join(self.dir, "plain"), self.corpus.files,
+        to_ids.tokenizer, log=lambda line: None)
+    self.assertEqual(plain.tail(words, MAX_LENGTH)[0].shape.as_list(),
+                     [0, None])
+    with self.assertRaisesRegex(ValueError, "only the last file"):
+      siamese_cbow_data.TokenCache.write(
+          os.path.join(self.dir, "refused"), self.corpus.files,
+          to_ids.tokenizer, line_limits=[3, -1])
 
   def test_batches_are_those_of_tensorflows_ragged_ops(self):
     # The linear row ids and masks (inputs/ragged_rows.py) change no batch:
@@ -572,9 +662,9 @@ class SiameseCbowDataTest(tf.test.TestCase):
       to_ids = text_to_ids_lib.TextToIds(vocabulary)
       args = dict(batch_size=3, max_length=MAX_LENGTH, block_lines=16,
                   blocks_per_mix=2)
-      count = siamese_cbow_data.count_batches(self.corpus.files, to_ids,
+      count = count_batches(self.corpus.files, to_ids,
                                               **args)
-      batches = list(siamese_cbow_data.group_dataset(
+      batches = list(group_dataset(
           self.corpus.files, to_ids, num_negatives=2, seed=5,
           keep_probability=keep, **args).as_numpy_iterator())
       return count, batches

@@ -60,14 +60,16 @@ def fingerprint(files, featurizer, vocabulary, block_lines):
   }
 
 
-def _encode(words, line_tokens):
+def encode_block(words, line_tokens):
+  """One record: int32 ragged [lines, (ids)] and an int [lines] per line."""
   parts = [tf.io.serialize_tensor(words.flat_values),
            tf.io.serialize_tensor(tf.cast(words.row_lengths(), tf.int32)),
            tf.io.serialize_tensor(tf.cast(line_tokens, tf.int32))]
   return tf.io.serialize_tensor(tf.stack(parts))
 
 
-def _decode(record):
+def decode_block(record):
+  """`encode_block`'s record: (int32 ragged [lines, (ids)], int64 [lines])."""
   parts = tf.io.parse_tensor(record, tf.string)
   flat = tf.io.parse_tensor(parts[0], tf.int32)
   lengths = tf.io.parse_tensor(parts[1], tf.int32)
@@ -81,7 +83,7 @@ def _decode(record):
 def blocks(path):
   """The cached blocks: a Dataset like `raw_blocks`'."""
   return tf.data.TFRecordDataset(path).map(
-      _decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+      decode_block, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
 def is_current(path, expected):
@@ -108,7 +110,7 @@ def ensure(path, files, featurizer, vocabulary, block_lines, log=print):
   count = 0
   with tf.io.TFRecordWriter(temporary) as writer:
     encoded = raw_blocks(files, featurizer, block_lines).map(
-        _encode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+        encode_block, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     for record in encoded.prefetch(8):
       writer.write(record.numpy())
       count += 1

@@ -49,7 +49,8 @@ class Vocabulary:
   def save(self, path):
     """Writes `word<TAB>count` lines atomically."""
     model_dir_lib.write_text_atomically(path, "".join(
-        f"{word}\t{count}\n" for word, count in zip(self.words, self.counts)))
+        f"{word}\t{count}\n"
+        for word, count in zip(self.words, self.counts.tolist())))
 
   @classmethod
   def load(cls, path):
@@ -120,6 +121,11 @@ def build_vocabulary(file_patterns, tokenizer, min_count=5, max_size=None,
                      progress=True):
   """Streams a corpus and keeps the words seen at least `min_count` times."""
   counter, _, _ = count_words(file_patterns, tokenizer, progress=progress)
+  return from_token_counts(counter, min_count, max_size)
+
+
+def from_token_counts(counter, min_count=5, max_size=None):
+  """The vocabulary of {token bytes: count} (`count_words`' counter)."""
   # UTF-8 bytes sort as their text does: the order is that of the bytes.
   return Vocabulary.from_counts(
       {w.decode("utf-8"): c for w, c in counter.items() if c >= min_count},

@@ -45,7 +45,7 @@ TRAIN_ARGS = ["--embedding_dim=8", "--batch_size=20", "--min_count=1",
               "--learning_rate=0.5", "--num_epochs=2",
               "--checkpoint_every_steps=5", "--log_every_steps=5",
               "--eval_every_steps=0", "--heldout_books=1",
-              "--nocompare_untrained", "--export"]
+              "--nocompare_untrained", "--export", "--deterministic"]
 # Seconds after which a run counts as hung.
 RUN_TIMEOUT_SECONDS = 600
 # Moments to signal at: (name, aimed at a save or an export).

@@ -15,6 +15,7 @@ rerun a new run).
 """
 
 import dataclasses
+import os
 import sys
 import typing
 from typing import Any, List, Optional, Sequence, Tuple
@@ -22,6 +23,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from absl import flags
 
 from sentzoo.common import cli
+from sentzoo.common import errors
 from sentzoo.export import input_limits
 from sentzoo.export import table_quantization
 from sentzoo.trainers import distribution
@@ -232,6 +234,15 @@ class TrainingConfig:
       choices=distribution.STRATEGIES, runtime=True)
   num_cpu_devices: int = setting(0, distribution.NUM_CPU_DEVICES_HELP,
                                  lower_bound=0, runtime=True)
+  deterministic: bool = setting(
+      False, "Train reproducibly: the same flags give the same model to the "
+      "bit, and a resumed run the model of an uninterrupted one: one step "
+      "loop (--step_threads=1) where the trainer would run several (Sent2Vec "
+      "by default: Hogwild step threads, whose updates interleave as the "
+      "CPUs schedule them, faster, but two runs end with other tables). "
+      "Siamese CBOW runs one loop by default, CHARAGRAM and the hybrid "
+      "matcher have no step loops: they train the same either way.",
+      runtime=True)
 
 
 @dataclasses.dataclass
@@ -262,3 +273,34 @@ class CorpusConfig(TrainingConfig):
       "steps): saves the Python dispatch of each step, which costs small "
       "steps ~10% of their speed. 1: one call per step.", lower_bound=1,
       runtime=True)
+  step_threads: int = setting(
+      0, "One device: step loops running at once, each from its own thread, "
+      "on the shared input and tables (Hogwild, as the C++ Sent2Vec code's "
+      "-thread threads): concurrent updates of a row all count, but in the "
+      "order the CPUs run them, so the run is not deterministic. 0: one per "
+      "CPU this process may use (os.sched_getaffinity), at most "
+      "--steps_per_call; 1 with --deterministic or --strategy.",
+      lower_bound=0, runtime=True)
+
+
+def step_threads(cfg) -> int:
+  """The step loops a `CorpusConfig` run uses (its --step_threads
+  resolved)."""
+  if cfg.step_threads:
+    return cfg.step_threads
+  if cfg.deterministic or cfg.strategy != distribution.DEFAULT:
+    return 1
+  return max(1, min(len(os.sched_getaffinity(0)), cfg.steps_per_call))
+
+
+def check_step_threads(cfg) -> None:
+  """A `UserError` for a --step_threads the run cannot use."""
+  if cfg.step_threads > 1 and cfg.deterministic:
+    raise errors.UserError(
+        f"--step_threads={cfg.step_threads} is not deterministic: leave out "
+        "--step_threads or --deterministic")
+  if cfg.step_threads > 1 and (cfg.strategy != distribution.DEFAULT
+                               or cfg.steps_per_call < cfg.step_threads):
+    raise errors.UserError(
+        f"--step_threads={cfg.step_threads} runs on one device (no "
+        "--strategy) and needs --steps_per_call >= --step_threads")

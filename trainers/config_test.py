@@ -5,10 +5,12 @@ import glob
 import importlib
 import os
 from typing import List, Optional
+from unittest import mock
 
 from absl import flags
 import tensorflow as tf
 
+from sentzoo.common import errors
 from sentzoo.models import model_specs
 from sentzoo.trainers import config
 
@@ -97,6 +99,29 @@ class ConfigTest(tf.test.TestCase):
     self.assertEqual(config.names(config.CorpusConfig, "directory"),
                      ("corpus_parts", "corpus_files", "init_from"))
 
+  def test_step_threads_default_to_one_per_cpu_unless_deterministic(self):
+    cpus = {0, 1, 2}
+    with mock.patch.object(os, "sched_getaffinity", return_value=cpus):
+      for kwargs, threads in (({}, 3), ({"steps_per_call": 2}, 2),
+                              ({"deterministic": True}, 1),
+                              ({"strategy": "mirrored"}, 1),
+                              ({"step_threads": 5, "steps_per_call": 8}, 5)):
+        with self.subTest(kwargs):
+          self.assertEqual(
+              config.step_threads(config.CorpusConfig(**kwargs)), threads)
+
+  def test_step_threads_the_run_cannot_use_are_refused(self):
+    for kwargs, message in (
+        ({"deterministic": True}, "is not deterministic"),
+        ({"strategy": "mirrored"}, "runs on one device"),
+        ({"steps_per_call": 1}, "needs --steps_per_call >= --step_threads")):
+      with self.subTest(kwargs):
+        with self.assertRaisesRegex(errors.UserError, message):
+          config.check_step_threads(
+              config.CorpusConfig(step_threads=2, **kwargs))
+    config.check_step_threads(config.CorpusConfig(step_threads=2))
+    config.check_step_threads(config.CorpusConfig(deterministic=True))
+
   def test_a_default_without_a_setting_is_an_error(self):
     @dataclasses.dataclass
     class Orphan(config.TrainingConfig):
@@ -118,6 +143,17 @@ class ConfigTest(tf.test.TestCase):
     self.assertEqual(
         paths, set(glob.glob(os.path.join(REPO_ROOT, "configs", "*.flags"))),
         "a file in configs/ that no model's config_glob names")
+
+  def test_the_flagfiles_the_docs_quote_train_deterministically(self):
+    for name, model in (("siamese_cbow_demo", "siamese_cbow"),
+                        ("siamese_cbow_best", "siamese_cbow"),
+                        ("sent2vec_books_uni", "sent2vec"),
+                        ("charagram_phrase_lexicon", "charagram"),
+                        ("hybrid_msrp_gru", "hybrid_siamese")):
+      path = os.path.join(REPO_ROOT, "configs", name + ".flags")
+      with self.subTest(name):
+        self.assertTrue(_parse_flagfile(
+            _model_trainer(model_specs.SPECS[model]), path).deterministic)
 
   def test_every_committed_flags_txt_parses_into_its_trainers_settings(self):
     # Records of finished runs, docs/records/<study>/<run>/flags.txt, whose

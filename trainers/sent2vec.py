@@ -107,17 +107,6 @@ class Sent2VecConfig(config.CorpusConfig):
       "from there every epoch instead of tokenising the text again (same "
       "batches, less input work; resume with the same setting).",
       runtime=True)
-  step_threads: int = config.setting(
-      1, "One device: step loops running at once, each from its own "
-      "thread, on the shared input and tables (Hogwild, as the C++ code's "
-      "-thread threads): they use the cores that one loop's ops leave idle. "
-      "Each step then writes its rows back under a lock, as they are then "
-      "minus its update, so two steps' updates of one row both count; the "
-      "run is not deterministic (two runs of 480 steps on part01 ended with "
-      "tables up to 0.27 apart; with 1 they are bit-identical). Needs "
-      "--steps_per_call >= this. 1 (the default): one loop, deterministic, "
-      "so an interrupted run resumes to the same export.", lower_bound=1,
-      runtime=True)
   op_threads: int = config.setting(
       1, "Threads one op may use (TensorFlow's intra-op parallelism; 0: "
       "TensorFlow's default, one per core). A step's ops are small (a few "
@@ -238,26 +227,6 @@ def _dataset_fn(cfg, files, batch_args):
   return dataset_fn
 
 
-def _module_owning_the_table(model, build_module):
-  """`build_module()`, made the one owner of the source table's buffer: the
-  model's table is emptied to [0, d] (a gather from it then fails).
-
-  With copy-on-read off the module's table starts out sharing the model's
-  buffer, but the first gather from a buffer two variables hold copies it
-  whole (docs/design_measurements.md). A mirrored table is left.
-  """
-  table = model.source_embeddings.value
-  if getattr(table, "values", None) or not hasattr(table, "handle"):
-    return build_module()
-  tf.raw_ops.DisableCopyOnRead(resource=table.handle)
-  module = build_module()
-  tf.raw_ops.AssignVariableOp(
-      resource=table.handle, value=tf.zeros([0] + table.shape.as_list()[1:],
-                                            table.dtype),
-      validate_shape=False)
-  return module
-
-
 class Sent2VecTrainer(trainer.ModelTrainer):
   """Sent2Vec's part of the shared skeleton. --learning_rate is the C++
   code's -lr, decayed linearly to 0 over all tokens of all epochs;
@@ -283,11 +252,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       raise errors.UserError(
           f"--block_lines={cfg.block_lines} (the global block) must be a "
           f"positive multiple of the {replicas} replicas")
-    if cfg.step_threads > 1 and (cfg.strategy != distribution.DEFAULT
-                                   or cfg.steps_per_call < cfg.step_threads):
-      raise errors.UserError(
-          f"--step_threads={cfg.step_threads} runs on one device (no "
-          "--strategy) and needs --steps_per_call >= --step_threads")
+    config.check_step_threads(cfg)
     if cfg.word_ngrams > 1 and cfg.num_buckets < 1:
       raise errors.UserError("--word_ngrams > 1 needs --num_buckets >= 1")
     _init_source(cfg, cfg.model_dir)
@@ -296,6 +261,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     cfg, data_dir, out_dir, strategy = (context.config, context.data_dir,
                                         context.out_dir, context.strategy)
     sharded = distribution.is_parameter_server(strategy)
+    step_threads = config.step_threads(cfg)
     files = corpus_flags.corpus_files(cfg, data_dir)
     tokenizer = tokenizer_lib.Tokenizer(
         keep_punctuation=cfg.keep_punctuation)
@@ -333,7 +299,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
     training["replicas"] = context.replicas
     if cfg.init_from:
       training["init_from"] = os.path.abspath(cfg.init_from)
-    config = {
+    model_config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "featurizer": {"word_ngrams": cfg.word_ngrams}, "training": training}
 
@@ -371,7 +337,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
               max_multiplicity=cfg.max_multiplicity,
               max_source_multiplicity=cfg.max_source_multiplicity,
               jit_compile=cfg.jit_compile, element_spec=element_spec,
-              concurrent=cfg.step_threads > 1,
+              concurrent=step_threads > 1,
               tables=("sharded" if sharded else "one_device"
                       if context.one_device else "mirrored")))
 
@@ -391,8 +357,9 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       eval_fn = sts.stsb_dev_evaluator(data_dir, encode)
 
     def export_module(step):
-      return _module_owning_the_table(
-          model, lambda: sent2vec_export.module_from_model(
+      return averaging_encoder.owning_the_table(
+          model.source_embeddings.value,
+          lambda: sent2vec_export.module_from_model(
               model_dir_lib.read_model_config(context.model_dir), model,
               featurizer, step, **trainer.input_caps(cfg)))
 
@@ -409,7 +376,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
       export_module = None
 
     return trainer.TrainingPlan(
-        config=config, steps_per_epoch=steps_per_epoch, dataset=dataset,
+        config=model_config, steps_per_epoch=steps_per_epoch, dataset=dataset,
         train_step=train_step, step_counter=step_counter,
         checkpoint_items={"model": checkpointed_model, "step": step_counter,
                           "tokens_seen": tokens_seen},
@@ -417,7 +384,7 @@ class Sent2VecTrainer(trainer.ModelTrainer):
         units_per_step=max(1, stats["tokens"] // max(steps_per_epoch, 1)),
         learning_rate_fn=learning_rate_fn, eval_fn=eval_fn,
         steps_per_call=cfg.steps_per_call,
-        step_threads=cfg.step_threads, export_module=export_module)
+        step_threads=step_threads, export_module=export_module)
 
 
 def run(argv):

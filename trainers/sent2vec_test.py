@@ -94,7 +94,8 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     # which a distributed step equals one device's (12 steps of 50 lines).
     cls.exact = cls.common + ["--negative_group=1", "--max_multiplicity=0",
                               "--learning_rate=0.05", "--num_epochs=1",
-                              "--log_every_steps=1", "--noexport"]
+                              "--log_every_steps=1", "--noexport",
+                              "--deterministic"]
     cls._runs = {}
 
   def _exact_run(self, name, extra_args=()):
@@ -255,6 +256,11 @@ class Sent2VecTrainerTest(tf.test.TestCase):
         "--step_threads=2", "--steps_per_call=1",
         "--model_dir=" + os.path.join(self.get_temp_dir(), "refused")]),
                      refused)
+    self.assertEqual(_refusal(self.common + [
+        "--step_threads=2", "--deterministic",
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "refused")]),
+                     "--step_threads=2 is not deterministic: leave out "
+                     "--step_threads or --deterministic")
     # 2 logical CPUs: TensorFlow has started in this process.
     result = _train(self.common + [
         "--step_threads=2", "--model_dir=" + self.get_temp_dir(),

@@ -13,6 +13,7 @@ import json
 import os
 
 import keras
+import tensorflow as tf
 
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
@@ -48,6 +49,12 @@ HELDOUT_NEGATIVES = 10
 # trainer's peak; the vectors did not change with the batch
 # (docs/design_measurements.md).
 NEIGHBOUR_RANKING_BATCH = 32
+# Batches per graph call: one Python call per batch of 32, eagerly, took 67 s
+# of the four evaluations of the best flagfile's epoch (under load), ~7 ms a
+# batch; a graph loop over them runs the same ops on the same batches. Per
+# call the ranking holds its sentences' float64 vectors and copies: 13
+# batches (32 groups) keep that at ~4 MB (104 batches: +45 MB of peak RSS).
+NEIGHBOUR_RANKING_BATCHES_PER_CALL = 3 + HELDOUT_NEGATIVES
 
 
 def _default_count_cache_dir():
@@ -55,11 +62,12 @@ def _default_count_cache_dir():
   return os.path.join(data_dir_lib.home(), "cache", "siamese_cbow_counts")
 
 
-def _cache_path(cfg, files, what, settings):
-  """`<count_cache_dir>/<what>-<digest>` (no extension), keyed by the
-  files' fingerprints without their folder (a moved data directory still
-  hits) and `settings`; None without a cache."""
-  if not cfg.count_cache_dir:
+def _cache_path(cfg, files, what, settings, base=None):
+  """`<base>/<what>-<digest>` (no extension; base: --count_cache_dir),
+  keyed by the files' fingerprints without their folder (a moved data
+  directory still hits) and `settings`; None without a cache."""
+  base = base or cfg.count_cache_dir
+  if not base:
     return None
   prints = [{k: v for k, v in entry.items() if k != "path"}
             | {"name": os.path.basename(entry["path"])}
@@ -67,8 +75,8 @@ def _cache_path(cfg, files, what, settings):
   digest = hashlib.sha256(json.dumps(
       {"files": prints, "settings": settings}, sort_keys=True).encode()
                           ).hexdigest()[:32]
-  os.makedirs(cfg.count_cache_dir, exist_ok=True)
-  return os.path.join(cfg.count_cache_dir, f"{what}-{digest}")
+  os.makedirs(base, exist_ok=True)
+  return os.path.join(base, f"{what}-{digest}")
 
 
 @dataclasses.dataclass
@@ -76,6 +84,17 @@ class SiameseCBOWConfig(config.CorpusConfig):
   """Siamese CBOW's settings (the command's flags)."""
   learning_rate: float = config.default(1e-4)
   eval_every_steps: int = config.default(10000)
+  # A step takes ~1.5 ms: a checkpoint (the 110 MB table) every 2,000 steps
+  # took 9 of the 205 s of the best flagfile's epoch (under load). An
+  # interrupted run still checkpoints where it stops.
+  checkpoint_every_steps: int = config.default(10000)
+  # One step loop, its XLA step on one CPU and the input pipeline on
+  # another: measured faster on 2 CPUs than a Hogwild loop per CPU (the best
+  # flagfile's epoch trained in 46 s against 79 s, 81 against 116 CPU-s for
+  # the whole run), whose step costs ~1.4x the CPU (its update cannot run
+  # inside XLA) and whose loops contend with the pipeline. So its runs are
+  # deterministic unless --step_threads asks for more.
+  step_threads: int = config.default(1)
   jit_compile: bool = config.default(True)
   embedding_dim: int = config.shared(300)
   num_negatives: int = config.shared(2)
@@ -138,9 +157,11 @@ class SiameseCBOWConfig(config.CorpusConfig):
       lower_bound=0, upper_bound=1)
   count_cache_dir: str = config.setting(
       _default_count_cache_dir(), "Where the corpus passes before the first "
-      "step (the vocabulary's word counts, the batch count) are cached for "
-      "other runs on the same corpus files and settings, keyed by the files' "
-      "fingerprints (size, mtime, sampled digest); \"\": no cache.",
+      "step (the corpus as word ids, ~4 bytes a word: 306 MB for the book "
+      "corpus; the vocabulary; the batch count) are cached for other runs on "
+      "the same corpus files and settings, keyed by the files' fingerprints "
+      "(size, mtime, sampled digest); \"\": no cache (the word ids go to "
+      "<model_dir>/token_cache).",
       runtime=True)
   compare_untrained: bool = config.setting(
       True, "Also evaluate the initial (untrained) word vectors, at the "
@@ -175,21 +196,33 @@ def _line_limits(cfg, data_dir, files):
   return limits, (last, first_line)
 
 
-def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
+def _token_cache(cfg, out_dir, files, tokenizer, line_limits):
+  """The corpus tokenised once (`siamese_cbow_data.TokenCache`), in
+  --count_cache_dir (else <model_dir>/token_cache); written by one pass over
+  the text when missing."""
+  settings = {"tokenizer": tokenizer.get_config(),
+              "blocks_per_mix": cfg.blocks_per_mix,
+              "line_limits": [line_limits[f] for f in files]}
+  path = _cache_path(cfg, files, "tokens", settings) or _cache_path(
+      cfg, files, "tokens", settings, os.path.join(out_dir, "token_cache"))
+  if os.path.isdir(path):
+    return siamese_cbow_data.TokenCache(path)
+  return siamese_cbow_data.TokenCache.write(
+      path, files, tokenizer, blocks_per_mix=cfg.blocks_per_mix,
+      line_limits=settings["line_limits"],
+      log=lambda line: print(line, flush=True))
+
+
+def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, counter,
                               init_source=None):
   """The corpus's vocabulary (with `init_source`'s words merged in),
-  cached."""
+  cached; `counter()`: {token bytes: count} of the corpus."""
   path = os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE)
   if os.path.exists(path):
-    # A rerun: the corpus must be the one the vocabulary and the plan of
-    # batches were made from.
-    data_integrity.check_corpus_unchanged(model_dir, files)
     return vocabulary_lib.Vocabulary.load(path)
-  corpus_flags.verify_if_asked(cfg, data_dir, files)
   if init_source is not None:
-    counter, _, _ = vocabulary_lib.count_words(files, tokenizer)
     vocabulary = init_from_lib.merged_vocabulary(
-        counter, cfg.min_count, init_source.words,
+        counter(), cfg.min_count, init_source.words,
         max_size=cfg.max_vocabulary or None)
   else:
     cached = _cache_path(cfg, files, "vocabulary", {
@@ -199,8 +232,8 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
       print(f"vocabulary: counted before, read from {cached}.txt", flush=True)
       vocabulary = vocabulary_lib.Vocabulary.load(cached + ".txt")
     else:
-      vocabulary = vocabulary_lib.build_vocabulary(
-          files, tokenizer, min_count=cfg.min_count,
+      vocabulary = vocabulary_lib.from_token_counts(
+          counter(), min_count=cfg.min_count,
           max_size=cfg.max_vocabulary or None)
       if cached:
         vocabulary.save(cached + ".txt")
@@ -212,11 +245,12 @@ def _load_or_build_vocabulary(cfg, model_dir, files, tokenizer, data_dir,
   return vocabulary
 
 
-def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
+def _batches_per_epoch(cfg, model_dir, files, row_lengths, line_limits,
                        num_pipelines=1):
-  """Counted once by a pass over the corpus, then cached. With pipelines
-  reading their own files, the fewest batches of batch_size / pipelines
-  groups any has (no pipeline runs dry)."""
+  """Counted once by a pass over the corpus (`row_lengths(files)`: the ids
+  per line of those files' mixes), then cached. With pipelines reading
+  their own files, the fewest batches of batch_size / pipelines groups any
+  has (no pipeline runs dry)."""
   path = os.path.join(model_dir, model_dir_lib.CORPUS_STATS_FILE)
   key = {"files": files, "batch_size": cfg.batch_size,
          "max_length": cfg.max_length,
@@ -254,10 +288,8 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
     else:
       batch_size = cfg.batch_size // num_pipelines
     batches = min(siamese_cbow_data.count_batches(
-        shard, text_to_ids, batch_size=batch_size,
-        max_length=cfg.max_length, blocks_per_mix=cfg.blocks_per_mix,
-        min_sentence_ids=cfg.min_sentence_length,
-        line_limits=[line_limits[f] for f in shard])
+        row_lengths(shard), batch_size=batch_size,
+        max_length=cfg.max_length, min_sentence_ids=cfg.min_sentence_length)
                   for shard in shards)
     if cached:
       model_dir_lib.write_text_atomically(cached + ".json",
@@ -267,10 +299,10 @@ def _batches_per_epoch(cfg, model_dir, files, text_to_ids, line_limits,
   return batches
 
 
-def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
-  """input_context -> this pipeline's per-replica batches: its own files in
-  batches of batch_size / pipelines, or its slice of the global batches
-  (`distribution.shard_inputs`)."""
+def _dataset_fn(cfg, files, mixes, keep_probability):
+  """input_context -> this pipeline's per-replica batches: its own files'
+  (`mixes(own files)`) in batches of batch_size / pipelines, or its slice
+  of the global batches (`distribution.shard_inputs`)."""
 
   def dataset_fn(input_context):
     own_files, data_shard = distribution.shard_inputs(files, input_context)
@@ -278,13 +310,11 @@ def _dataset_fn(cfg, files, text_to_ids, line_limits, keep_probability):
     batch_size = cfg.batch_size if data_shard else (
         cfg.batch_size // pipelines)
     dataset = siamese_cbow_data.group_dataset(
-        own_files, text_to_ids, batch_size=batch_size,
+        mixes(own_files), batch_size=batch_size,
         num_negatives=cfg.num_negatives, max_length=cfg.max_length,
-        num_epochs=cfg.num_epochs, blocks_per_mix=cfg.blocks_per_mix,
-        seed=cfg.seed, negatives=cfg.negatives,
+        num_epochs=cfg.num_epochs, seed=cfg.seed, negatives=cfg.negatives,
         min_sentence_ids=cfg.min_sentence_length,
         nearby_window=cfg.nearby_window,
-        line_limits=[line_limits[f] for f in own_files],
         keep_probability=keep_probability, batch_layout=cfg.batch_layout)
     if data_shard:
       dataset = distribution.slice_batches(dataset, *data_shard)
@@ -311,21 +341,34 @@ def _evaluate_untrained(model_dir, data_dir, eval_encoder, model_name):
       path, json.dumps(sts.results_to_json(results)))
 
 
-def _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids, heldout):
-  """eval_fn plus eval/neighbour_ranking on the held-out books."""
+def _with_neighbour_ranking(cfg, eval_fn, model, heldout_lines, heldout):
+  """eval_fn plus eval/neighbour_ranking on the held-out books
+  (`heldout_lines`: their ids and empty lines)."""
   groups = siamese_cbow_data.heldout_groups(
-      *heldout, text_to_ids, HELDOUT_NEGATIVES, cfg.max_length,
-      HELDOUT_GROUPS, seed=cfg.seed)
+      *heldout_lines, HELDOUT_NEGATIVES, cfg.max_length, HELDOUT_GROUPS,
+      seed=cfg.seed)
   print(f"held out: {cfg.heldout_books} books from line {heldout[1] + 1} "
         f"of {os.path.basename(heldout[0])} ({int(groups.nrows()):,} groups "
         "scored)", flush=True)
 
+  batch, length = NEIGHBOUR_RANKING_BATCH, cfg.max_length
+
+  @tf.function(input_signature=[tf.TensorSpec([None, length], tf.int32)])
+  def encode(ids):
+    """`model.encode` of ids [n, length], batch after batch."""
+    n = tf.shape(ids)[0]
+    batches = tf.reshape(tf.pad(ids, [[0, (-n) % batch], [0, 0]]),
+                         [-1, batch, length])
+    vectors = tf.map_fn(model.encode, batches, parallel_iterations=1,
+                        fn_output_signature=tf.float32)
+    return tf.reshape(vectors, [-1, cfg.embedding_dim])[:n]
+
   def evaluate():
     metrics = dict(eval_fn())
     metrics["neighbour_ranking"] = neighbour_ranking.neighbour_ranking_accuracy(
-        lambda ids: model.encode(ids).numpy(), groups,
+        lambda ids: encode(ids).numpy(), groups,
         siamese_cbow_data.NUM_POSITIVES,
-        batch_size=NEIGHBOUR_RANKING_BATCH, length=cfg.max_length)
+        batch_size=batch * NEIGHBOUR_RANKING_BATCHES_PER_CALL, length=length)
     return metrics
 
   return evaluate
@@ -353,6 +396,10 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
 
   def check_flags(self, cfg, strategy):
     distribution.check_global_batch(cfg.batch_size, strategy)
+    config.check_step_threads(cfg)
+    if cfg.step_threads > 1 and cfg.optimizer != "sgd":
+      raise errors.UserError(f"--step_threads={cfg.step_threads} trains "
+                             "with --optimizer=sgd only")
     if cfg.batch_layout == "consecutive" and not distribution.is_one_device(
         strategy):
       # Its batches are lists of sentences, which a strategy cannot split.
@@ -373,14 +420,48 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
         keep_punctuation=cfg.keep_punctuation)
     init_source = init_from_lib.source_of_run(
         cfg, model_specs.SIAMESE_CBOW.name, context.model_dir)
-    vocabulary = _load_or_build_vocabulary(cfg, out_dir, files, tokenizer,
-                                           data_dir, init_source)
+    if os.path.exists(os.path.join(out_dir, model_dir_lib.VOCABULARY_FILE)):
+      # A rerun: the corpus must be the one the vocabulary and the plan of
+      # batches were made from.
+      data_integrity.check_corpus_unchanged(out_dir, files)
+    else:
+      corpus_flags.verify_if_asked(cfg, data_dir, files)
+    # One device reads the corpus as word ids, tokenised once; pipelines of
+    # several devices tokenise their own files.
+    tokens = (_token_cache(cfg, out_dir, files, tokenizer, line_limits)
+              if context.one_device else None)
+    vocabulary = _load_or_build_vocabulary(
+        cfg, out_dir, files, tokenizer,
+        tokens.counter if tokens else
+        lambda: vocabulary_lib.count_words(files, tokenizer)[0], init_source)
     text_to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer,
                                             max_length=cfg.max_length)
+    heldout_lines = cached_mixes = cached_lengths = None
+    if tokens:
+      # The cache's word list is not kept: the datasets map its ids.
+      cached_mixes = tokens.mixes(vocabulary.words, cfg.max_length)
+      cached_lengths = tokens.row_lengths(vocabulary.words)
+      if heldout and context.chief:
+        heldout_lines = tokens.tail(vocabulary.words, cfg.max_length,
+                                    heldout[1] - line_limits[heldout[0]])
+      del tokens
+
+    def mixes(shard):
+      if cached_mixes is not None:
+        return cached_mixes
+      return siamese_cbow_data.line_mixes(
+          shard, text_to_ids, blocks_per_mix=cfg.blocks_per_mix,
+          line_limits=[line_limits[f] for f in shard])
+
+    def row_lengths(shard):
+      if cached_lengths is not None:
+        return cached_lengths
+      return mixes(shard).map(lambda ids, _: ids.row_lengths())
+
     print(f"vocabulary: {len(vocabulary):,} words (min count "
           f"{cfg.min_count}); corpus: {len(files)} files", flush=True)
-    batches_per_epoch = _batches_per_epoch(cfg, out_dir, files, text_to_ids,
-                                           line_limits, context.num_pipelines)
+    batches_per_epoch = _batches_per_epoch(
+        cfg, out_dir, files, row_lengths, line_limits, context.num_pipelines)
     total_steps = trainer.total_steps(cfg, batches_per_epoch)
     print(f"{batches_per_epoch:,} batches per epoch; training "
           f"{total_steps:,} steps of {cfg.batch_size} groups"
@@ -392,7 +473,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
       model = siamese_cbow.SiameseCBOW(
           vocabulary.size_with_padding, cfg.embedding_dim,
           init_stddev=cfg.init_stddev)
-    config = {
+    model_config = {
         "model": model.get_config(), "tokenizer": tokenizer.get_config(),
         "training": {
             "corpus_files": [os.path.basename(p) for p in files],
@@ -404,7 +485,7 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
             "heldout_books": cfg.heldout_books if heldout else 0,
             "strategy": cfg.strategy, "replicas": context.replicas}}
     if cfg.init_from:
-      config["training"]["init_from"] = os.path.abspath(cfg.init_from)
+      model_config["training"]["init_from"] = os.path.abspath(cfg.init_from)
     schedule = keras.optimizers.schedules.PolynomialDecay(
         cfg.learning_rate, decay_steps=max(total_steps, 1),
         end_learning_rate=cfg.learning_rate
@@ -425,14 +506,16 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
     # The update runs inside XLA only with SGD on one device: the lazy
     # optimizers' cannot (`siamese_cbow_step.OPTIMIZERS`), and several
     # replicas all-reduce their gradients in `optimizer.apply`, outside XLA.
+    # Hogwild step loops: SGD's update (`make_train_step`'s concurrent).
+    step_threads = config.step_threads(cfg) if cfg.optimizer == "sgd" else 1
     train_step = siamese_cbow_step.make_train_step(
         model, optimizer, cfg.num_negatives, cfg.jit_compile,
-        apply_in_xla=cfg.optimizer == "sgd" and context.one_device)
+        apply_in_xla=cfg.optimizer == "sgd" and context.one_device,
+        concurrent=step_threads > 1)
     keep_probability = sent2vec_data.keep_probabilities(
         vocabulary.counts, int(vocabulary.counts.sum()), cfg.subsample,
         min_count_label=0) if cfg.subsample else None
-    dataset = _dataset_fn(cfg, files, text_to_ids, line_limits,
-                          keep_probability)
+    dataset = _dataset_fn(cfg, files, mixes, keep_probability)
 
     eval_fn = before_training = None
     if context.chief:
@@ -441,7 +524,10 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
           lookup_table=text_to_ids.table)
       eval_fn = sts.stsb_dev_evaluator(data_dir, eval_encoder)
       if heldout:
-        eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, text_to_ids,
+        if heldout_lines is None:
+          heldout_lines = siamese_cbow_data.heldout_lines(*heldout,
+                                                          text_to_ids)
+        eval_fn = _with_neighbour_ranking(cfg, eval_fn, model, heldout_lines,
                                           heldout)
       if cfg.export and cfg.compare_untrained:
         before_training = lambda: _evaluate_untrained(
@@ -449,14 +535,21 @@ class SiameseCBOWTrainer(trainer.ModelTrainer):
             "Siamese CBOW (start, --init_from)" if cfg.init_from
             else "Siamese CBOW (untrained)")
 
+    def export_module(step):
+      return siamese_cbow_export.module_from_model(
+          model_dir_lib.read_model_config(context.model_dir), vocabulary,
+          tokenizer, model, step, **trainer.input_caps(cfg))
+
     return trainer.TrainingPlan(
-        config=config, steps_per_epoch=batches_per_epoch, dataset=dataset,
+        config=model_config, steps_per_epoch=batches_per_epoch,
+        dataset=dataset,
         train_step=train_step, step_counter=optimizer.iterations,
         checkpoint_items={"model": model, "optimizer": optimizer},
         unit_name="groups", units_per_step=cfg.batch_size,
-        steps_per_call=cfg.steps_per_call,
+        steps_per_call=cfg.steps_per_call, step_threads=step_threads,
         learning_rate_fn=lambda: schedule(optimizer.iterations),
         eval_fn=eval_fn, before_training=before_training,
+        export_module=export_module,
         baseline=lambda: _untrained_results(
             context.model_dir,
             "start (--init_from)" if cfg.init_from else "untrained"))

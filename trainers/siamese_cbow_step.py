@@ -32,10 +32,14 @@ def _global_batch_mean(per_group):
       tf.cast(tf.shape(per_group)[0] * replicas, per_group.dtype))
 
 
-# The step's flat ids are padded to a multiple of this many: one XLA
-# compilation per multiple (the best flagfile's batches of 100 groups hold
-# 1.4k-15.6k real ids, 9.0k on average: ~15 shapes, ~6% padding).
+# The step's flat ids are padded to a multiple of these many: one XLA
+# compilation per multiple, ~0.6 CPU-s each (9.5 s for the demo's 16).
+# Consecutive batches of 100 groups of the best flagfile hold 0.4k-5.9k real
+# ids, 2.6k on average (6 shapes, 20% padding); by-length ones of the demo
+# 0.5k-16.2k, 9.4k on average (8 shapes at 2,048, 11% padding; 16 at 1,024,
+# 5%; the same eval_log.jsonl).
 TOKEN_MULTIPLE = 1024
+DENSE_TOKEN_MULTIPLE = 2048
 
 
 def pad_tokens(flat_ids, sentence, num_sentences,
@@ -48,7 +52,7 @@ def pad_tokens(flat_ids, sentence, num_sentences,
           tf.pad(sentence, [[0, padding]], constant_values=num_sentences))
 
 
-def flat_sentences(ids, token_multiple=TOKEN_MULTIPLE):
+def flat_sentences(ids, token_multiple=DENSE_TOKEN_MULTIPLE):
   """(flat_ids, sentence) of dense groups ids int32 [batch, members,
   length]: the real (non-0) ids, and batch * members + member of each,
   padded (`pad_tokens`) to a multiple of `token_multiple`."""
@@ -66,7 +70,11 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
   """The model's sentence embeddings (`encode`: the average of the rows of
   the sentence's real ids, 0 for none) from `flat_sentences`' output:
   float32 [num_sentences, d]. The padding ids' sentence is dropped."""
-  vectors = model.embedding(flat_ids)
+  return _averages(model.embedding(flat_ids), sentence, num_sentences)
+
+
+def _averages(vectors, sentence, num_sentences):
+  """`sentence_averages` of the ids' rows `vectors`."""
   sums = tf.math.unsorted_segment_sum(vectors, sentence, num_sentences + 1)
   counts = tf.math.unsorted_segment_sum(
       tf.ones_like(sentence, vectors.dtype), sentence, num_sentences + 1)
@@ -74,7 +82,8 @@ def sentence_averages(model, flat_ids, sentence, num_sentences):
 
 
 def make_train_step(model, optimizer, num_negatives, jit_compile=True,
-                    apply_in_xla=True, token_multiple=TOKEN_MULTIPLE):
+                    apply_in_xla=True, token_multiple=None,
+                    concurrent=False):
   """The per-replica optimizer step on a batch of `group_dataset`: dense
   groups [batch, 3 + n, length] ("by_length") or a "consecutive" batch's
   dict of flat ids, their sentences and the groups' members.
@@ -83,10 +92,22 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
   and (1/|S+|, ..., 0, ...), averaged over the global batch. The step
   computes on the real ids only (padding is most of a padded batch's
   positions): listed outside XLA, padded to a multiple of `token_multiple`
-  (one compilation each), their rows averaged by sentence and the table's
-  gradient `tf.IndexedSlices` of those rows. `apply_in_xla=False` applies
-  the update outside the compiled part: for the lazy optimizers, and for
-  several replicas (`optimizer.apply` all-reduces in the replica context).
+  (one compilation each; default TOKEN_MULTIPLE for consecutive batches,
+  DENSE_TOKEN_MULTIPLE for dense ones), their rows averaged by sentence and
+  the table's gradient `tf.IndexedSlices` of those rows.
+  `apply_in_xla=False` applies the update outside the compiled part: for
+  the lazy optimizers, and for several replicas (`optimizer.apply`
+  all-reduces in the replica context).
+
+  `concurrent` (SGD on one device): steps run at once from several threads
+  (Hogwild, `training_loop.multi_step`). A compiled step that updates the
+  table holds the table's lock from its first read to its last write, so
+  two of them could not run at once: XLA computes only the loss and the
+  update of the step's distinct rows, and the step writes those rows back
+  under a lock as they are then minus its update (another step may have
+  written them since), so both steps' updates count (`scatter_sub` of the
+  same rows took 2.9 of 5.0 ms a step in a TF profile, load 13). The rows'
+  updates then add in another order than XLA's: not deterministic.
   """
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,
                                             num_negatives)[None]
@@ -103,12 +124,51 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
     """(flat ids, their sentences, the groups' members) of a batch."""
     if isinstance(batch, dict):
       return pad_tokens(batch["flat_ids"], batch["sentence"],
-                        tf.size(batch["members"]), token_multiple) + (
+                        tf.size(batch["members"]),
+                        token_multiple or TOKEN_MULTIPLE) + (
                             batch["members"],)
-    flat_ids, sentence = flat_sentences(batch, token_multiple)
+    flat_ids, sentence = flat_sentences(
+        batch, token_multiple or DENSE_TOKEN_MULTIPLE)
     shape = tf.shape(batch)
     return flat_ids, sentence, tf.reshape(tf.range(shape[0] * shape[1]),
                                           shape[:2])
+
+  if concurrent:
+    table = model.embedding.embeddings.value  # The tf.Variable.
+    table_lock = tf.CriticalSection(name="table")
+
+    @tf.function(jit_compile=jit_compile, reduce_retracing=True)
+    def row_updates(ids, row_of_token, sentence, group_members,
+                    learning_rate):
+      rows = tf.gather(table, ids)
+      with tf.GradientTape() as tape:
+        tape.watch(rows)
+        loss = _global_batch_mean(_per_group_loss(model.score(tf.gather(
+            _averages(tf.gather(rows, row_of_token), sentence,
+                      tf.size(group_members)), group_members)), target))
+      return loss, tape.gradient(loss, rows) * learning_rate
+
+    @tf.function(reduce_retracing=True)
+    def concurrent_step(batch):
+      flat_ids, sentence, group_members = listed_sentences(batch)
+      ids, row_of_token = tf.unique(flat_ids)
+      ids = tf.pad(ids, [[0, (-tf.size(ids)) % TOKEN_MULTIPLE]])
+      loss, update = row_updates(
+          ids, row_of_token, sentence, group_members,
+          tf.cast(optimizer.learning_rate, table.dtype))
+
+      def write_back():
+        # The rows as they are now (another step may have written them
+        # since): both steps' updates count.
+        table.scatter_update(tf.IndexedSlices(
+            tf.gather(table, ids) - update, ids))
+        return tf.constant(0)
+
+      table_lock.execute(write_back, exclusive_resource_access=False)
+      # The tf.Variable's own add (a Keras variable's reads, then writes).
+      optimizer.iterations.value.assign_add(1)
+      return {"loss": loss}
+    return concurrent_step
 
   if apply_in_xla:
     @tf.function(jit_compile=jit_compile, reduce_retracing=True)

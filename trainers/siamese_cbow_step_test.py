@@ -14,6 +14,7 @@ from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.models import siamese_cbow
 from sentzoo.trainers import lazy_optimizers
 from sentzoo.trainers import siamese_cbow_step
+from sentzoo.trainers import training_loop
 
 VOCAB, DIM, NEGATIVES = 25, 5, 2
 
@@ -72,20 +73,25 @@ class SiameseCbowStepTest(tf.test.TestCase):
     self.model = siamese_cbow.SiameseCBOW(VOCAB, DIM, init_stddev=0.5)
     self.model(self.ids)
 
-  def _step(self, optimizer, jit_compile, apply_in_xla=True):
+  def _step(self, optimizer, jit_compile, apply_in_xla=True,
+            concurrent=False):
     optimizer.build(self.model.trainable_variables)
     step = siamese_cbow_step.make_train_step(
         self.model, optimizer, NEGATIVES, jit_compile=jit_compile,
-        apply_in_xla=apply_in_xla)
+        apply_in_xla=apply_in_xla, concurrent=concurrent)
     before = self.model.embedding.embeddings.numpy()
     loss = step(tf.constant(self.ids))["loss"].numpy()
     return before, loss, self.model.embedding.embeddings.numpy()
 
   def test_sgd_update_is_the_hand_derived_gradient(self):
-    for jit_compile in (False, True):
-      with self.subTest(jit_compile=jit_compile):
+    for jit_compile, concurrent in ((False, False), (True, False),
+                                    (True, True)):
+      with self.subTest(jit_compile=jit_compile, concurrent=concurrent):
+        self.model.embedding.embeddings.assign(
+            np.random.default_rng(2).normal(size=(VOCAB, DIM)))
         before, loss, after = self._step(
-            keras.optimizers.SGD(learning_rate=1.0), jit_compile)
+            keras.optimizers.SGD(learning_rate=1.0), jit_compile,
+            concurrent=concurrent)
         expected_loss, gradient = _numpy_loss_and_gradient(before, self.ids,
                                                            2)
         self.assertAllClose(loss, expected_loss, rtol=1e-5)
@@ -118,6 +124,29 @@ class SiameseCbowStepTest(tf.test.TestCase):
         self.assertAllClose(loss, expected_loss, rtol=1e-5)
         self.assertAllClose(before - self.model.embedding.embeddings.numpy(),
                             gradient, atol=1e-6, rtol=1e-4)
+
+  def test_concurrent_steps_apply_every_update(self):
+    # Steps at once from 2 threads (Hogwild) on copies of one batch, at a
+    # learning rate small enough that the updates add up: the table moves
+    # by the sum of the steps' updates, none lost, and the optimizer counts
+    # every step.
+    learning_rate, steps = 1e-3, 16
+    before = self.model.embedding.embeddings.numpy()
+    _, gradient = _numpy_loss_and_gradient(before, self.ids, 2)
+    optimizer = keras.optimizers.SGD(learning_rate=learning_rate)
+    optimizer.build(self.model.trainable_variables)
+    step = siamese_cbow_step.make_train_step(self.model, optimizer, NEGATIVES,
+                                             concurrent=True)
+    dataset = tf.data.Dataset.from_tensors(tf.constant(self.ids)).repeat(
+        steps)
+    run_steps = training_loop.multi_step(step, dataset.element_spec,
+                                         threads=2)
+    _, done = run_steps(iter(dataset), tf.constant(steps))
+    self.assertEqual(int(done), steps)
+    self.assertEqual(int(optimizer.iterations), steps)
+    self.assertAllClose(before - self.model.embedding.embeddings.numpy(),
+                        steps * learning_rate * gradient, rtol=0.02,
+                        atol=1e-6)
 
   def test_padding_and_unused_rows_do_not_move(self):
     before, _, after = self._step(keras.optimizers.SGD(learning_rate=1.0),
@@ -219,7 +248,8 @@ def _real_batches(count):
                                                min_count=2)
   to_ids = text_to_ids_lib.TextToIds(vocabulary, tokenizer, max_length=50)
   dataset = siamese_cbow_data.group_dataset(
-      [corpus], to_ids, batch_size=100, num_negatives=NEGATIVES,
+      siamese_cbow_data.line_mixes([corpus], to_ids), batch_size=100,
+      num_negatives=NEGATIVES,
       max_length=50, negatives="nearby", seed=5)
   return vocabulary.size_with_padding, [
       b.numpy() for b in dataset.take(count)]

@@ -133,7 +133,7 @@ class SiameseCbowTrainerTest(tf.test.TestCase):
   def test_resume_after_stop_matches_uninterrupted_run(self):
     straight = os.path.join(self.get_temp_dir(), "straight")
     sliced = os.path.join(self.get_temp_dir(), "sliced")
-    args = self.common + ["--noexport"]
+    args = self.common + ["--noexport", "--deterministic"]
     result = _train(args + ["--model_dir=" + straight])
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     first = _train(args + ["--model_dir=" + sliced, "--max_steps_per_run=7"])
@@ -200,6 +200,14 @@ class SiameseCbowRunGuardsTest(tf.test.TestCase):
     self.assertIn(f"pid {os.getpid()}", result.stderr)
     self.assertFalse(os.path.exists(os.path.join(model_dir, "flags.txt")))
 
+  def test_step_threads_need_sgd(self):
+    result = _train(self.common + [
+        "--data_dir=" + self.data_dir, "--step_threads=2",
+        "--optimizer=adagrad",
+        "--model_dir=" + os.path.join(self.get_temp_dir(), "adagrad")])
+    self._assert_one_error_line(
+        result, "--step_threads=2 trains with --optimizer=sgd only")
+
   def test_nan_flag_is_refused(self):
     result = _train(self.common + [
         "--data_dir=" + self.data_dir, "--final_learning_rate_fraction=nan",
@@ -259,6 +267,11 @@ class SiameseCbowRunGuardsTest(tf.test.TestCase):
         runs[name] = (result.stdout, batches, f.read())
     self.assertIn("counting training groups", runs["first"][0])
     self.assertNotIn("counted before", runs["first"][0])
+    # One pass over the text, for every run on this corpus and tokenizer.
+    self.assertIn("token cache: tokenising", runs["first"][0])
+    for name in ("second", "other_vocabulary"):
+      self.assertNotIn("token cache: tokenising", runs[name][0])
+    self.assertLen(glob.glob(os.path.join(cache, "tokens-*")), 1)
     # Same corpus and settings, new model dir: no pass over the corpus.
     self.assertNotIn("counting training groups", runs["second"][0])
     self.assertIn("vocabulary: counted before", runs["second"][0])

@@ -34,6 +34,7 @@ from sentzoo.common import errors
 from sentzoo.common import resources
 from sentzoo.inputs import corpus
 from sentzoo.inputs import tokenizer as tokenizer_lib
+from sentzoo.trainers import config
 from sentzoo.trainers import corpus_flags
 from sentzoo.trainers import sent2vec
 from sentzoo.trainers import trainer
@@ -102,8 +103,8 @@ def measure_ours(cfg, plan):
     lines_seen.assign_add(batch["num_lines"])
     return plan.train_step(batch)
 
-  run_steps = training_loop.multi_step(counted_step, spec,
-                                       threads=cfg.step_threads)
+  threads = config.step_threads(cfg)
+  run_steps = training_loop.multi_step(counted_step, spec, threads=threads)
   iterator = iter(plan.dataset)
 
   def run(num_steps):
@@ -136,7 +137,7 @@ def measure_ours(cfg, plan):
       "steps": FLAGS.steps, "warmup_steps": FLAGS.warmup_steps,
       "seconds": seconds, "tokens": tokens, "lines": lines,
       "repeat_words_per_second": rates, "cpus": os.cpu_count(),
-      "settings": dataclasses.asdict(cfg),
+      "settings": dataclasses.asdict(cfg), "step_threads": threads,
   }
 
 
@@ -144,7 +145,7 @@ def print_ours(result):
   cfg = result["settings"]
   print(f"\nSent2Vec training speed: {cfg['embedding_dim']}-d, word n-grams "
         f"{cfg['word_ngrams']}, blocks of {cfg['block_lines']} lines, "
-        f"{cfg['steps_per_call']} steps per call, {cfg['step_threads']} step "
+        f"{cfg['steps_per_call']} steps per call, {result['step_threads']} step "
         "loop(s) at once, "
         + ("word ids from the token cache" if cfg["token_cache"]
            else "tokenising text")
@@ -465,6 +466,7 @@ def side_by_side(model_trainer):
                                     {"ours": ours, "reference": reference})
     result = add_ratios({
         "settings": dataclasses.asdict(cfg),
+        "step_threads": config.step_threads(cfg),
         "reference_threads": REFERENCE_THREADS,
         "warmup_fraction": WARMUP_FRACTION, "cpus": os.cpu_count(),
         "corpus": {"source": source, "lines": lines, "tokens": tokens,

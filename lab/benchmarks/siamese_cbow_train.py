@@ -7,10 +7,12 @@ r"""Siamese CBOW training speed on the book corpus, side by side with gensim.
 
 Takes the trainer's own flags. Each side runs --repeats times in a fresh
 process, alternating: ours, --steps of the trainer's plan after
---warmup_steps (groups/s as the time of one epoch); the earlier steps
-(--earlier_steps); the trainer itself for one epoch (--end_to_end);
-gensim 4's CBOW with the paper's baseline settings on a tokenised copy of the
-corpus (`build_vocab`, one epoch). Only the ratios of one sequence compare.
+--warmup_steps (groups/s as the time of one epoch), first as the trainer
+runs without --deterministic (its default: a step loop per CPU), then with
+it; the earlier steps (--earlier_steps); the trainer itself for
+one epoch (--end_to_end), without and with --deterministic; gensim 4's CBOW
+with the paper's baseline settings on a tokenised copy of the corpus
+(`build_vocab`, one epoch). Only the ratios of one sequence compare.
 """
 
 import collections
@@ -65,13 +67,21 @@ flags.DEFINE_integer("profile_steps", 0, "After its timed steps, the first "
                      "time went; 0: no trace.", lower_bound=0,
                      flag_values=FLAGS)
 
-# The train-step children: the trainer's step on the flags' batches, and the
-# earlier steps (--earlier_steps), with the rows they print.
+# The train-step children: the trainer's step on the flags' batches, at the
+# trainer's defaults and with --deterministic, and the earlier steps
+# (--earlier_steps, deterministic), with the rows they print.
 CHILDREN = {"ours": "ours, train step",
+            "deterministic": "ours, train step, --deterministic",
             "by_length": "ours, by-length batches (the flat step)",
             "padded": "ours, by-length batches, the padded step"}
+# Each child's --deterministic setting (the flagfile's is overridden).
+_DETERMINISTIC = {"ours": "--nodeterministic"}
 flags.DEFINE_enum("child", None, list(CHILDREN), "Internal: one "
                   "measurement.", flag_values=FLAGS)
+
+# The rows of the trainer end to end, by --deterministic.
+E2E = {False: "ours, trainer end to end (one epoch)",
+       True: "ours, trainer end to end (one epoch), --deterministic"}
 
 # The paper's word2vec CBOW baseline settings (../shared/notes/peers.md).
 GENSIM_SETTINGS = dict(vector_size=300, window=5, min_count=5, sample=1e-5,
@@ -227,7 +237,8 @@ def _child_ours():
           plan.checkpoint_items["model"], plan.checkpoint_items["optimizer"],
           cfg.num_negatives, cfg.jit_compile)
     iterator = iter(plan.dataset)
-    run_steps = training_loop.multi_step(train_step, iterator.element_spec)
+    run_steps = training_loop.multi_step(train_step, iterator.element_spec,
+                                         threads=plan.step_threads)
     warmup_start = time.perf_counter()
     if FLAGS.warmup_steps:
       run_steps(iterator, tf.constant(FLAGS.warmup_steps))[0]["loss"].numpy()
@@ -259,6 +270,7 @@ def _child_ours():
     print(json.dumps({
         "steps": done, "seconds": seconds, "cpu_seconds": cpu,
         "groups_per_second": groups_per_second,
+        "step_threads": plan.step_threads,
         "epoch_groups": epoch_groups,
         "epoch_seconds": epoch_groups / groups_per_second,
         "loss": loss,
@@ -317,27 +329,33 @@ def side_by_side(argv):
 
   def step_child(child, extra=()):
     def side(repeat):
-      r, load = run_child(ours[:-1] + list(extra) + [f"--child={child}"] + (
-          [f"--profile_steps={FLAGS.profile_steps}"]
-          if child == "ours" and repeat == 0 else []))
+      r, load = run_child(ours[:-1] + list(extra) + [
+          _DETERMINISTIC.get(child, "--deterministic"), f"--child={child}"]
+                          + ([f"--profile_steps={FLAGS.profile_steps}"]
+                             if child == "ours" and repeat == 0 else []))
       # The traced child's peak holds the profiler's events too.
       traced = " (with the profiler's trace)" if r.get("profile") else ""
-      say(f"| {repeat + 1} | {CHILDREN[child]} | "
+      threads = (f" ({r['step_threads']} step loops)"
+                 if r["step_threads"] > 1 else "")
+      say(f"| {repeat + 1} | {CHILDREN[child]}{threads} | "
           f"{r['groups_per_second']:,.0f} | {r['epoch_seconds']:.1f} | "
           f"{r['peak_rss_mb']:,.0f}{traced} | {load:.1f} |")
       return r
     return side
 
-  def end_to_end(repeat):
-    e2e_dir = os.path.join(work_dir, f"end_to_end_{repeat + 1}")
-    shutil.rmtree(e2e_dir, ignore_errors=True)
-    r, load = run_child(
-        [sys.executable, "-m", "trainers.siamese_cbow", *trainer_flags,
-         "--noexport", "--num_epochs=1", f"--model_dir={e2e_dir}",
-         f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}"])
-    say(f"| {repeat + 1} | ours, trainer end to end (one epoch) | | "
-        f"{r['wall_seconds']:.1f} | {r['peak_rss_mb']:,.0f} | {load:.1f} |")
-    return r
+  def end_to_end(deterministic):
+    def side(repeat):
+      e2e_dir = os.path.join(work_dir, f"end_to_end_{repeat + 1}")
+      shutil.rmtree(e2e_dir, ignore_errors=True)
+      r, load = run_child(
+          [sys.executable, "-m", "trainers.siamese_cbow", *trainer_flags,
+           "--noexport", "--num_epochs=1", f"--model_dir={e2e_dir}",
+           f"--count_cache_dir={os.path.join(e2e_dir, 'count_cache')}",
+           "--deterministic" if deterministic else "--nodeterministic"])
+      say(f"| {repeat + 1} | {E2E[deterministic]} | | "
+          f"{r['wall_seconds']:.1f} | {r['peak_rss_mb']:,.0f} | {load:.1f} |")
+      return r
+    return side
 
   def gensim(repeat):
     r, load = run_child(gensim_command)
@@ -346,12 +364,14 @@ def side_by_side(argv):
         f"{r['peak_rss_mb']:,.0f} | {load:.1f} |")
     return r
 
-  sides = {"ours": step_child("ours")}
+  sides = {"ours": step_child("ours"),
+           "deterministic": step_child("deterministic")}
   earlier = ("by_length", "padded") if FLAGS.earlier_steps else ()
   for child in earlier:
     sides[child] = step_child(child, ["--batch_layout=by_length"])
   if FLAGS.end_to_end:
-    sides["end_to_end"] = end_to_end
+    sides["end_to_end"] = end_to_end(False)
+    sides["end_to_end_deterministic"] = end_to_end(True)
   if gensim_command:
     sides["gensim"] = gensim
   results = child_process.alternate(FLAGS.repeats, sides)
@@ -381,23 +401,27 @@ def side_by_side(argv):
     return [r[name] for r in results.get(side, [])]
 
   our_epoch = field("ours", "epoch_seconds")
-  row("ours, train step: groups/s", field("ours", "groups_per_second"))
-  row(f"ours, train step: one epoch of "
-      f"{results['ours'][0]['epoch_groups']:,} groups (s)", our_epoch, ".1f")
-  untraced = [r["peak_rss_mb"] for r in results["ours"]
-              if not r.get("profile")]
-  say("| ours, train step: peak RSS (MB; without the profiler) | "
-      + (tables.median_range(untraced) if untraced
-         else "only the traced repeat") + " |")
+  for child in ("ours", "deterministic"):
+    row(f"{CHILDREN[child]}: groups/s", field(child, "groups_per_second"))
+    row(f"{CHILDREN[child]}: one epoch of "
+        f"{results[child][0]['epoch_groups']:,} groups (s)",
+        field(child, "epoch_seconds"), ".1f")
+    untraced = [r["peak_rss_mb"] for r in results[child]
+                if not r.get("profile")]
+    say(f"| {CHILDREN[child]}: peak RSS (MB; without the profiler) | "
+        + (tables.median_range(untraced) if untraced
+           else "only the traced repeat") + " |")
   for child in earlier:
     row(f"{CHILDREN[child]}: groups/s", field(child, "groups_per_second"))
     row(f"speed ratio, train step / {CHILDREN[child]}",
         child_process.ratios(field(child, "epoch_seconds"), our_epoch), ".2f")
   e2e = field("end_to_end", "wall_seconds")
-  if e2e:
-    row("ours, trainer end to end (one epoch) (s)", e2e, ".1f")
-    row("ours, trainer end to end (one epoch): peak RSS (MB)",
-        field("end_to_end", "peak_rss_mb"))
+  e2e_deterministic = field("end_to_end_deterministic", "wall_seconds")
+  for side, deterministic in (("end_to_end", False),
+                              ("end_to_end_deterministic", True)):
+    if field(side, "wall_seconds"):
+      row(f"{E2E[deterministic]} (s)", field(side, "wall_seconds"), ".1f")
+      row(f"{E2E[deterministic]}: peak RSS (MB)", field(side, "peak_rss_mb"))
   if gensim_command:
     total, epoch = field("gensim", "seconds"), field("gensim", "epoch_seconds")
     row("gensim, vocabulary + 1 epoch (s)", total, ".1f")
@@ -408,9 +432,17 @@ def side_by_side(argv):
             child_process.ratios(total, our_epoch), ".2f") + "** |")
     row("speed ratio, ours train step / gensim epoch alone",
         child_process.ratios(epoch, our_epoch), ".2f")
+    row("speed ratio, ours train step with --deterministic / gensim "
+        "vocabulary + epoch", child_process.ratios(
+            total, field("deterministic", "epoch_seconds")), ".2f")
     if e2e:
-      row("speed ratio, ours end to end / gensim vocabulary + epoch",
-          child_process.ratios(total, e2e), ".2f")
+      say("| **speed ratio, ours end to end / gensim vocabulary + epoch** | **"
+          + tables.median_range(child_process.ratios(total, e2e), ".2f")
+          + "** |")
+    if e2e_deterministic:
+      row("speed ratio, ours end to end with --deterministic / gensim "
+          "vocabulary + epoch",
+          child_process.ratios(total, e2e_deterministic), ".2f")
   else:
     say("| gensim | not run (no --gensim_python) |")
   if FLAGS.record_dir:

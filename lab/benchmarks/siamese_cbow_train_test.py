@@ -101,7 +101,10 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
     self.assertEqual(result.returncode, 0, result.stderr[-3000:])
     stdout = result.stdout
-    self.assertIn("| 1 | ours, train step |", stdout)
+    # The trainer's default first (a step loop per CPU), then
+    # --deterministic.
+    self.assertRegex(stdout, r"\| 1 \| ours, train step( \(\d+ step loops\))? "
+                     r"\|[^\n]*\n\| 1 \| ours, train step, --deterministic \|")
     self.assertIn("| gensim, vocabulary + 1 epoch (s) | 2.0 |", stdout)
     self.assertIn("speed ratio, ours train step / gensim vocabulary + epoch",
                   stdout)
@@ -115,7 +118,7 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     with open(os.path.join(record, "measured.md")) as f:
       text = f.read()
     self.assertIn("## Measured", text)
-    self.assertIn("| 1 | ours, train step |", text)
+    self.assertIn("| 1 | ours, train step, --deterministic |", text)
 
   def test_without_gensim_prints_ours_only(self):
     data_dir = os.path.join(self.get_temp_dir(), "data_ours")
@@ -137,7 +140,7 @@ class SiameseCbowTrainBenchmarkTest(tf.test.TestCase):
     # The steps issue 34 replaced, on by-length batches, beside the
     # consecutive layout's.
     for row in siamese_cbow_train.CHILDREN.values():
-      self.assertIn(f"| 1 | {row} |", result.stdout)
+      self.assertIn(f"| 1 | {row}", result.stdout)
     self.assertIn("| speed ratio, train step / ours, by-length batches, the "
                   "padded step |", result.stdout)
     # The fixed costs, the memory and the profile of the traced steps.
