@@ -24,7 +24,6 @@ import os
 import numpy as np
 
 from sentzoo.common import errors
-from sentzoo.common import model_dir as model_dir_lib
 
 
 class WordVectors:
@@ -107,10 +106,9 @@ class VectorFile:
   def chunks(self, chunk_rows):
     """Yields (words, float32 [n, dim] rows) of at most chunk_rows rows, in
     file order, checked."""
-    seen = set()
+    seen, done, held = set(), 0, None
     with self._open() as f:
       read = self._binary if self.format == "word2vec-binary" else self._text
-      done = 0
       for words, rows, where in read(f, chunk_rows):
         bad = ~np.isfinite(rows).all(axis=1)
         if bad.any():
@@ -122,12 +120,16 @@ class VectorFile:
                               "twice")
           seen.add(word)
         done += len(words)
+        if held is not None:
+          yield held
+        held = (words, rows)
         if done > self.count:
           break
-        yield words, rows
-    if done != self.count:
+    if done != self.count:  # Checked before the last chunk is yielded.
       raise errors.UserError(f"{self.path!r}: {done:,} rows where the "
                              f"header says {self.count:,} (truncated?)")
+    if held is not None:
+      yield held
 
   def _error(self, where, message):
     if self.format == "word2vec-binary":
@@ -262,7 +264,10 @@ def read_model_dir_vectors(model_dir):
   `embeddings`; for Sent2Vec the `source_embeddings`, whose hashed n-gram
   rows after the words are ignored, not the `target_embeddings`).
   """
-  import tensorflow as tf  # Only this reader needs TensorFlow.
+  # TensorFlow (which model_dir imports too) only for the model readers:
+  # `sentzoo import` checks a file before it imports TensorFlow.
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
   words = _read_vocabulary_words(
       os.path.join(model_dir, model_dir_lib.VOCABULARY_FILE))
   latest = model_dir_lib.latest_checkpoint(model_dir)
@@ -289,7 +294,8 @@ def read_model_dir_vectors(model_dir):
 
 def read_export_vectors(export_dir, vocab_path=None):
   """The `embeddings` variable of an exported averaging encoder."""
-  import tensorflow as tf
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
   if vocab_path is None:
     vocab_path = os.path.join(export_dir, os.pardir, os.pardir,
                               model_dir_lib.VOCABULARY_FILE)
@@ -313,6 +319,7 @@ def read_export_vectors(export_dir, vocab_path=None):
 
 def load(path, vocab_path=None, wanted=None):
   """Reads word vectors from a text file, a model directory or an export."""
+  from sentzoo.common import model_dir as model_dir_lib  # pylint: disable=g-import-not-at-top
   if os.path.isdir(path):
     if os.path.exists(os.path.join(path, "saved_model.pb")):
       vectors = read_export_vectors(path, vocab_path)

@@ -19,6 +19,7 @@ file's vectors), "zoo" the zoo's tokeniser for raw text.
 """
 
 import hashlib
+import itertools
 import json
 import os
 import sys
@@ -29,32 +30,22 @@ import numpy as np
 
 from sentzoo import store as store_lib
 from sentzoo.common import errors
-from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.export import averaging_encoder
-from sentzoo.export import model_card
-from sentzoo.export import saved_model_writer
-from sentzoo.export import table_quantization
 from sentzoo.inputs import fasttext_bin
-from sentzoo.inputs import sent2vec_featurizer
-from sentzoo.inputs import text_to_ids
-from sentzoo.inputs import tokenizer as tokenizer_lib
-from sentzoo.inputs import vocabulary as vocabulary_lib
 from sentzoo.inputs import word_vectors
-from sentzoo.models import model_specs
 
 IMPORT_FORMATS = ("sent2vec",) + word_vectors.FORMATS
 EXPORT_FORMATS = ("sent2vec", "word2vec-text", "word2vec-binary")
 # --precision -> the table's storage (export.table_quantization.MODES).
 PRECISIONS = {"float32": "none", "float16": "float16", "int8": "int8"}
+# --tokenizer -> (`inputs.tokenizer.Tokenizer` settings, the card's words).
 TOKENIZERS = {
-    "whitespace": (tokenizer_lib.Tokenizer(lowercase=False,
-                                           split="whitespace"),
+    "whitespace": ({"lowercase": False, "split": "whitespace"},
                    "fastText's split, as the C++ inference: tokens between "
                    "ASCII whitespace and NUL bytes, a sentence ends at its "
                    "first newline or \"</s>\" token, no lower-casing; give "
                    "it text tokenised as the file's training text was (this "
                    "split reproduces a sent2vec file's own vectors)"),
-    "zoo": (tokenizer_lib.Tokenizer(keep_punctuation=True),
+    "zoo": ({"keep_punctuation": True},
             "the zoo's tokeniser, for raw text: lower-case; tokens \\w+ and "
             "single punctuation characters (close to, not the same as, the "
             "authors' NLTK and Stanford tokenisers)"),
@@ -69,29 +60,14 @@ def _chunk_rows(dim):
   return max(1, _CHUNK_BYTES // (4 * dim))
 
 
-class _Progress:
-  """"read i of n rows" on stderr every few seconds of a long import."""
-
-  def __init__(self, total):
-    self.total, self.start, self.last = total, time.time(), time.time()
-
-  def __call__(self, done):
-    if time.time() - self.last >= _PROGRESS_SECONDS:
-      self.last = time.time()
-      print(f"read {done:,} of {self.total:,} rows "
-            f"({self.last - self.start:.0f} s)", file=sys.stderr, flush=True)
-
-
-def _fill(variables, mode, chunks, total, first=0):
-  """Assigns the (start, rows) chunks from row `first` on; checks values."""
-  progress = _Progress(total)
+def _checked(chunks):
+  """The (first row, rows) chunks, each checked for NaN and infinities."""
   for start, rows in chunks:
     bad = ~np.isfinite(rows).all(axis=1)
     if bad.any():
       raise errors.UserError(f"table row {start + int(np.argmax(bad))} has "
                              "a NaN or infinite value")
-    table_quantization.assign_rows(variables, first + start, rows, mode)
-    progress(start + len(rows))
+    yield start, rows
 
 
 def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
@@ -112,43 +88,64 @@ def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
   if precision not in PRECISIONS or tokenizer not in TOKENIZERS:
     raise errors.UserError(f"--precision is one of {', '.join(PRECISIONS)} "
                            f"and --tokenizer one of {', '.join(TOKENIZERS)}")
-  mode, tokenize = PRECISIONS[precision], TOKENIZERS[tokenizer][0]
-  card = {"embedding_dim": 0}
+  # The file's header and first chunk are checked before TensorFlow is
+  # imported: a bad file is refused in a moment.
   if fmt == "sent2vec":
     source = fasttext_bin.Sent2VecFile(path)
     ngrams, buckets = source.args["wordNgrams"], source.args["bucket"]
+    dim = source.dim
+    rows = source.rows if ngrams > 1 else len(source.words)
+    chunks = _checked(source.table_chunks(_chunk_rows(dim), rows))
+  else:
+    source = word_vectors.VectorFile(path, fmt)
+    dim, rows, words = source.dim, source.count + 1, []
+
+    def word_chunks():
+      for chunk_words, chunk in source.chunks(_chunk_rows(dim)):
+        yield len(words) + 1, chunk
+        words.extend(chunk_words)
+
+    chunks = _checked(itertools.chain(word_chunks(), [
+        (0, np.zeros([1, dim], np.float32))]))  # Row 0: padding.
+  chunks = itertools.chain([next(chunks)], chunks)
+  # pylint: disable=g-import-not-at-top
+  from sentzoo.export import averaging_encoder
+  from sentzoo.export import model_card
+  from sentzoo.export import table_quantization
+  from sentzoo.inputs import sent2vec_featurizer
+  from sentzoo.inputs import text_to_ids
+  from sentzoo.inputs import tokenizer as tokenizer_lib
+  from sentzoo.inputs import vocabulary as vocabulary_lib
+  from sentzoo.models import model_specs
+  # pylint: enable=g-import-not-at-top
+  mode = PRECISIONS[precision]
+  tokenize = tokenizer_lib.Tokenizer(**TOKENIZERS[tokenizer][0])
+  variables = table_quantization.table_variables(rows, dim, mode)
+  started = last = time.time()
+  for start, chunk in chunks:
+    table_quantization.assign_rows(variables, start, chunk, mode)
+    if time.time() - last >= _PROGRESS_SECONDS:
+      last = time.time()
+      print(f"read {start + len(chunk):,} of {rows:,} rows "
+            f"({last - started:.0f} s)", file=sys.stderr, flush=True)
+  card = {}
+  if fmt == "sent2vec":
+    sha256 = source.finish()
     vocabulary = vocabulary_lib.Vocabulary(source.words[1:],
                                            source.counts[1:])
     featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
         vocabulary, tokenize, word_ngrams=ngrams, num_buckets=buckets)
-    rows, dim = featurizer.source_rows, source.dim
-    variables = table_quantization.table_variables(rows, dim, mode)
-    _fill(variables, mode, source.table_chunks(_chunk_rows(dim), rows), rows)
-    sha256 = source.finish()
     card.update(word_ngrams=ngrams, num_buckets=featurizer.num_buckets,
                 sent2vec_args=source.args)
   else:
-    source = word_vectors.VectorFile(path, fmt)
-    dim, words = source.dim, []
-    variables = table_quantization.table_variables(source.count + 1, dim,
-                                                   mode)
-    table_quantization.assign_rows(variables, 0, np.zeros([1, dim]), mode)
-
-    def chunks():
-      for chunk_words, rows in source.chunks(_chunk_rows(dim)):
-        yield len(words), rows
-        words.extend(chunk_words)
-
-    _fill(variables, mode, chunks(), source.count, first=1)
-    vocabulary = vocabulary_lib.Vocabulary(words, np.zeros(len(words)))
-    featurizer = text_to_ids.TextToIds(vocabulary, tokenize)
     with open(path, "rb") as f:
       sha256 = hashlib.file_digest(f, "sha256").hexdigest()
+    vocabulary = vocabulary_lib.Vocabulary(words, np.zeros(len(words)))
+    featurizer = text_to_ids.TextToIds(vocabulary, tokenize)
   imported = {"format": fmt, "file": os.path.abspath(path),
               "sha256": sha256, "size_bytes": os.path.getsize(path)}
-  spec = model_specs.SENT2VEC
   card.update(model_card.base_model_card(
-      spec, {"training": {"imported": imported}}, path,
+      model_specs.SENT2VEC, {"training": {"imported": imported}}, path,
       model_card.encoder_signature(dim)))
   card.update(embedding_dim=dim, vocabulary_size=len(vocabulary),
               imported=imported, tokenization={
@@ -194,10 +191,13 @@ def import_file(fmt, path, *, name=None, output_dir=None, store=None,
     vocab = os.path.join(tmp, "vocab.txt")
     vocabulary.save(vocab)
     extra = {store_lib.VOCABULARY_IN_EXPORT: vocab}
+    # pylint: disable=g-import-not-at-top
+    from sentzoo import install_scores
+    from sentzoo import sentence_model
+    from sentzoo.export import saved_model_writer
+    # pylint: enable=g-import-not-at-top
     if output_dir is not None:
       return saved_model_writer.write(module, output_dir, extra_files=extra)
-    from sentzoo import install_scores  # pylint: disable=g-import-not-at-top
-    from sentzoo import sentence_model  # pylint: disable=g-import-not-at-top
     with store.staging() as staging:
       export_dir = os.path.join(staging, store_lib.EXPORT_SUBDIR)
       saved_model_writer.save(module, export_dir, name, extra)
@@ -214,7 +214,12 @@ def export_as(fmt, model, out_path):
   a sent2vec `.bin` (Sent2Vec exports) or word2vec text or binary (its word
   rows); returns the model card's tokenisation, which the file's users must
   reproduce."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf
+  from sentzoo.evaluation import encoder as encoder_lib
+  from sentzoo.export import saved_model_writer
+  from sentzoo.inputs import vocabulary as vocabulary_lib
+  # pylint: enable=g-import-not-at-top
   if fmt not in EXPORT_FORMATS:
     raise errors.UserError(f"unknown format {fmt!r}; export-as writes "
                            f"{', '.join(EXPORT_FORMATS)}")

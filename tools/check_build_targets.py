@@ -61,6 +61,7 @@ THIRD_PARTY_SENTINELS = {
     "absl": "//:expect_absl_installed",
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
+    "gensim": "//:expect_gensim_installed",
 }
 
 # The package whose subpackages the top-level folders are (sentzoo.layers,
