@@ -19,8 +19,10 @@ n-grams: the layout of `inputs.sent2vec_featurizer`, so the table is used as
 it is.
 """
 
+import concurrent.futures
 import hashlib
 import os
+import re
 import struct
 
 import numpy as np
@@ -41,53 +43,66 @@ _MODELS = {1: "cbow", 2: "skipgram", 3: "supervised", 4: "sent2vec",
 _DEFAULT_ARGS = {"ws": 5, "epoch": 5, "minCount": 5, "neg": 10, "loss": 2,
                  "minn": 0, "maxn": 0, "lrUpdateRate": 100, "t": 1e-4}
 _BLOCK = 1 << 22
+# A dictionary entry: the word's bytes, NUL, int64 count and int8 type.
+_ENTRY = re.compile(rb"([^\0]*)\0(.{9})", re.DOTALL)
 
 
-class _HashingReader:
-  """Reads a file once, front to back, into a sha256; `take` and `readinto`
-  serve bytes from a small look-ahead buffer first."""
+class _Reader:
+  """A file read once, front to back, and hashed (sha256) by a second thread
+  on the way (hashlib lets go of the GIL): one pass over the disk for both.
+  `unread` gives back bytes read past what was needed."""
 
-  def __init__(self, f):
-    self.f, self.sha256, self.buffer, self.offset = f, hashlib.sha256(), b"", 0
+  def __init__(self, path):
+    self.file = open(path, "rb")  # pylint: disable=consider-using-with
+    self.offset, self._pending, self._sha256 = 0, b"", hashlib.sha256()
+    self._hasher = concurrent.futures.ThreadPoolExecutor(1)
+    self.hashed = None  # The future of the latest bytes' hashing.
 
-  def _raw(self, n):
-    data = self.f.read(n)
-    self.sha256.update(data)
-    return data
+  def _hash(self, data):
+    self.hashed = self._hasher.submit(self._sha256.update, data)
 
-  def peek(self, n):
-    while len(self.buffer) < n:
-      more = self._raw(max(_BLOCK, n - len(self.buffer)))
-      if not more:
-        break
-      self.buffer += more
-    return self.buffer
-
-  def take(self, n):
-    data = self.peek(n)[:n]
-    self.buffer = self.buffer[len(data):]
+  def read(self, n):
+    data, self._pending = self._pending[:n], self._pending[n:]
+    if len(data) < n:
+      more = self.file.read(n - len(data))
+      self._hash(more)
+      data += more
     self.offset += len(data)
     return data
 
+  def unread(self, data):
+    self._pending, self.offset = data + self._pending, self.offset - len(data)
+
   def readinto(self, array):
+    """Fills the bytes of `array`, which are hashed until `hashed` is done
+    (do not change them before); returns how many were read."""
     view = memoryview(array).cast("B")
-    head = self.take(len(view))
-    view[:len(head)] = head
-    done = len(head)
+    done = min(len(self._pending), len(view))
+    view[:done], self._pending = self._pending[:done], self._pending[done:]
     while done < len(view):
-      n = self.f.readinto(view[done:])
+      n = self.file.readinto(view[done:])
       if not n:
         break
-      self.sha256.update(view[done:done + n])
+      self._hash(view[done:done + n])
       done += n
-    self.offset += done - len(head)
+    self.offset += done
     return done
 
-  def finish(self):
-    """Hashes the rest of the file; the sha256 hex digest."""
-    while self._raw(_BLOCK):
-      pass
-    return self.sha256.hexdigest()
+  def sha256(self):
+    """A future of the whole file's sha256: the hashing thread reads the
+    rest of the file itself, then closes it (read nothing more here)."""
+    def rest():
+      while data := self.file.read(_BLOCK):
+        self._sha256.update(data)
+      self.file.close()
+      return self._sha256.hexdigest()
+    future = self._hasher.submit(rest)
+    self._hasher.shutdown(wait=False)
+    return future
+
+  def close(self):
+    self._hasher.shutdown(wait=True)
+    self.file.close()
 
 
 class Sent2VecFile:
@@ -106,14 +121,13 @@ class Sent2VecFile:
     self.path = path
     try:
       self.size_bytes = os.path.getsize(path)
-      self._file = open(path, "rb")
+      self._reader = _Reader(path)
     except OSError as e:
       raise errors.UserError(f"cannot read {path!r}: {e.strerror}") from e
-    self._reader = _HashingReader(self._file)
     try:
       self._read_header()
     except BaseException:
-      self._file.close()
+      self._reader.close()
       raise
 
   def _fail(self, what):
@@ -122,7 +136,7 @@ class Sent2VecFile:
 
   def _unpack(self, fmt):
     size = struct.calcsize(fmt)
-    data = self._reader.take(size)
+    data = self._reader.read(size)
     if len(data) < size:
       self._fail(f"it ends at byte {self._reader.offset} (truncated)")
     return struct.unpack(fmt, data)
@@ -171,25 +185,27 @@ class Sent2VecFile:
     self._check_size()
 
   def _read_dictionary(self, size, nwords):
-    words, counts, start = [], np.zeros(nwords, np.int64), 0
-    buffer = self._reader.peek(_BLOCK)
-    for i in range(size):
-      end = buffer.find(b"\0", start)
-      while end < 0 or end + 10 > len(buffer):
-        self._reader.take(start)
-        start, before = 0, len(self._reader.buffer)
-        buffer = self._reader.peek(before + _BLOCK)
-        if len(buffer) == before:
-          self._fail(f"it ends in dictionary entry {i} (truncated)")
-        end = buffer.find(b"\0")
-      if i < nwords:
-        try:
-          words.append(buffer[start:end].decode("utf-8"))
-        except UnicodeDecodeError:
-          self._fail(f"dictionary word {i} is not UTF-8")
-        counts[i], = struct.unpack_from("<q", buffer, end + 1)
-      start = end + 10
-    self._reader.take(start)
+    """The entries, read a block at a time by one regular expression."""
+    entries, tails, block = [], [], b""
+    while len(entries) < size:
+      more = self._reader.read(_BLOCK)
+      if not more:
+        self._fail(f"it ends in dictionary entry {len(entries)} "
+                   "(truncated)")
+      block += more
+      # Past the dictionary's end the last block gives junk matches; before
+      # it, a cut entry gives none (its NUL lacks 9 bytes after it).
+      found = _ENTRY.findall(block)[:size - len(entries)]
+      words = [w for w, _ in found]
+      entries += words
+      tails += [t for _, t in found]
+      block = block[sum(map(len, words)) + 10 * len(words):]
+    self._reader.unread(block)
+    try:
+      words = b"\0".join(entries[:nwords]).decode("utf-8").split("\0")
+    except UnicodeDecodeError:
+      bad = next(i for i, w in enumerate(entries) if not _is_utf8(w))
+      self._fail(f"dictionary word {bad} is not UTF-8")
     if words[0] != PLACEHOLDER:
       self._fail(f"its first word is {words[0][:40]!r}, not sent2vec's "
                  f"{PLACEHOLDER}")
@@ -197,12 +213,14 @@ class Sent2VecFile:
       seen = set()
       duplicate = next(w for w in words if w in seen or seen.add(w))
       self._fail(f"the word {duplicate[:40]!r} appears twice")
-    self.words, self.counts = words, counts
+    self.words = words
+    self.counts = np.frombuffer(b"".join(tails[:nwords]), np.dtype(
+        [("count", "<i8"), ("type", "i1")]))["count"].copy()
 
   def _check_size(self):
     """The input matrix, then qout and an output matrix, end the file."""
     output_at = self._reader.offset + self._table_bytes
-    header = os.pread(self._file.fileno(), 17, output_at)
+    header = os.pread(self._reader.file.fileno(), 17, output_at)
     expected = output_at + 17
     if len(header) == 17:
       out_rows, out_cols = struct.unpack_from("<qq", header, 1)
@@ -214,22 +232,35 @@ class Sent2VecFile:
 
   def table_chunks(self, chunk_rows, rows=None):
     """(first row, float32 [n, dim] rows) of the input matrix's first `rows`
-    rows (default: all that inference reads), in order; the array is reused
-    for the next chunk. Read once, front to back."""
+    rows (default: all that inference reads), in order, read once. Each
+    array is reused two chunks later: use it before the next but one."""
     rows = self.rows if rows is None else rows
-    chunk = np.empty((max(min(chunk_rows, rows), 0), self.dim), np.float32)
-    for start in range(0, rows, chunk_rows):
-      part = chunk[:min(chunk_rows, rows - start)]
+    shape = (max(min(chunk_rows, rows), 0), self.dim)
+    buffers = [np.empty(shape, np.float32), np.empty(shape, np.float32)]
+    hashed = [None, None]
+    for i, start in enumerate(range(0, rows, chunk_rows)):
+      if hashed[i % 2] is not None:
+        hashed[i % 2].result()  # Its bytes are hashed: the array is free.
+      part = buffers[i % 2][:min(chunk_rows, rows - start)]
       if self._reader.readinto(part) != part.nbytes:
         self._fail("its table is truncated")
+      hashed[i % 2] = self._reader.hashed
       yield start, part
 
-  def finish(self):
-    """The whole file's sha256 (hashing what was not read yet); closes it."""
-    try:
-      return self._reader.finish()
-    finally:
-      self._file.close()
+  def sha256(self):
+    """A future of the whole file's sha256 (read nothing more after it)."""
+    return self._reader.sha256()
+
+  def close(self):
+    self._reader.close()
+
+
+def _is_utf8(data):
+  try:
+    data.decode("utf-8")
+    return True
+  except UnicodeDecodeError:
+    return False
 
 
 def write(path, words, counts, table_chunks, rows, dim, word_ngrams,

@@ -4,6 +4,7 @@
 import hashlib
 import os
 import struct
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -37,11 +38,27 @@ class ReadTest(tf.test.TestCase):
       self.assertEqual(rows.shape, (source.rows, dim))
       with open(fixture(name), "rb") as f:
         data = f.read()
-      self.assertEqual(source.finish(), hashlib.sha256(data).hexdigest())
+      self.assertEqual(source.sha256().result(),
+                       hashlib.sha256(data).hexdigest())
       # The table is the float32 block just before the bucketChar row.
       end = data.index(rows[-1].tobytes()) + 4 * dim
       self.assertEqual(data[end - rows.nbytes:end], rows.tobytes())
-    self.assertEqual(len(source.words), 3430)  # tri: minCount 1.
+    self.assertLen(source.words, 3430)  # tri: minCount 1.
+    self.assertEqual(source.counts[1:4].tolist(), [1586, 1173, 629])
+
+  def test_small_blocks_read_the_same_dictionary(self):
+    whole = fasttext_bin.Sent2VecFile(fixture("tri"))
+    with mock.patch.object(fasttext_bin, "_BLOCK", 23):
+      blocks = fasttext_bin.Sent2VecFile(fixture("tri"))
+    self.assertEqual(blocks.words, whole.words)
+    self.assertAllEqual(blocks.counts, whole.counts)
+    self.assertAllEqual(next(blocks.table_chunks(5))[1],
+                        next(whole.table_chunks(5))[1])
+    # The rest of the file is hashed too: the whole file's sha256.
+    with open(fixture("tri"), "rb") as f:
+      self.assertEqual(blocks.sha256().result(),
+                       hashlib.sha256(f.read()).hexdigest())
+    whole.close()
 
   def test_chunks_cover_the_asked_rows_in_order(self):
     whole = [c.copy() for _, c in
@@ -69,7 +86,7 @@ class WriteTest(tf.test.TestCase):
                       source.args["model"]), (2, 7, 4))
     self.assertAllEqual(
         np.concatenate([c.copy() for _, c in source.table_chunks(4)]), table)
-    source.finish()
+    source.close()
     self.assertFalse(os.path.exists(path + ".partial"))
     with self.assertRaises(ValueError):
       fasttext_bin.write(path, words, counts, [table], len(table) + 1, 5, 2,
