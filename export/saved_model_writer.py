@@ -1,5 +1,7 @@
 """Writes SavedModels as `<export_dir>/<integer version>/`, atomically."""
 
+import collections.abc
+import concurrent.futures
 import errno
 import json
 import os
@@ -168,17 +170,22 @@ def save(module, folder, model_name, extra_files=None):
   """Saves `module` as a SavedModel in the new folder `folder`: the graph
   and variables, the model card, README.md, the warm-up requests (for TF
   Serving's model `model_name`) and `extra_files` ({path in the export:
-  file to copy there}, e.g. the vocabulary as assets.extra/vocab.txt)."""
+  file to copy there}, e.g. the vocabulary as assets.extra/vocab.txt).
+
+  A `concurrent.futures.Future` among the card's values is waited for
+  after the graph and variables are written (an import's sha256 is taken
+  meanwhile)."""
   tf.saved_model.save(
       module, folder,
       signatures={"serving_default": module.serve.get_concrete_function()})
+  card = _resolved(module.metadata)
   card_path = os.path.join(folder, MODEL_CARD)
   os.makedirs(os.path.dirname(card_path), exist_ok=True)
   with open(card_path, "w", encoding="utf-8") as f:
-    json.dump(module.metadata, f, indent=2, sort_keys=True)
+    json.dump(card, f, indent=2, sort_keys=True)
   with open(os.path.join(folder, model_readme.README), "w",
             encoding="utf-8") as f:
-    f.write(model_readme.render(module.metadata))
+    f.write(model_readme.render(card))
   serving_requests.write_warmup_file(
       folder, serving_requests.warmup_inputs(module.serve),
       model_name=model_name)
@@ -187,3 +194,13 @@ def save(module, folder, model_name, extra_files=None):
     os.makedirs(os.path.dirname(target), exist_ok=True)
     shutil.copyfile(source, target)
 
+
+def _resolved(value):
+  """The model card as plain dicts and lists, each Future its result."""
+  if isinstance(value, concurrent.futures.Future):
+    return value.result()
+  if isinstance(value, collections.abc.Mapping):
+    return {k: _resolved(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple)):
+    return [_resolved(v) for v in value]
+  return value

@@ -1,5 +1,6 @@
 """Tests for export.saved_model_writer."""
 
+import concurrent.futures
 import errno
 import json
 import os
@@ -58,8 +59,15 @@ class SavedModelWriterTest(tf.test.TestCase):
     with open(source, "w", encoding="utf-8") as f:
       f.write("a\t2\n")
     extra = {"assets.extra/vocab.txt": source}
-    path = saved_model_writer.write(_module(), self.export_dir,
+    pending = concurrent.futures.Future()  # Resolved after the graph.
+    module = _module({"model_type": "test", "sha256": pending})
+    module.serve.get_concrete_function()
+    pending.set_result("abc")
+    path = saved_model_writer.write(module, self.export_dir,
                                     extra_files=extra)
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD),
+              encoding="utf-8") as f:
+      self.assertEqual(json.load(f)["sha256"], "abc")
     folder = os.path.join(self.get_temp_dir(), self.id(), "staged", "export")
     saved_model_writer.save(_module(), folder, "entry", extra)
     for root in (path, folder):
