@@ -195,6 +195,8 @@ class VectorFile:
             raise self._error(first + i, "the file ends in it (truncated)")
           buffer, start = (buffer[start:] + more).lstrip(b"\n"), 0
           end = buffer.find(b" ")
+        if b"\n" in buffer[start:end]:
+          raise self._error(first + i, "its word holds a newline")
         words.append(self._decode(buffer[start:end], f"word {first + i}"))
         rows[i] = np.frombuffer(buffer, "<f4", self.dim, end + 1)
         start = end + 1 + row_bytes

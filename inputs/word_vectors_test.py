@@ -139,6 +139,8 @@ class VectorFileTest(tf.test.TestCase):
         ("word2vec-binary", b"2 1\na " + one, "word 1: the file ends"),
         ("word2vec-binary", b"2 1\na " + one + b"\xff " + one,
          "word 1: bytes that are not UTF-8"),
+        ("word2vec-binary", b"2 1\na " + one + b"b\nc " + one,
+         "word 1: its word holds a newline"),
         ("word2vec-binary", b"1 1\na " + np.float32(np.nan).tobytes(),
          "word 0: NaN"),
     ]
