@@ -18,6 +18,7 @@ file's vectors), "zoo" the zoo's tokeniser for raw text.
 `.bin` or word2vec text or binary (docs/import.md).
 """
 
+import concurrent.futures
 import hashlib
 import itertools
 import json
@@ -30,6 +31,7 @@ import numpy as np
 
 from sentzoo import store as store_lib
 from sentzoo.common import errors
+from sentzoo.common import resources
 from sentzoo.inputs import fasttext_bin
 from sentzoo.inputs import word_vectors
 
@@ -52,7 +54,7 @@ TOKENIZERS = {
 }
 # Rows read, quantised and assigned at a time: a bound on the memory an
 # import needs beside the table.
-_CHUNK_BYTES = 1 << 24
+_CHUNK_BYTES = 1 << 23
 _PROGRESS_SECONDS = 5
 
 
@@ -60,23 +62,37 @@ def _chunk_rows(dim):
   return max(1, _CHUNK_BYTES // (4 * dim))
 
 
+def _sha256(path):
+  with open(path, "rb") as f:
+    return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def _checked(chunks):
-  """The (first row, rows) chunks, each checked for NaN and infinities."""
+  """The (first row, rows) chunks, each checked for NaN and infinities: a
+  float64 sum of float32 values cannot overflow, so it is finite exactly
+  when they all are (one pass, no temporary array)."""
   for start, rows in chunks:
-    bad = ~np.isfinite(rows).all(axis=1)
-    if bad.any():
-      raise errors.UserError(f"table row {start + int(np.argmax(bad))} has "
-                             "a NaN or infinite value")
+    if not np.isfinite(rows.sum(dtype=np.float64)):
+      bad = np.argmax(~np.isfinite(rows).all(axis=1))
+      raise errors.UserError(f"table row {start + int(bad)} has a NaN or "
+                             "infinite value")
     yield start, rows
 
 
-def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
+def build_module(fmt, path, vocab_path, tokenizer="whitespace",
+                 precision="float32"):
   """The averaging encoder of an imported file.
 
+  Args:
+    fmt, path: the file (a format of IMPORT_FORMATS).
+    vocab_path: where its words are written (`Vocabulary.save`).
+    tokenizer, precision: keys of TOKENIZERS and PRECISIONS.
+
   Returns:
-    (module, vocabulary, source): the `AveragingSentenceEncoder` (its card
-    says where it came from), its `Vocabulary` and {"format", "file",
-    "sha256", "size_bytes"} of the file.
+    (module, source): the `AveragingSentenceEncoder` (its card says where
+    it came from) and {"format", "file", "sha256", "size_bytes"}, the
+    sha256 a `concurrent.futures.Future` (`saved_model_writer` waits for
+    it when it writes the card).
 
   Raises:
     errors.UserError: an unknown format, precision or tokeniser, or a file
@@ -89,16 +105,25 @@ def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
     raise errors.UserError(f"--precision is one of {', '.join(PRECISIONS)} "
                            f"and --tokenizer one of {', '.join(TOKENIZERS)}")
   # The file's header and first chunk are checked before TensorFlow is
-  # imported: a bad file is refused in a moment.
+  # imported: a bad file is refused in a moment. Its sha256 is taken by
+  # another thread (hashlib lets go of the GIL): of the bytes a .bin's
+  # reader reads (one pass over the disk), or of a word-vector file.
+  card, words = {"imported": {"format": fmt, "file": os.path.abspath(path),
+                              "size_bytes": os.path.getsize(path)}}, []
   if fmt == "sent2vec":
     source = fasttext_bin.Sent2VecFile(path)
-    ngrams, buckets = source.args["wordNgrams"], source.args["bucket"]
-    dim = source.dim
+    ngrams, buckets, dim = (source.args["wordNgrams"], source.args["bucket"],
+                            source.dim)
     rows = source.rows if ngrams > 1 else len(source.words)
     chunks = _checked(source.table_chunks(_chunk_rows(dim), rows))
+    card.update(word_ngrams=ngrams, num_buckets=buckets if ngrams > 1 else 0,
+                sent2vec_args=source.args)
   else:
     source = word_vectors.VectorFile(path, fmt)
-    dim, rows, words = source.dim, source.count + 1, []
+    dim, rows = source.dim, source.count + 1
+    hashing = concurrent.futures.ThreadPoolExecutor(1)
+    sha256 = hashing.submit(_sha256, path)
+    hashing.shutdown(wait=False)
 
     def word_chunks():
       for chunk_words, chunk in source.chunks(_chunk_rows(dim)):
@@ -108,6 +133,10 @@ def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
     chunks = _checked(itertools.chain(word_chunks(), [
         (0, np.zeros([1, dim], np.float32))]))  # Row 0: padding.
   chunks = itertools.chain([next(chunks)], chunks)
+  # oneDNN's allocator keeps 8 bytes per 256 of a large tensor (131 MB for
+  # a 3.6 GB table): the import uses TensorFlow's plain allocator when it
+  # is the first to import TensorFlow (the command is).
+  os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
   # pylint: disable=g-import-not-at-top
   from sentzoo.export import averaging_encoder
   from sentzoo.export import model_card
@@ -118,8 +147,27 @@ def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
   from sentzoo.inputs import vocabulary as vocabulary_lib
   from sentzoo.models import model_specs
   # pylint: enable=g-import-not-at-top
-  mode = PRECISIONS[precision]
   tokenize = tokenizer_lib.Tokenizer(**TOKENIZERS[tokenizer][0])
+
+  def words_to_ids(vocabulary):
+    """The featurizer; the words written and let go (before the table of a
+    .bin file is read, so their Python objects and the table are never in
+    memory together)."""
+    vocabulary.save(vocab_path)
+    card["vocabulary_size"] = len(vocabulary)
+    if fmt == "sent2vec":
+      return sent2vec_featurizer.Sent2VecFeaturizer(
+          vocabulary, tokenize, word_ngrams=ngrams, num_buckets=buckets)
+    return text_to_ids.TextToIds(vocabulary, tokenize)
+
+  if fmt == "sent2vec":
+    featurizer = words_to_ids(vocabulary_lib.Vocabulary(source.words[1:],
+                                                        source.counts[1:]))
+    source.words = None
+    # The words' memory back to the system (0.09 GB of 1.5M words), so
+    # that it is not part of the peak once the table is in memory.
+    resources.release_free_memory()
+  mode = PRECISIONS[precision]
   variables = table_quantization.table_variables(rows, dim, mode)
   started = last = time.time()
   for start, chunk in chunks:
@@ -128,40 +176,29 @@ def build_module(fmt, path, tokenizer="whitespace", precision="float32"):
       last = time.time()
       print(f"read {start + len(chunk):,} of {rows:,} rows "
             f"({last - started:.0f} s)", file=sys.stderr, flush=True)
-  card = {}
   if fmt == "sent2vec":
-    sha256 = source.finish()
-    vocabulary = vocabulary_lib.Vocabulary(source.words[1:],
-                                           source.counts[1:])
-    featurizer = sent2vec_featurizer.Sent2VecFeaturizer(
-        vocabulary, tokenize, word_ngrams=ngrams, num_buckets=buckets)
-    card.update(word_ngrams=ngrams, num_buckets=featurizer.num_buckets,
-                sent2vec_args=source.args)
+    sha256 = source.sha256()
   else:
-    with open(path, "rb") as f:
-      sha256 = hashlib.file_digest(f, "sha256").hexdigest()
-    vocabulary = vocabulary_lib.Vocabulary(words, np.zeros(len(words)))
-    featurizer = text_to_ids.TextToIds(vocabulary, tokenize)
-  imported = {"format": fmt, "file": os.path.abspath(path),
-              "sha256": sha256, "size_bytes": os.path.getsize(path)}
+    featurizer = words_to_ids(vocabulary_lib.Vocabulary(
+        words, np.zeros(len(words))))
+    del words[:]
+  card["imported"]["sha256"] = sha256  # A future: taken while saving.
   card.update(model_card.base_model_card(
-      model_specs.SENT2VEC, {"training": {"imported": imported}}, path,
-      model_card.encoder_signature(dim)))
-  card.update(embedding_dim=dim, vocabulary_size=len(vocabulary),
-              imported=imported, tokenization={
-                  **tokenize.get_config(), "name": tokenizer,
-                  "description": TOKENIZERS[tokenizer][1] + "; unknown "
-                                 "words dropped; sentence = mean of the "
-                                 "rows of its words" + (
-                                     " and word n-grams" if fmt == "sent2vec"
-                                     else "") + " (zero if none)"})
+      model_specs.SENT2VEC, {"training": {"imported": card["imported"]}},
+      path, model_card.encoder_signature(dim)))
+  card.update(embedding_dim=dim, tokenization={
+      **tokenize.get_config(), "name": tokenizer,
+      "description": TOKENIZERS[tokenizer][1] + "; unknown words dropped; "
+                     "sentence = mean of the rows of its words" + (
+                         " and word n-grams" if fmt == "sent2vec" else "") +
+                     " (zero if none)"})
   if fmt != "sent2vec":
     card.update(model_type="word_averaging", paper=(
         f"word vectors from a {fmt} file, averaged (the encoder of Siamese "
         "CBOW and PARAGRAM-PHRASE)"))
   module = averaging_encoder.AveragingSentenceEncoder(
       featurizer, variables, card, quantize=mode)
-  return module, vocabulary, imported
+  return module, card["imported"]
 
 
 def import_file(fmt, path, *, name=None, output_dir=None, store=None,
@@ -185,11 +222,9 @@ def import_file(fmt, path, *, name=None, output_dir=None, store=None,
     if store.is_installed(name) and not replace:
       raise errors.UserError(f"model {name!r} is already installed in "
                              f"{store.root!r}; pass --replace to replace it")
-  module, vocabulary, imported = build_module(fmt, path, tokenizer,
-                                              precision)
   with tempfile.TemporaryDirectory() as tmp:
     vocab = os.path.join(tmp, "vocab.txt")
-    vocabulary.save(vocab)
+    module, imported = build_module(fmt, path, vocab, tokenizer, precision)
     extra = {store_lib.VOCABULARY_IN_EXPORT: vocab}
     # pylint: disable=g-import-not-at-top
     from sentzoo import install_scores
@@ -206,7 +241,8 @@ def import_file(fmt, path, *, name=None, output_dir=None, store=None,
                                       export_dir, data_dir)
       return store.commit(name, staging, {
           "source": f"imported from {os.path.basename(path)} ({fmt})",
-          "imported": imported, "scores": scores}, replace=replace)
+          "imported": dict(imported, sha256=imported["sha256"].result()),
+          "scores": scores}, replace=replace)
 
 
 def export_as(fmt, model, out_path):

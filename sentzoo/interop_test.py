@@ -43,7 +43,15 @@ def sha256(path):
     return hashlib.sha256(f.read()).hexdigest()
 
 
-class ImportSent2VecTest(tf.test.TestCase):
+class _BuildTestCase(tf.test.TestCase):
+
+  def _build(self, path, **kwargs):
+    """interop.build_module of a sent2vec file, its words in self.vocab."""
+    self.vocab = os.path.join(self.get_temp_dir(), "vocab.txt")
+    return interop.build_module("sent2vec", path, self.vocab, **kwargs)
+
+
+class ImportSent2VecTest(_BuildTestCase):
 
   def test_serving_and_load_give_the_bindings_vectors(self):
     for name in ("uni", "bi"):
@@ -65,26 +73,26 @@ class ImportSent2VecTest(tf.test.TestCase):
 
   def test_trigrams_and_quantised_tables(self):
     # tri.bin's ids pass 1368, where the trigram hash wraps around 2^64.
-    module, vocabulary, imported = interop.build_module("sent2vec",
-                                                        fixture("tri"))
+    module, imported = self._build(fixture("tri"))
     self.assertAllClose(module(tf.constant(SENTENCES)),
                         binding_vectors("tri"), atol=ATOL, rtol=0)
-    self.assertLen(vocabulary, 3429)
+    self.assertEqual(module.metadata["vocabulary_size"], 3429)
+    with open(self.vocab, encoding="utf-8") as f:
+      self.assertLen(f.readlines(), 3429)
     self.assertEqual(imported["size_bytes"], os.path.getsize(fixture("tri")))
+    self.assertEqual(imported["sha256"].result(), sha256(fixture("tri")))
     for precision, atol in (("float16", 1e-3), ("int8", 0.05)):
-      module, _, _ = interop.build_module("sent2vec", fixture("bi"),
-                                          precision=precision)
+      module, _ = self._build(fixture("bi"), precision=precision)
       self.assertEqual(module.metadata["quantization"]["mode"], precision)
       self.assertAllClose(module(tf.constant(SENTENCES)),
                           binding_vectors("bi"), atol=atol, rtol=0)
 
   def test_zoo_tokenizer_reads_raw_text(self):
-    module, _, _ = interop.build_module("sent2vec", fixture("bi"),
-                                        tokenizer="zoo")
+    module, _ = self._build(fixture("bi"), tokenizer="zoo")
     self.assertEqual(module.metadata["tokenization"]["name"], "zoo")
     raw = ["The white breakers were rushing to the shore; THE END."]
     tokenised = ["the white breakers were rushing to the shore ; the end ."]
-    exact, _, _ = interop.build_module("sent2vec", fixture("bi"))
+    exact, _ = self._build(fixture("bi"))
     self.assertAllClose(module(tf.constant(raw)),
                         exact(tf.constant(tokenised)), atol=ATOL, rtol=0)
 
@@ -122,7 +130,7 @@ class WordVectorsTest(tf.test.TestCase):
       self.assertAllEqual(loaded.vectors, self.rows)
 
 
-class ExportAsSent2VecTest(tf.test.TestCase):
+class ExportAsSent2VecTest(_BuildTestCase):
 
   def test_an_imported_file_written_back(self):
     path = interop.import_file("sent2vec", fixture("bi"),
@@ -136,7 +144,7 @@ class ExportAsSent2VecTest(tf.test.TestCase):
     table = [np.concatenate([c.copy() for _, c in f.table_chunks(500)])
              for f in (original, written)]
     self.assertAllEqual(table[1], table[0])
-    module, _, _ = interop.build_module("sent2vec", out)
+    module, _ = self._build(out)
     self.assertAllClose(module(tf.constant(SENTENCES)),
                         binding_vectors("bi"), atol=ATOL, rtol=0)
 
@@ -147,7 +155,7 @@ class ExportAsSent2VecTest(tf.test.TestCase):
                                evaluate=False)
     out = os.path.join(self.get_temp_dir(), "ours.bin")
     interop.export_as("sent2vec", path, out)  # Words from ../../vocab.txt.
-    module, _, _ = interop.build_module("sent2vec", out, tokenizer="zoo")
+    module, _ = self._build(out, tokenizer="zoo")
     sentences = ["The cat sat on the mat.", "", "zebra", "the mat , the cat"]
     self.assertAllClose(module(tf.constant(sentences)),
                         sentzoo.load(path).encode(sentences), atol=ATOL,
