@@ -2,6 +2,7 @@
 #   make demo   sets up .venv (sentzoo with every extra, editable), trains the demo config on the
 #               real corpus, evaluates on STS/SICK, exports, and prints where the export is.
 #   make test   sets up .venv, checks the imports (mypy) and runs the test suite (pytest).
+#   make docs   writes every generated page again from the committed records.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -12,7 +13,7 @@ TEST_WORKERS ?= 2
 # The commands keep TensorFlow's INFO logging quiet themselves (common/console.py);
 # SENTZOO_VERBOSE=1 make demo shows it.
 
-.PHONY: setup demo zoo test typecheck bazel-test clean
+.PHONY: setup demo zoo docs test typecheck bazel-check clean
 
 # The checkout installed in editable mode (`import sentzoo` works from any
 # folder, and the checkout's files are what runs) with every extra
@@ -36,6 +37,13 @@ demo: setup
 zoo: setup
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m sentzoo.cli train --all
 
+# Every generated page of docs/ (and the README's table) written again from
+# the committed records, docs/records/ (lab/docs.py): nothing is trained or
+# evaluated. lab/docs_test.py checks that the committed pages are what this
+# writes.
+docs: setup
+	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m lab.docs
+
 test: typecheck
 	SENTZOO_DATA_DIR=$(DATA_DIR) $(PY) -m pytest -q -n $(TEST_WORKERS) --durations=30
 
@@ -43,14 +51,24 @@ test: typecheck
 typecheck: setup
 	$(PY) -m mypy -p sentzoo
 
-# `bazel test //...` (about 10-20 min on 2 cores from a cold cache), then
-# `bazel shutdown` so that no Bazel server stays behind; exits with the test
-# status. The shared folder is the parent of SENTZOO_DATA_DIR (baselines/).
-# Not part of `make test` or CI: it runs the same test files as pytest.
-bazel-test: setup
+# The Bazel build graph, as CI checks it: every target builds
+# (`bazel build //...`), and one test target per folder runs under Bazel
+# (the whole suite runs under pytest in `make test`: running every test
+# file twice would double CI's time). Then `bazel shutdown`, so that no
+# Bazel server stays behind. The shared folder is the parent of
+# SENTZOO_DATA_DIR (baselines/).
+BAZEL_TESTS := //common:cli_test //docs:pages_test \
+    //evaluation:sts_data_test //export:signature_info_test \
+    //inputs:vocabulary_test //layers:masked_average_test \
+    //models:paraphrase_margin_loss_test //sentzoo:catalogue_test \
+    //tests:layer_test_case_test //tools:check_build_targets_test \
+    //trainers:config_test
+bazel-check: setup
 	status=0; \
 	PATH=$(abspath $(VENV))/bin:$$PATH SENTZOO_DATA_DIR=$(abspath $(DATA_DIR)) \
-	    bazel test //... --test_output=errors || status=$$?; \
+	    bazel build //... && \
+	PATH=$(abspath $(VENV))/bin:$$PATH SENTZOO_DATA_DIR=$(abspath $(DATA_DIR)) \
+	    bazel test $(BAZEL_TESTS) || status=$$?; \
 	bazel shutdown; \
 	exit $$status
 

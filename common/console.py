@@ -4,8 +4,9 @@
 (absl's banner, oneDNN and CPU notices, no CUDA driver, a cuInit ERROR), some
 before it reads TF_CPP_MIN_LOG_LEVEL (TF 2.21), so `quiet_before_tensorflow`
 filters the stderr file descriptor while TensorFlow is imported. sentzoo's
-__init__.py calls it under `python -m <a sentzoo module>` only: a user's
-`import sentzoo` changes nothing. `set_logging_verbosity` (`common.cli.run`
+__init__.py calls it: a user's program that imports sentzoo before
+TensorFlow is quiet as well (SENTZOO_VERBOSE=1 or TF_CPP_MIN_LOG_LEVEL=0
+bring the lines back). `set_logging_verbosity` (`common.cli.run`
 calls it) hides Python INFO logging, sentzoo's own too: no absl-prefixed line.
 `--verbose` on the command line (a --flagfile is read after the C++ lines are
 written) or SENTZOO_VERBOSE=1 keeps everything.

@@ -13,6 +13,10 @@ import os
 from sentzoo.common import errors
 
 ENV_VAR = "SENTZOO_DATA_DIR"
+# sentzoo's own folder: the model store and the caches of commands and
+# trainers (`home`).
+HOME_ENV_VAR = "SENTZOO_HOME"
+DEFAULT_HOME = os.path.join("~", ".cache", "sentzoo")
 # Rule 3, relative to the repository checkout.
 CHECKOUT_DATA_DIR = os.path.join("..", "shared", "data")
 
@@ -60,3 +64,13 @@ def resolve_data_dir(flag_value=None, required_subdir=None):
         f"data directory {path!r} has no {required_subdir}/ folder: point "
         f"--data_dir or {ENV_VAR} at a copy of the data that has it")
   return path
+
+
+def home() -> str:
+  """sentzoo's folder, its model store (sentzoo/store.py) with the caches of
+  commands and trainers in its cache/: $SENTZOO_HOME, else
+  $XDG_CACHE_HOME/sentzoo, else ~/.cache/sentzoo."""
+  xdg = os.environ.get("XDG_CACHE_HOME")
+  return os.path.abspath(os.path.expanduser(
+      os.environ.get(HOME_ENV_VAR) or (os.path.join(xdg, "sentzoo") if xdg
+                                       else DEFAULT_HOME)))

@@ -11,14 +11,17 @@ where, why, and what to do:
                                       "pass another --export_dir"):
     tf.saved_model.save(...)
 
-`summary_writer` opens a TensorBoard writer the same way.
+`summary_writer` opens a TensorBoard writer the same way. `atomic_write`
+is the one way a file is written whole or not at all, `sha256_file` the one
+hash of a file.
 """
 
 import contextlib
 import errno
+import hashlib
 import os
-
-import tensorflow as tf
+import sys
+import tempfile
 
 from sentzoo.common import errors
 
@@ -46,7 +49,10 @@ def write_failure(error):
   """Which of `NO_SPACE`, `READ_ONLY`, `DENIED` `error` is, or None."""
   if isinstance(error, OSError) and error.errno in _ERRNO_KINDS:
     return _ERRNO_KINDS[error.errno]
-  if isinstance(error, (OSError, tf.errors.OpError)):
+  # TensorFlow's errors only where it is imported (the store is not).
+  tf = sys.modules.get("tensorflow")
+  if isinstance(error, OSError) or tf and isinstance(error,
+                                                     tf.errors.OpError):
     text = str(error)
     for words, kind in _MESSAGE_KINDS:
       if words in text:
@@ -68,11 +74,41 @@ def free_bytes(path):
 
 
 def size_text(num_bytes):
-  """"6.1 GB", "9.2 MB", "529 bytes"."""
-  for unit, scale in (("GB", 1e9), ("MB", 1e6)):
-    if num_bytes >= scale / 10:
+  """"6.1 GB", "260.0 MB", "1.2 KB", "529 bytes": the one byte-size format."""
+  for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    if num_bytes >= scale:
       return f"{num_bytes / scale:.1f} {unit}"
-  return f"{num_bytes} bytes"
+  return f"{num_bytes:.0f} bytes"
+
+
+def sha256_file(path):
+  """The file's sha256, hex (OSError if it cannot be read)."""
+  with open(path, "rb") as f:
+    return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w"):
+  """A file object ("w": UTF-8 text, "wb": bytes) whose content appears at
+  `path` whole or not at all: a temporary file in the same folder, synced
+  and renamed over `path` when the block ends, removed if the block raises.
+  The file gets the mode `open` gives (0666 less the umask)."""
+  folder = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.")
+  try:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    os.fchmod(fd, 0o666 & ~mask)
+    with os.fdopen(fd, mode, **({} if "b" in mode else
+                                {"encoding": "utf-8"})) as f:
+      yield f
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.remove(tmp)
+    raise
 
 
 def user_error(error, what, path, advice, needed_bytes=None):
@@ -112,7 +148,7 @@ def plain_write_errors(what, path, advice, needed_bytes=None):
   block as `user_error(...)` (other errors pass through)."""
   try:
     yield
-  except (OSError, tf.errors.OpError) as e:
+  except Exception as e:  # pylint: disable=broad-except
     plain = user_error(e, what, path, advice, needed_bytes)
     if plain is None:
       raise
@@ -123,5 +159,6 @@ def summary_writer(logdir, advice="pass another --model_dir"):
   """`tf.summary.create_file_writer(logdir)`; a folder that cannot be
   written is an `errors.UserError` naming it (TensorFlow's own error is
   `Could not initialize events writer`, a traceback)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   with plain_write_errors("TensorBoard logs", logdir, advice):
     return tf.summary.create_file_writer(logdir)

@@ -1,6 +1,7 @@
 """Tests for common.disk_errors."""
 
 import errno
+import hashlib
 import os
 import subprocess
 import tempfile
@@ -75,6 +76,41 @@ class DiskErrorsTest(tf.test.TestCase):
     self.assertEqual(disk_errors.size_text(6.1e9), "6.1 GB")
     self.assertEqual(disk_errors.size_text(9_200_000), "9.2 MB")
     self.assertEqual(disk_errors.size_text(529), "529 bytes")
+    # What `sentzoo models` and `sentzoo pack` showed with a formatter of
+    # their own (which wrote "529 B").
+    for size, shown in ((1_200, "1.2 KB"), (999_999, "1000.0 KB"),
+                        (1_000_000, "1.0 MB"), (45_100_000, "45.1 MB"),
+                        (260_000_000, "260.0 MB"), (5.9e9, "5.9 GB"),
+                        (1.2e12, "1200.0 GB")):
+      self.assertEqual(disk_errors.size_text(size), shown)
+
+  def test_atomic_write_is_whole_or_nothing_with_the_mode_of_open(self):
+    folder = self.get_temp_dir()
+    path = os.path.join(folder, "f.txt")
+    with disk_errors.atomic_write(path) as f:
+      f.write("caf\u00e9\n")
+    with open(path, encoding="utf-8") as f:
+      self.assertEqual(f.read(), "caf\u00e9\n")
+    mask = os.umask(0)
+    os.umask(mask)
+    self.assertEqual(os.stat(path).st_mode & 0o777, 0o666 & ~mask)
+    with self.assertRaises(ValueError):
+      with disk_errors.atomic_write(path, "wb") as f:
+        f.write(b"half")
+        raise ValueError("stopped")
+    with open(path, encoding="utf-8") as f:
+      self.assertEqual(f.read(), "caf\u00e9\n")
+    self.assertEqual(os.listdir(folder), ["f.txt"])
+
+  def test_sha256_file(self):
+    path = os.path.join(self.get_temp_dir(), "data")
+    data = os.urandom(3 << 20)
+    with open(path, "wb") as f:
+      f.write(data)
+    self.assertEqual(disk_errors.sha256_file(path),
+                     hashlib.sha256(data).hexdigest())
+    with self.assertRaises(FileNotFoundError):
+      disk_errors.sha256_file(path + ".absent")
 
 
 if __name__ == "__main__":

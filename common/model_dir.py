@@ -17,10 +17,10 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
 MODEL_CONFIG_FILE = "model_config.json"
@@ -109,30 +109,10 @@ def latest_checkpoint(model_dir):
 
 
 def write_text_atomically(path, text):
-  """Writes `text` to `path` through a temporary file in the same folder and
-  a rename: a reader (or a killed run) sees the old file or the new one,
-  never half of one."""
-  folder = os.path.dirname(os.path.abspath(path))
-  fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.")
-  try:
-    # mkstemp makes the file 0600; the file gets the mode `open` would give
-    # it (0666 less the umask), as the files written without a rename do.
-    os.chmod(tmp, 0o666 & ~current_umask())
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-      f.write(text)
-      f.flush()
-      os.fsync(f.fileno())
-    os.replace(tmp, path)
-  except BaseException:
-    if os.path.exists(tmp):
-      os.remove(tmp)
-    raise
-
-
-def current_umask():
-  mask = os.umask(0o022)  # Read by setting it and setting it back.
-  os.umask(mask)
-  return mask
+  """Writes `text` to `path` whole or not at all (`disk_errors.atomic_write`):
+  a reader, or a killed run, sees the old file or the new one."""
+  with disk_errors.atomic_write(path) as f:
+    f.write(text)
 
 
 def read_flags_file(model_dir):

@@ -1,6 +1,7 @@
 """Tests for common.non_finite."""
 
 import os
+from unittest import mock
 
 import numpy as np
 import tensorflow as tf
@@ -28,6 +29,24 @@ class NonFiniteTest(tf.test.TestCase):
     with self.assertRaisesRegex(non_finite.NonFiniteError,
                                 "no checkpoint was written"):
       non_finite.check_step(1, False)
+
+  def test_global_norm_matches_tf_in_row_chunks(self):
+    table = tf.Variable(tf.random.normal([1000, 7], seed=1))
+    bias = tf.Variable([3.0, 4.0])
+    scalar = tf.Variable(2.0, dtype=tf.float64)
+    ids = tf.Variable([5, 6])
+    expected = float(tf.linalg.global_norm([table, bias, tf.cast(scalar,
+                                                                  tf.float32)]))
+    with mock.patch.object(non_finite, "_NORM_CHUNK", 100):
+      self.assertAllClose(non_finite.global_norm([table, bias, scalar, ids]),
+                          expected, rtol=1e-6)
+    self.assertAllClose(non_finite.global_norm([table, bias, scalar]),
+                        expected, rtol=1e-6)
+    self.assertEqual(non_finite.global_norm([]), 0.0)
+    overflowed = tf.Variable([[1e30, 1e30]] * 3)
+    with mock.patch.object(non_finite, "_NORM_CHUNK", 2):
+      # Summed in float64: large float32 values do not overflow.
+      self.assertAllClose(non_finite.global_norm([overflowed]), 6**0.5 * 1e30)
 
   def test_check_variables_refuses_a_nan_table(self):
     good = tf.Variable(tf.ones([3, 2]), name="table")

@@ -74,12 +74,9 @@ def limit_malloc_arenas(arenas: Optional[int] = None) -> bool:
 
   glibc's default is 8 arenas per CPU, and each keeps the memory freed in
   it: TensorFlow's pipeline and compute threads then hold freed blocks in
-  many arenas. Measured on the Siamese CBOW trainer (best flagfile, 3,000
-  steps with 3 evaluations, 2 CPUs, one run at a time): peak RSS 1,228 to
-  1,349 MB (3 runs) with glibc's default, 1,198 to 1,278 MB (5 runs) with 2
-  arenas; the train step's groups/s within its run-to-run spread. sentzoo's
-  commands call it before TensorFlow starts its threads
-  (sentzoo/__init__.py, sentzoo/cli.py).
+  many arenas; fewer arenas lower the trainers' peak RSS at the same speed
+  (docs/design_measurements.md). sentzoo's commands call it before
+  TensorFlow starts its threads (sentzoo/__init__.py, sentzoo/cli.py).
 
   Returns:
     False, with nothing changed, where MALLOC_ARENA_MAX is set (the user's
@@ -106,15 +103,15 @@ def release_free_memory() -> bool:
 
 # Optional imports that TensorFlow and Keras make as they load, for features
 # sentzoo does not use: the packages whose modules make them -> the packages
-# they would import. Measured after the Siamese CBOW trainer's imports (2
-# CPUs, AMD EPYC): matplotlib, for Keras's image-gallery plots, holds 24 MB
-# of anonymous memory and 3 MB of code; scipy, for the legacy tf.keras v1
-# loop's check for sparse input, 7 and 2 MB; h5py, for the legacy .h5 model
-# files of tf.keras v1 and Keras 3, 3 and 8 MB. (Keras 3's own saving
-# imports h5py when it first writes or reads weights, so it still can.)
+# they would import: matplotlib, for Keras's image-gallery plots; scipy, for
+# the legacy tf.keras v1 loop's check for sparse input; h5py, for the legacy
+# .h5 model files of tf.keras v1 and Keras 3; scikit-learn, for Keras's
+# scikit-learn wrappers (what each holds: docs/design_measurements.md). Keras 3's own saving imports h5py when it
+# first writes or reads weights, so it still can.
 UNUSED_OPTIONAL_IMPORTS = {
     "keras.src.visualization": ("matplotlib",),
     "keras.src.legacy.saving": ("h5py",),
+    "keras.src.wrappers": ("sklearn",),
     "tensorflow.python.keras": ("scipy", "h5py"),
 }
 

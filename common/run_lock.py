@@ -16,6 +16,10 @@ the run says so on stderr. A file that names another host and is locked
 there (on a network file system whose locks reach this machine) is refused
 like a local holder; one that is not locked is taken over as well.
 
+filelock (the store's lock) takes the same flock but records no holder, so
+it could neither name the run that holds the folder nor say whose lock it
+took over: this module keeps its own.
+
 Usage:
 
   with run_lock.hold(model_dir, "training"):
@@ -67,7 +71,8 @@ def _read_holder(fd):
   return holder if isinstance(holder, dict) else {}
 
 
-def _pid_alive(pid):
+def pid_alive(pid):
+  """Whether process `pid` of this machine is alive."""
   try:
     os.kill(int(pid), 0)
   except (ProcessLookupError, ValueError, TypeError):
@@ -132,7 +137,7 @@ class RunLock:
       # Unlocked but not empty: the run that wrote it ended without removing
       # it (killed, or its machine rebooted).
       here = previous.get("host") == socket.gethostname()
-      state = ("is gone" if here and not _pid_alive(previous["pid"])
+      state = ("is gone" if here and not pid_alive(previous["pid"])
                else "no longer holds it")
       self.announce(
           f"note: taking over the lock of {self.model_dir!r} left by pid "

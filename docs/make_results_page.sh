@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates docs/RESULTS.md: evaluates every export listed below (STS
-# 2012-2015, SICK, STS-B dev, SentEval transfer tasks) and writes the page
-# with the papers' numbers beside them. Evaluations are cached per export in
+# Records docs/RESULTS.md's tables: evaluates every export listed below (STS
+# 2012-2015, SICK, STS-B dev, SentEval transfer tasks), writes the tables with
+# the papers' numbers beside them to docs/records/results/tables.md, and
+# `make docs` puts them into the page. Evaluations are cached per export in
 # runs/results_cache, so adding an export only evaluates that one.
 #
 # To add a model: append a --model="NAME=EXPORT_PATH" line (and optionally a
 # --train_command="NAME=COMMAND" line) to the list below and rerun.
 #
-# On a machine without some of the exports, the page keeps its numbers: only
-# its catalogue and significance sections are written again from what is here
-# (--update_sections), and no mark is left on the tables it cannot test.
+# On a machine without some of the exports nothing is recorded: the page keeps
+# the tables of its record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Siamese CBOW: the ablation runs of docs/siamese_cbow.md (paper flags,
@@ -41,21 +41,11 @@ args=(
 )
 for arg in "${args[@]}"; do
   if [[ $arg == --model=* && ! -d ${arg##*=} ]]; then
-    args+=(--update_sections)
-    break
+    echo "${arg##*=} is not on this machine: nothing recorded" >&2
+    exit 1
   fi
 done
-.venv/bin/python -m reports.results_page \
+.venv/bin/python -m lab.reports.results_page \
   --data_dir="${SENTZOO_DATA_DIR:-../shared/data}" \
-  --output=docs/RESULTS.md --cache_dir=runs/results_cache \
-  --command_note="bash docs/make_results_page.sh" \
-  "${args[@]}" "$@"
-# Every catalogue entry at the top, with its recorded scores (reports/ sits
-# below the sentzoo package, so the catalogue is passed in from here).
-.venv/bin/python - <<'PY'
-from sentzoo import catalogue, catalogue_table
-from sentzoo.reports import results_page
-results_page.fill_catalogue_section("docs/RESULTS.md", catalogue.ENTRIES,
-                                    catalogue_table.read_records())
-PY
-.venv/bin/python -m reports.formatting docs/RESULTS.md  # no machine path, no overlong line
+  --cache_dir=runs/results_cache "${args[@]}" "$@"
+.venv/bin/python -m lab.docs

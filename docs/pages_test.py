@@ -4,8 +4,8 @@ No machine paths, no overlong lines, and no Wilcoxon mark (\u2020) outside a
 table labelled as the Siamese CBOW paper's test: a dagger on a score says
 "better" to a reader, and the Wilcoxon test does not test that (issue 35).
 
-The pages are generated (their scripts end with `python -m
-reports.formatting PAGE`); this checks what is committed.
+The generated pages are written by `make docs` (lab/docs.py), which makes
+them readable; this checks every committed page.
 """
 
 import glob

@@ -8,10 +8,10 @@
 #
 # A finished run's evaluation (per-set Pearson, per-pair scores at 4
 # decimals, training summary, wall seconds) is recorded in docs/records/charagram/<name>/
-# seed<k>/ (`reports.charagram_results --record_only`), which is committed:
+# seed<k>/ (`lab.reports.charagram_results --record_only`), which is committed:
 # runs/ does not outlive the machine, the table does. A run that has a record
 # is trained again only when named on the command line. Then:
-#   bash docs/make_charagram_results.sh
+#   make docs
 #
 #   bash docs/run_charagram.sh                    # every run without a record, seeds 0,1,2
 #   SEEDS=0,1 bash docs/run_charagram.sh NAME ... # these runs / seeds, recorded or not
@@ -69,10 +69,10 @@ run_one() {
 }
 
 # Evaluates the run's export and writes its record (and the run folder's
-# evaluation cache, which docs/make_charagram_results.sh then reuses).
+# evaluation cache).
 record() {
   local status=0
-  $PY -m reports.charagram_results --record_only --run="$1=$RUNS/$1" \
+  $PY -m lab.reports.charagram_results --record_only --run="$1=$RUNS/$1" \
       --seeds="$2" --records_dir="$RECORDS" --data_dir="$DATA_DIR" \
       >> "$RUNS/$1/seed$2/record.log" 2>&1 || status=$?
   if [ $status -ne 0 ]; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The collapse probes quoted in the preamble of docs/charagram.md (written by
-# docs/make_charagram_results.sh): charCNN MAX at lr 1e-3 and 1e-4, charCNN
-# MIX and charLSTM MAX, 300 steps each of the trainer's own plan
-# (benchmarks/charagram_collapse.py). Each table is written to
+# The collapse probes quoted in the preamble of docs/charagram.md: charCNN
+# MAX at lr 1e-3 and 1e-4, charCNN MIX and charLSTM MAX, 300 steps each of
+# the trainer's own plan
+# (lab/benchmarks/charagram_collapse.py). Each table is written to
 # docs/records/charagram_collapse/<probe>.md (committed); about 4-10 minutes
 # each on 2 shared cores.
 set -euo pipefail
@@ -13,8 +13,8 @@ mkdir -p "$OUT"
 probe() {
   local name=$1
   shift
-  echo "$name: python -m benchmarks.charagram_collapse $*"
-  .venv/bin/python -m benchmarks.charagram_collapse "$@" \
+  echo "$name: python -m lab.benchmarks.charagram_collapse $*"
+  .venv/bin/python -m lab.benchmarks.charagram_collapse "$@" \
       --data_dir="$DATA_DIR" --steps=300 > "$OUT/$name.md.tmp"
   mv "$OUT/$name.md.tmp" "$OUT/$name.md"
 }

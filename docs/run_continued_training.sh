@@ -10,9 +10,9 @@
 #    steps: from scratch; continued from the part01 model directory (source
 #    and target vectors); continued from its float32 export (source vectors
 #    only). Model directories under $RUNS_DIR (default runs/).
-# 3. `python -m reports.continued_training` prints the table and replaces
-#    the page's "## Results" section (reports/doc_sections.py), then
-#    `python -m reports.formatting` makes the page readable.
+# 3. `python -m lab.reports.continued_training` prints the table and records
+#    the page's "## Results" section in
+#    docs/records/continued_training/results.md; `make docs` puts it there.
 # A finished run is not trained again (the trainer says "nothing to do").
 # DOC_ONLY=1: only step 3. SKIP_EXPORT_RUN=1: no run from the export.
 set -euo pipefail
@@ -43,6 +43,6 @@ reports=("part01 model=$part01"
 if [[ -f $runs/s2v_p2to7_continued_export/finished.json ]]; then
   reports+=("continued from the export=$runs/s2v_p2to7_continued_export")
 fi
-$py -m reports.continued_training "${reports[@]}" \
-  --page=docs/continued_training.md
-$py -m reports.formatting docs/continued_training.md
+$py -m lab.reports.continued_training "${reports[@]}" \
+  --record=docs/records/continued_training/results.md
+$py -m lab.docs

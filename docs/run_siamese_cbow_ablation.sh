@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 DATA_DIR="${SENTZOO_DATA_DIR:-../shared/data}"
 RUNS=runs/siamese_cbow_ablation
 RECORDS=docs/records/siamese_cbow_ablation
-# What a record keeps of a finished run (reports.siamese_cbow_ablation reads these).
+# What a record keeps of a finished run (lab.reports.siamese_cbow_ablation reads these).
 RECORD_FILES="ablation_flags.txt flags.txt sts_results.json eval_log.jsonl train_log.jsonl wall_seconds"
 PY=.venv/bin/python
 source docs/wall_time.sh
@@ -59,7 +59,7 @@ epochs2                  | --num_epochs=2
 run_one() {
   local name=$1 extra=$2 dir=$RUNS/$1
   mkdir -p "$dir"
-  # The row's flags, for the table (reports.siamese_cbow_ablation).
+  # The row's flags, for the table (lab.reports.siamese_cbow_ablation).
   echo "$extra" > "$dir/ablation_flags.txt"
   if [ -f "$dir/sts_results.json" ]; then
     echo "$name: done"

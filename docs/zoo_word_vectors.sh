@@ -1,11 +1,11 @@
-# Sourced by docs/run_charagram.sh and docs/make_charagram_results.sh: the
+# Sourced by docs/run_charagram.sh: the
 # word vectors PARAGRAM-PHRASE starts from. The model dir that
 # `bash docs/train_zoo_word_vectors.sh` chose on STS-B dev
-# (runs/zoo_word_vectors.json), else WORD_VECTORS (a model dir), else the
+# (docs/records/zoo_word_vectors.json), else WORD_VECTORS (a model dir), else the
 # Siamese CBOW best flags' run. Sets WORD_VECTORS and PARAGRAM_INIT (the
 # trainer flags: --word_vectors and, from its model_config.json, the width
 # as --embedding_dim).
-WORD_VECTOR_CHOICE="${WORD_VECTOR_CHOICE:-runs/zoo_word_vectors.json}"
+WORD_VECTOR_CHOICE="${WORD_VECTOR_CHOICE:-docs/records/zoo_word_vectors.json}"
 if [ -z "${WORD_VECTORS:-}" ] && [ -f "$WORD_VECTOR_CHOICE" ]; then
   WORD_VECTORS=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["model_dir"])' \
                  "$WORD_VECTOR_CHOICE")

@@ -161,21 +161,27 @@ class SavedModelEncoder(Encoder):
     self.export_dir = resolve_export_dir(path)
     try:
       self._loaded = tf.saved_model.load(self.export_dir)
-    except (OSError, ValueError, tf.errors.OpError) as e:
+    except (OSError, ValueError, IndexError, KeyError,
+            tf.errors.OpError) as e:
+      # A truncated variables file is an IndexError.
+      first_line = (str(e).strip().splitlines() or [""])[0][:200]
       raise errors.DataDirError(
-          f"cannot load SavedModel at {self.export_dir!r}: {e}") from e
+          f"cannot load the SavedModel at {self.export_dir!r}, it looks "
+          f"damaged ({type(e).__name__}: {first_line}); export it "
+          "again") from e
     signatures = getattr(self._loaded, "signatures", {}) or {}
     if SIGNATURE_KEY not in signatures:
       raise errors.UserError(
           f"SavedModel at {self.export_dir!r} has no {SIGNATURE_KEY!r} "
           f"signature (has: {sorted(signatures.keys())})")
-    self._signature = signatures[SIGNATURE_KEY]
-    _, input_kwargs = self._signature.structured_input_signature
+    # The loaded serving_default function (what TF Serving runs).
+    self.signature = signatures[SIGNATURE_KEY]
+    _, input_kwargs = self.signature.structured_input_signature
     if INPUT_KEY not in input_kwargs:
       raise errors.UserError(
           f"SavedModel at {self.export_dir!r}: signature {SIGNATURE_KEY!r} "
           f"has no {INPUT_KEY!r} input (has: {sorted(input_kwargs)})")
-    outputs = self._signature.structured_outputs
+    outputs = self.signature.structured_outputs
     if OUTPUT_KEY not in outputs:
       raise errors.UserError(
           f"SavedModel at {self.export_dir!r}: signature {SIGNATURE_KEY!r} "
@@ -185,7 +191,7 @@ class SavedModelEncoder(Encoder):
       self._dim = int(shape[-1])
 
   def _encode_batch(self, sentences):
-    out = self._signature(
+    out = self.signature(
         **{INPUT_KEY: tf.constant(list(sentences), dtype=tf.string)})
     return tf.cast(out[OUTPUT_KEY], tf.float32).numpy()
 

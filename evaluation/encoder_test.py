@@ -3,6 +3,8 @@
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -100,6 +102,25 @@ class SavedModelEncoderTest(tf.test.TestCase):
     self.assertEqual(out.shape, (0, 6))
     self.assertEqual(out.dtype, np.float32)
 
+  def test_a_truncated_variables_file_is_one_error_line(self):
+    damaged = os.path.join(self.root, "damaged")
+    shutil.copytree(os.path.join(self.base, "1"), damaged)
+    data = os.path.join(damaged, "variables",
+                        "variables.data-00000-of-00001")
+    with open(data, "r+b") as f:
+      f.truncate(os.path.getsize(data) // 2)
+    # As a command that loads it (reports.sts_tables) runs it.
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from sentzoo.common import cli; "
+         "from sentzoo.evaluation import encoder; "
+         "cli.run(lambda _: encoder.load_encoder(sys.argv[1]))", damaged],
+        capture_output=True, text=True, timeout=300, check=False)
+    self.assertEqual(done.returncode, 2, done.stderr[-3000:])
+    lines = done.stderr.strip().splitlines()
+    self.assertLen(lines, 1, done.stderr)
+    self.assertRegex(lines[0], "^error: cannot load the SavedModel at .*, it "
+                     "looks damaged \\(IndexError: .*\\); export it again$")
+
   def test_no_saved_model(self):
     empty = os.path.join(self.root, "empty")
     os.makedirs(os.path.join(empty, "temp-1"))
@@ -109,7 +130,7 @@ class SavedModelEncoderTest(tf.test.TestCase):
       encoder_lib.load_encoder(os.path.join(self.root, "nope"))
 
   def test_a_plain_file_is_not_said_to_be_missing(self):
-    # Issue 33 row 10: `reports.sts_tables --model=<a plain file>` and
+    # Issue 33 row 10: `lab.reports.sts_tables --model=<a plain file>` and
     # `sentzoo.load("README.md")` said the file "does not exist".
     plain = os.path.join(self.root, "README.md")
     with open(plain, "w") as f:

@@ -12,7 +12,7 @@ This is the library that trainers and exporters call: `evaluate_pair_sets`
 (any `encoder.Encoder`), the periodic `stsb_dev_evaluator`, the results
 table of a model directory (`format_table`) and its JSON form. The command
 that evaluates exports and compares them with each other and with reference
-pages is `python -m reports.sts_tables` (reports/sts_tables.py).
+pages is `python -m lab.reports.sts_tables` (lab/reports/sts_tables.py).
 """
 
 import dataclasses
@@ -25,7 +25,6 @@ from absl import logging
 import numpy as np
 
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import significance as significance_lib
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import scored_pairs
 
@@ -288,10 +287,14 @@ def _row_names(results_list) -> list:
   return sts_rows + [n for n in seen if n not in sts_data.STS_TEST_SET_NAMES]
 
 
+# The mark after a Pearson significantly below the first column's.
+WORSE = "\u25bc"
+
+
 def format_table(results, names: Optional[Sequence[str]] = None,
                  references: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                 significance: Optional[Mapping[str, Mapping[str, Any]]] = None
-                 ) -> str:
+                 marks: Optional[Mapping[str, Mapping[str, int]]] = None,
+                 marks_caption: str = "") -> str:
   """Formats results as a markdown table in the layout of the paper's Table 1.
 
   Rows: the STS sets grouped by year (missing ones shown as "missing"),
@@ -306,12 +309,11 @@ def format_table(results, names: Optional[Sequence[str]] = None,
       set name or an aggregate key ("STS2014.mean", "STS.mean") and a value
       is (pearson, spearman), {"pearson": .., "spearman": ..}, a Pearson
       number or a verbatim string. Numbers are x 100, like the results.
-    significance: column name -> {set name: CorrelationComparison of that
-      column's model (A) against the first model (B)}
-      (`significance.compare_per_set`). A cell is bold when its Pearson is
-      significantly higher than the first model's and marked with
-      significance.WORSE when significantly lower (Holm-corrected p <
-      significance.TABLE_ALPHA); nothing else is bold.
+    marks: column name -> {set name: +1 (the cell is bold) or -1 (WORSE
+      after it)}: which of its sets a test found better or worse than the
+      first column's (lab/significance.py); nothing else is marked.
+    marks_caption: what the marks mean, added to the caption when there
+      are marks.
   """
   results_list = [results] if isinstance(results, EvalResults) else list(
       results)
@@ -322,7 +324,7 @@ def format_table(results, names: Optional[Sequence[str]] = None,
   if len(names) != len(results_list):
     raise ValueError(f"{len(names)} names for {len(results_list)} results")
   references = dict(references or {})
-  significance = dict(significance or {})
+  marks = dict(marks or {})
   columns = list(references) + names
 
   def column_cells(row_key, is_set):
@@ -347,12 +349,11 @@ def format_table(results, names: Optional[Sequence[str]] = None,
       if text is not None:
         out.append(text)
         continue
-      test = significance.get(column, {}).get(row_key) if is_set else None
-      direction = (0 if test is None or pearson is None else
-                   test.direction())
+      direction = (marks.get(column, {}).get(row_key, 0)
+                   if is_set and pearson is not None else 0)
       p_text = "" if pearson is None else format_number(pearson, 2)
       if direction < 0:
-        p_text += significance_lib.WORSE
+        p_text += WORSE
       if direction > 0:
         p_text = f"**{p_text}**"
       s_text = "" if spearman is None else format_number(spearman, 2)
@@ -362,14 +363,8 @@ def format_table(results, names: Optional[Sequence[str]] = None,
   header = ["set", "pairs"] + columns
   caption = ("Pearson's r \u00d7 100 (Spearman's \u03c1 \u00d7 100); cosine "
              "similarity of the sentence embeddings.")
-  if significance:
-    caption += (f" **Bold**: Pearson significantly higher than {names[0]}'s, "
-                f"{significance_lib.WORSE}: significantly lower (Williams' "
-                "test of dependent correlations with the gold scores, "
-                "Holm-corrected over the table's sets, p < "
-                f"{significance_lib.TABLE_ALPHA:g}, and at least "
-                f"{significance_lib.MIN_DIFFERENCE:g} apart); other "
-                "differences are not significant.")
+  if marks:
+    caption += " " + marks_caption
   lines = [caption, "", "| " + " | ".join(header) + " |",
            "|---|---:|" + "---:|" * (len(header) - 2)]
 
@@ -451,3 +446,13 @@ def results_from_json(data: Mapping[str, Any]) -> EvalResults:
   return EvalResults(sets, list(data.get("missing", [])), aggregates,
                      data.get("model", ""))
 
+
+
+if __name__ == "__main__":
+  # A library module: say which command prints its table.
+  import sys  # pylint: disable=g-import-not-at-top
+  print("error: evaluation.sts is a library, not a command: `sentzoo "
+        "evaluate MODEL [--data_dir DIR]` prints a model's STS table "
+        "(python -m reports.sts_tables --model=... compares several)",
+        file=sys.stderr)
+  sys.exit(2)

@@ -13,11 +13,10 @@ from scipy import stats
 import tensorflow as tf
 
 from sentzoo.evaluation import encoder as encoder_lib
-from sentzoo.evaluation import significance
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.tests import test_util
 from sentzoo.inputs import scored_pairs
+from sentzoo.tests import test_util
 
 
 def letter_counts(sentence):
@@ -27,6 +26,9 @@ def letter_counts(sentence):
     if "a" <= ch <= "z":
       v[ord(ch) - ord("a")] += 1
   return v
+
+
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class LetterEncoder(encoder_lib.Encoder):
@@ -144,6 +146,16 @@ class EvaluateTest(absltest.TestCase):
         capture_output=True, text=True, timeout=120, check=True)
     self.assertEqual(done.stdout.strip(), "[]")
 
+  def test_running_the_module_says_which_command_to_run(self):
+    done = subprocess.run(
+        [sys.executable, "-m", "evaluation.sts", "--model=runs/m/export"],
+        capture_output=True, text=True, timeout=120, cwd=_REPO_ROOT,
+        check=False)
+    self.assertEqual(done.returncode, 2, done.stderr)
+    self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+    self.assertStartsWith(done.stderr, "error: evaluation.sts is a library")
+    self.assertIn("sentzoo evaluate MODEL", done.stderr)
+
   def test_constant_predictions_give_nan_not_crash(self):
 
     class Constant(encoder_lib.Encoder):
@@ -165,10 +177,10 @@ class EvaluateTest(absltest.TestCase):
         self.missing, model_name="B")
     reference = {"STS2013.SMT": (24.94, 29.19), "STS.mean": (41.56, 44.78),
                  "STS2012.MSRpar": {"pearson": 34.19, "spearman": 35.21}}
-    tests = {"B": significance.compare_per_set(results_b, results_a)}
     table = sts.format_table([results_a, results_b],
                              references={"w2v": reference},
-                             significance=tests)
+                             marks={"B": {"STS2012.MSRpar": 0}},
+                             marks_caption="Marks: none.")
     lines = table.splitlines()
     header = next(l for l in lines if l.startswith("| set"))
     self.assertEqual(header, "| set | pairs | w2v | A | B |")
@@ -202,23 +214,17 @@ class EvaluateTest(absltest.TestCase):
   def test_marks_only_significant_differences(self):
     results = sts.evaluate_pair_sets(LetterEncoder(), [TOY], model_name="A")
 
-    def comparison(difference, pvalue):
-      return significance.CorrelationComparison(
-          "toy", 6, 50.0 + difference, 50.0, 0.9, 1.0, pvalue, pvalue,
-          (0.0, 1.0))
-
-    for difference, pvalue, bold, worse in ((1.0, 0.001, True, False),
-                                            (-1.0, 0.001, False, True),
-                                            (1.0, 0.2, False, False)):
+    for direction, bold, worse in ((1, True, False), (-1, False, True),
+                                   (0, False, False)):
       table = sts.format_table(
           [results, results, results], names=["A", "B", "C"],
-          significance={"B": {"toy": comparison(difference, pvalue)}})
+          marks={"B": {"toy": direction}}, marks_caption="What marks mean.")
       row = next(l for l in table.splitlines() if l.startswith("| toy |"))
       cells = row.split(" | ")
       self.assertEqual("**" in cells[3], bold, row)
-      self.assertEqual(significance.WORSE in cells[3], worse, row)
+      self.assertEqual(sts.WORSE in cells[3], worse, row)
       self.assertNotIn("**", cells[2] + cells[4])
-      self.assertIn("Williams", table)
+      self.assertIn("embeddings. What marks mean.", table)
 
   def test_json_round_trip(self):
     results = sts.evaluate_pair_sets(LetterEncoder(), self.pair_sets,

@@ -4,7 +4,7 @@ r"""The one export path: a trained model directory -> a versioned SavedModel.
       --export_dir=exports/siamese_cbow
 
 Reads <model_dir>/model_config.json, whose "model_type" X picks the exporter
-module `export/X_export.py`; its `build_module(model_dir, config)` restores
+module `export/X.py`; its `build_module(model_dir, config)` restores
 the latest checkpoint and returns the tf.Module to save. Writes
 <export_dir>/<version>/ atomically (see `saved_model_writer`), with a model
 card in assets.extra/model_card.json.

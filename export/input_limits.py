@@ -1,4 +1,4 @@
-"""Caps on one sentence of a request: bytes first, then tokens (issue 19).
+"""Caps on one sentence of a request: bytes first, then tokens.
 
 Every exported encoder cuts each input string to `max_bytes_per_sentence`
 bytes (at a UTF-8 character boundary, `inputs.tokenizer.truncate_utf8`)
@@ -9,10 +9,8 @@ request never fails for being long, and the memory of a request is linear
 in its capped size: at most batch x max_bytes_per_sentence bytes of text
 and batch x max_tokens_per_sentence tokens reach the model.
 
-Without the caps, memory grew with the input: one 5 MB sentence took a
-Siamese-CBOW-shaped export (dim 300) to 1.1 GB more resident memory, 229x
-the input (the [tokens, dim] rows it averages); with the default caps,
-+2.3 MB (`python -m benchmarks.serving_memory`).
+Without the caps, memory grows with the input (the [tokens, dim] rows an
+encoder averages); docs/design_measurements.md has the numbers.
 
 Defaults, and why:
 * 1,024 tokens. Sentence encoders average, or run over, a sentence's tokens;

@@ -4,7 +4,7 @@ A 5 MB sentence must embed exactly as its first `max_bytes_per_sentence`
 bytes (cut at a character boundary) and its first `max_tokens_per_sentence`
 tokens do, with every kind of featuriser, in memory and through a reloaded
 export; the caps are in the model card. (Memory is measured by
-`benchmarks/serving_memory.py`, not here.)
+`lab/benchmarks/serving_memory.py`, not here.)
 """
 
 import json
@@ -18,11 +18,11 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.export import averaging_encoder
 from sentzoo.export import featurized_encoder
-from sentzoo.export import hybrid_siamese_export
+from sentzoo.export import hybrid_siamese as hybrid_siamese_export
 from sentzoo.export import input_limits
 from sentzoo.export import op_check
 from sentzoo.export import saved_model_writer
-from sentzoo.export import siamese_cbow_export
+from sentzoo.export import siamese_cbow as siamese_cbow_export
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import sent2vec_featurizer
 from sentzoo.inputs import text_to_ids as text_to_ids_lib

@@ -20,9 +20,9 @@ import tensorflow as tf
 
 from sentzoo.common import errors
 from sentzoo.export import export_model
-from sentzoo.export import hybrid_siamese_export_test
+from sentzoo.export import hybrid_siamese_test as hybrid_siamese_export_test
 from sentzoo.export import op_check
-from sentzoo.export import sent2vec_export_test
+from sentzoo.export import sent2vec_test as sent2vec_export_test
 from sentzoo.tests import model_dir_fixtures
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from sentzoo.common import disk_errors
 from sentzoo.common import errors
+from sentzoo.common import run_lock
 from sentzoo.export import model_readme
 from sentzoo.export import serving_requests
 
@@ -82,14 +83,8 @@ def remove_stale_temporaries(export_dir):
     match = re.fullmatch(r"\.tmp-(\d+)-.*", name)
     if not match:
       continue
-    pid = int(match.group(1))
-    try:
-      os.kill(pid, 0)
+    if run_lock.pid_alive(int(match.group(1))):
       continue  # Alive (or another user's): not ours to remove.
-    except ProcessLookupError:
-      pass
-    except PermissionError:
-      continue
     shutil.rmtree(os.path.join(export_dir, name), ignore_errors=True)
     removed.append(os.path.join(export_dir, name))
   return removed

@@ -1,4 +1,4 @@
-"""Compact exports (issue 17): an embedding table stored as float16 or int8.
+"""Compact exports: an embedding table stored as float16 or int8.
 
 The averaging exporters (`export.averaging_encoder`, used by Sent2Vec,
 Siamese CBOW and PARAGRAM-PHRASE) take `quantize`, one of MODES:

@@ -72,11 +72,9 @@ def without_autotune_thread(dataset):
 
   In TensorFlow 2.21 that thread sometimes sleeps through the end of its
   iterator: the iterator's destructor then waits for it to wake, up to its
-  optimisation period, which grows to 60 s. Seen with gdb in the Siamese
-  CBOW trainer: a 55-60 s stall after the last step of some runs, and about
-  24 s at the end of the batch-counting pass. Measured without it, the
-  Siamese CBOW train step ran at the same groups/s (four alternating runs
-  each).
+  optimisation period, which grows to 60 s: a stall after the last step
+  of a run. Without autotuning the train step runs as fast
+  (docs/design_measurements.md).
   """
   options = tf.data.Options()
   options.autotune.enabled = False

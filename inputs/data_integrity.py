@@ -30,6 +30,7 @@ import sys
 import time
 import zlib
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 
@@ -84,14 +85,6 @@ def read_checksums(path):
   return digests
 
 
-def sha256_file(path):
-  try:
-    with open(path, "rb") as f:
-      return hashlib.file_digest(f, "sha256").hexdigest()
-  except OSError as e:
-    raise errors.DataDirError(f"{path}: cannot read ({e})") from e
-
-
 def verify_checksums(data_dir, files):
   """Checks the files that `<data_dir>/SHA256SUMS` lists (paths relative to
   `data_dir`) against their sha256; returns how many it checked."""
@@ -105,7 +98,10 @@ def verify_checksums(data_dir, files):
     if rel is None or rel not in listed:
       continue
     expected = listed[rel]
-    found = sha256_file(path)
+    try:
+      found = disk_errors.sha256_file(path)
+    except OSError as e:
+      raise errors.DataDirError(f"{path}: cannot read ({e})") from e
     if found != expected:
       raise errors.DataDirError(
           f"{path}: sha256 {found[:12]}... does not match {expected[:12]}... "

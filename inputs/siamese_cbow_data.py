@@ -27,7 +27,7 @@ where each batch lists its distinct sentences once (a sentence is the centre
 of one group, a neighbour in two and often a nearby negative of others: with
 configs/siamese_cbow_best.flags a batch of 100 groups holds 138 distinct
 sentences and 2.6k ids instead of 500 and 9.2k, over 1,000 batches; the step
-averages and updates each sentence once, issue 34).
+averages and updates each sentence once).
 
 Subsampling (`keep_probability=`, not in the Siamese CBOW paper): every word
 occurrence of a training sentence is kept with its word's probability (e.g.
@@ -84,9 +84,9 @@ def _flatten_mix(blocks):
 def _ids_in_chunks(text_to_ids, lines, chunk_lines=CHUNK_LINES):
   """`text_to_ids(lines)`, `chunk_lines` lines at a time, one chunk after
   another (a graph loop, eagerly too): the same ids, with the tokeniser's
-  intermediate tensors of one chunk at a time. For a mix of 16k lines (issue 34): 27-33 MB at once,
-  16-20 MB in chunks of 2,048, at the same speed; each mix the input
-  pipeline has in flight adds that much to the Siamese CBOW trainer's RSS.
+  intermediate tensors of one chunk at a time: less memory at the same
+  speed (docs/design_measurements.md); each mix the input pipeline has in
+  flight adds that much to the Siamese CBOW trainer's RSS.
   """
   n = tf.shape(lines)[0]
   chunks = tf.maximum((n + chunk_lines - 1) // chunk_lines, 1)
@@ -333,8 +333,8 @@ def group_dataset(file_patterns, text_to_ids, batch_size=100, num_negatives=2,
 
   # One mix at a time, ahead of the step: each in flight holds its
   # intermediate tensors (`_ids_in_chunks`), and one keeps ~3x ahead of the
-  # Siamese CBOW step on 2 cores. Against AUTOTUNE (2 on 2 cores), the
-  # trainer's peak RSS fell by 11-24 MB at the same groups/s (issue 34).
+  # Siamese CBOW step on 2 cores; AUTOTUNE (2 on 2 cores) holds more memory
+  # for no speed (docs/design_measurements.md).
   batches = mixed.enumerate().map(to_batches, num_parallel_calls=1,
                                   deterministic=True).unbatch()
   if batch_layout == "by_length":

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 import tensorflow as tf
+import tqdm
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
@@ -121,24 +122,21 @@ def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):
   counter = collections.Counter()
   sentences = tokens = 0
   start = time.time()
-  # A line rewritten in place on a terminal; in a log file, only the total.
-  rewrite = progress and sys.stderr.isatty()
-
-  def say(end):
-    print(f"{chr(13) if rewrite else ''}counting words: {sentences:,} "
-          f"sentences, {tokens:,} tokens, {time.time() - start:.0f}s",
-          end=end, file=sys.stderr, flush=True)
-
+  # A bar on a terminal; in a log file, only the total.
+  bar = tqdm.tqdm(desc="counting words", unit=" sentences", leave=False,
+                  disable=not (progress and sys.stderr.isatty()),
+                  file=sys.stderr)
   dataset = dataset.map(block_counts, num_parallel_calls=tf.data.AUTOTUNE)
-  for i, (unique, counts, non_empty) in enumerate(
-      dataset.prefetch(tf.data.AUTOTUNE).as_numpy_iterator()):
+  for unique, counts, non_empty in dataset.prefetch(
+      tf.data.AUTOTUNE).as_numpy_iterator():
     counter.update(dict(zip(unique.tolist(), counts.tolist())))
     sentences += int(non_empty)
     tokens += int(counts.sum())
-    if rewrite and i % 50 == 0:
-      say(end="")
+    bar.update(int(non_empty))
+  bar.close()
   if progress:
-    say(end="\n")
+    print(f"counting words: {sentences:,} sentences, {tokens:,} tokens, "
+          f"{time.time() - start:.0f}s", file=sys.stderr, flush=True)
   return counter, sentences, tokens
 
 

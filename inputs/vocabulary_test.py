@@ -1,7 +1,9 @@
 """Tests for inputs.vocabulary."""
 
 import collections
+import contextlib
 import gzip
+import io
 import os
 import re
 
@@ -56,6 +58,23 @@ class VocabularyTest(tf.test.TestCase):
                      dict(expected))
     self.assertEqual(sentences, 5)
     self.assertEqual(tokens, sum(expected.values()))
+
+  def test_progress_is_a_bar_on_a_terminal_and_the_total_in_a_log(self):
+    for tty in (False, True):
+      stderr = io.StringIO()
+      stderr.isatty = lambda tty=tty: tty
+      with contextlib.redirect_stderr(stderr):
+        vocabulary_lib.count_words([self.corpus], tokenizer_lib.Tokenizer(),
+                                   block_lines=2)
+      text = stderr.getvalue()
+      # The total, last on the line (after the cleared bar on a terminal);
+      # a log file gets nothing else.
+      self.assertRegex(text.split("\r")[-1], r"^counting words: 5 "
+                       r"sentences, 27 tokens, \d+s\n$")
+      if tty:
+        self.assertStartsWith(text, "\rcounting words: 0 sentences")
+      else:
+        self.assertNotIn("\r", text)
 
   def test_build_with_min_count(self):
     vocabulary = self._build(min_count=2)

@@ -8,7 +8,7 @@ checks that every registered model has them):
   trainers/<name>.py         the trainer: its own flags and `build_plan`
                              (trainers/trainer.py runs the shared rest);
   trainers/<name>_step.py    the train step (loss and update);
-  export/<name>_export.py    `build_module(model_dir, config)`: the SavedModel;
+  export/<name>.py           `build_module(model_dir, config)`: the SavedModel;
   configs/<name>_*.flags     flagfiles (at least one);
   docs/<name>.md             the model's page.
 
@@ -57,7 +57,7 @@ class ModelSpec:
 
   @property
   def export_module(self) -> str:
-    return f"export.{self.name}_export"
+    return f"export.{self.name}"
 
   @property
   def docs_page(self) -> str:
@@ -111,7 +111,7 @@ SENT2VEC = ModelSpec(
     inputs=("inputs/corpus.py", "inputs/sent2vec_featurizer.py",
             "inputs/sent2vec_data.py", "inputs/token_cache.py"),
     # STS-B dev as well: settings are chosen on it, and
-    # reports.word_vector_choice reads it from the final evaluation.
+    # lab.reports.word_vector_choice reads it from the final evaluation.
     eval_sets=("sts", "sick", "stsb"),
 )
 

@@ -73,16 +73,19 @@ def _runs_a_sentzoo_module():
           (top == "sentzoo" or _os.path.isdir(_os.path.join(__path__[0], top))))
 
 
-# The console is quieted (before TensorFlow loads), SIGINT/SIGTERM stop the
-# command with one line and exit 75 (common/interrupts.py), and glibc keeps
-# freed memory in fewer arenas and TensorFlow and Keras load without their
-# unused optional imports (common/resources.py), only for sentzoo's own
-# commands: `import sentzoo` in a user's program changes nothing.
+# TensorFlow's start-up lines (absl's banner, CUDA notices, a cuInit ERROR
+# on a machine without a GPU) are hidden for every program that imports
+# sentzoo before TensorFlow, unless SENTZOO_VERBOSE=1 (common/console.py).
+# SIGINT/SIGTERM stop the command with one line and exit 75
+# (common/interrupts.py), and glibc keeps freed memory in fewer arenas and
+# TensorFlow and Keras load without their unused optional imports
+# (common/resources.py), only for sentzoo's own commands: a user's program
+# keeps its signals and imports.
+from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top,wrong-import-position
+_console.quiet_before_tensorflow()
 if _runs_a_sentzoo_module():
   from sentzoo.common import resources as _resources  # pylint: disable=g-import-not-at-top
   _resources.limit_malloc_arenas()
   _resources.skip_unused_optional_imports()
   from sentzoo.common import interrupts as _interrupts  # pylint: disable=g-import-not-at-top
   _interrupts.install_for_command()
-  from sentzoo.common import console as _console  # pylint: disable=g-import-not-at-top
-  _console.quiet_before_tensorflow()

@@ -10,9 +10,11 @@ An archive from someone else is untrusted. `install` refuses it, with one
 `errors.UserError` line and nothing written to the store, when:
 
   * a member is not a regular file or folder (a symbolic or hard link, a
-    device, ...), its path is absolute, holds '..', or is outside export/;
-  * a size passes a cap (each file, the total, the number of members), by
-    its header or by the bytes actually read;
+    device, ...), its path is absolute, leaves the folder (tarfile's `data`
+    extraction filter, PEP 706), or is outside export/;
+  * a size passes a cap (each file, the total, the number of members, the
+    total over the archive's own size), by its header or by the bytes
+    actually read;
   * the files differ from the manifest's list, sizes or sha256s;
   * the graph has an op outside `export.op_check.ALLOWED_OP_TYPES` (no
     file, process or network op), or does not load as a model of the zoo.
@@ -29,6 +31,7 @@ import tarfile
 from typing import Any, Dict, Optional
 
 from sentzoo import store as store_lib
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
 MANIFEST_NAME = "sentzoo-archive.json"
@@ -40,6 +43,11 @@ SUFFIX = ".sentzoo.tar.gz"
 DEFAULT_MAX_BYTES = 16 << 30
 MAX_MEMBERS = 10_000
 MAX_MANIFEST_BYTES = 1 << 20
+# Files that unpack to more than this many times the archive's size are a
+# "zip bomb" (a model's float tables barely compress; gzip's best is about
+# 1,000:1), unless their total is below MIN_EXPANSION_CHECKED.
+MAX_EXPANSION = 20
+MIN_EXPANSION_CHECKED = 64 << 20
 _CHUNK = 1 << 20
 
 
@@ -55,9 +63,9 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
   manifest = {"format": FORMAT, "name": name, "scores": scores,
               "files": files}
   data = json.dumps(manifest, indent=2, sort_keys=True).encode("utf-8")
-  partial = output_path + ".partial"
   try:
-    with tarfile.open(partial, "w:gz") as tar:
+    with disk_errors.atomic_write(output_path, "wb") as f, tarfile.open(
+        fileobj=f, mode="w:gz") as tar:
       info = tarfile.TarInfo(MANIFEST_NAME)
       info.size = len(data)
       info.mode = 0o644
@@ -65,12 +73,8 @@ def write(export_dir: str, name: str, scores: Dict[str, Any],
       for rel in sorted(files):
         tar.add(os.path.join(export_dir, rel), arcname=EXPORT_PREFIX + rel,
                 recursive=False)
-    os.replace(partial, output_path)
   except OSError as e:
     raise errors.UserError(f"cannot write {output_path!r}: {e}") from e
-  finally:
-    if os.path.exists(partial):
-      os.remove(partial)
   return output_path
 
 
@@ -99,11 +103,14 @@ def _member_path(archive_path, member):
     kind = ("a symbolic link" if member.issym() else
             "a hard link" if member.islnk() else "not a regular file")
     _refuse(archive_path, f"member {name!r} is {kind}")
-  if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+  try:
+    # Strips a leading '/' (refused below) and refuses what leaves the
+    # folder it would be extracted to.
+    filtered = tarfile.data_filter(member, "/export-root")
+  except tarfile.FilterError as e:
+    _refuse(archive_path, f"member {name!r}: {_one_line(e)}")
+  if filtered.name != name or name.startswith("\\") or name[1:2] == ":":
     _refuse(archive_path, f"member {name!r} has an absolute path")
-  parts = name.replace("\\", "/").split("/")
-  if ".." in parts:
-    _refuse(archive_path, f"member {name!r} leaves the folder ('..')")
   path = posixpath.normpath(name.replace("\\", "/"))
   if path != MANIFEST_NAME and not (
       path.startswith(EXPORT_PREFIX) or
@@ -115,6 +122,8 @@ def _member_path(archive_path, member):
 def _read_members(archive_path, tar, max_bytes):
   """{path: TarInfo} of the regular files, checked before any is read."""
   files, total, count = {}, 0, 0
+  expansion_cap = max(MAX_EXPANSION * os.path.getsize(archive_path),
+                      MIN_EXPANSION_CHECKED)
   for member in tar:
     count += 1
     if count > MAX_MEMBERS:
@@ -128,6 +137,9 @@ def _read_members(archive_path, tar, max_bytes):
     if member.size > max_bytes or total > max_bytes:
       _refuse(archive_path, f"its files pass the size cap of {max_bytes:,} "
               "bytes (install --max_bytes=N raises it)")
+    if total > expansion_cap:
+      _refuse(archive_path, f"its files unpack to over {MAX_EXPANSION} "
+              "times the archive's size (a model's tables barely compress)")
     files[path] = member
   return files
 
@@ -188,6 +200,8 @@ def install(archive_path: str, store: store_lib.Store,
           _copy_checked(archive_path, tar, files[EXPORT_PREFIX + rel],
                         target, expected)
         except (tarfile.TarError, OSError, EOFError) as e:
+          if disk_errors.write_failure(e):
+            raise  # The store's: `staging` says so.
           _refuse(archive_path, f"damaged tar file ({_one_line(e)})")
       _check_graph(archive_path, export_dir)
       scores = _measure(archive_path, export_dir, data_dir)

@@ -1,10 +1,12 @@
 """`sentzoo install` refuses crafted archives, writing nothing."""
 
+import hashlib
 import io
 import json
 import os
 import shutil
 import tarfile
+import time
 
 import tensorflow as tf
 
@@ -81,7 +83,8 @@ class ArchiveInstallTest(tf.test.TestCase):
     self.assertLen(lines, 1, done.stderr)
     self.assertStartsWith(lines[0], "error: ")
     self.assertIn(text, lines[0])
-    self.assertFalse(os.path.exists(home), f"install wrote {home}")
+    self.assertFalse(os.path.exists(home) and set(os.listdir(home)) - {
+        store_lib.LOCK_FILE}, f"install wrote into {home}")
 
   def test_the_good_archive_installs(self):
     home = os.path.join(self.get_temp_dir(), "home_good")
@@ -91,11 +94,72 @@ class ArchiveInstallTest(tf.test.TestCase):
     self.assertEqual(store.installed(), ["tiny"])
     self.assertEqual(store.verify("tiny", hashes=True),
                      store.export_path("tiny"))
-    self.assertEqual(sorted(os.listdir(home)), ["models"])
+    self.assertEqual(sorted(os.listdir(home)), [".lock", "models"])
+    # Readable by all, as the rest of the store (not 0700).
+    for path in (store.entry_dir("tiny"), store.export_path("tiny")):
+      self.assertEqual(os.stat(path).st_mode & 0o777,
+                       0o777 & ~zoo_test_util.umask(), path)
+
+  def test_two_installs_into_a_new_store_keep_the_one_installed(self):
+    for attempt in range(2):
+      home = os.path.join(self.get_temp_dir(), f"race{attempt}", "home")
+      installs = [zoo_test_util.start(home, "install", self.good)
+                  for _ in range(2)]
+      outputs = [p.communicate(timeout=600) for p in installs]
+      codes = sorted(p.returncode for p in installs)
+      self.assertEqual(codes, [0, 2], outputs)
+      self.assertEqual(store_lib.Store(home).installed(), ["tiny"], outputs)
+      store_lib.Store(home).verify("tiny")
+
+  def test_a_killed_install_leaves_nothing_after_the_next_command(self):
+    home = os.path.join(self.get_temp_dir(), "killed")
+    install = zoo_test_util.start(home, "install", self.good)
+    deadline = time.monotonic() + 120
+    while not (os.path.isdir(home) and any(
+        n.startswith(".incoming-") for n in os.listdir(home))):
+      self.assertLess(time.monotonic(), deadline)
+      time.sleep(0.01)
+    install.kill()
+    install.communicate()
+    done = run(home, "install", self.good)
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    self.assertEqual(sorted(os.listdir(home)), [".lock", "models"])
+
+  def test_a_store_that_cannot_be_written_is_one_error_line(self):
+    home = os.path.join(self.get_temp_dir(), "a_file")
+    with open(home, "w") as f:
+      f.write("x")
+    done = run(home, "install", self.good)
+    self.assertEqual(done.returncode, 2, done.stderr[-3000:])
+    self.assertEqual(done.stderr.count("error: "), 1, done.stderr)
+    self.assertIn("is a file, not a folder", done.stderr)
+    disk = zoo_test_util.mount_tmpfs(self, "ro,size=64k")
+    done = run(os.path.join(disk, "home"), "install", self.good)
+    self.assertEqual(done.returncode, 2, done.stderr[-3000:])
+    self.assertEqual(done.stderr.strip().splitlines(), [
+        f"error: cannot write the model to {disk}/home: read-only file "
+        "system; make it writable or set $SENTZOO_HOME to another folder"])
+
+  def test_an_archive_that_unpacks_to_far_more_than_its_size(self):
+    zeros = bytes(80 << 20)  # 80 MB of zeros: gzip makes it 80 KB.
+
+    def add_zeros(members):
+      out = []
+      for info, data in members:
+        if info.name == archive.MANIFEST_NAME:
+          manifest = json.loads(data)
+          manifest["files"]["assets.extra/zeros"] = {
+              "size": len(zeros),
+              "sha256": hashlib.sha256(zeros).hexdigest()}
+          info, data = _file(info.name, json.dumps(manifest).encode())
+        out.append((info, data))
+      return out + [_file("export/assets.extra/zeros", zeros)]
+    self.assertRefused(self._crafted("bomb.tar.gz", add_zeros),
+                       "unpack to over 20 times the archive's size")
 
   def test_path_with_dotdot(self):
     self.assertRefused(self._crafted("dotdot.tar.gz", lambda m: m + [
-        _file("export/../../escaped.txt", b"x")]), "leaves the folder")
+        _file("export/../../escaped.txt", b"x")]), "outside the destination")
 
   def test_absolute_path(self):
     self.assertRefused(self._crafted("absolute.tar.gz", lambda m: m + [

@@ -27,7 +27,7 @@ class PaperFigure:
 
   Attributes:
     paper: "siamese_cbow" (Table 1), "charagram" (supplement Table 1) or
-      "sent2vec" (Table 2): the tables of reports/paper_numbers.py.
+      "sent2vec" (Table 2): the tables of lab/reports/paper_numbers.py.
     column: the column (model) of that table.
   """
   paper: str
@@ -48,6 +48,9 @@ class CatalogueEntry:
       this model on this data.
     word_vectors_from: another entry whose export initialises the word
       vectors (passed as --word_vectors), or None.
+    export_of: another entry whose finished run this entry exports again
+      (with `quantize`) instead of training, or None.
+    quantize: the export's table storage (export/table_quantization.py).
   """
   name: str
   model_type: str
@@ -56,10 +59,14 @@ class CatalogueEntry:
   purpose: str
   paper_figure: Optional[PaperFigure] = None
   word_vectors_from: Optional[str] = None
+  export_of: Optional[str] = None
+  quantize: str = "none"
 
 
 # In training order: an entry comes after the entry it takes word vectors
-# from (`make zoo` trains them in this order).
+# from or exports again (`make zoo` trains them in this order). The hybrid
+# matchers take the word vectors that scored higher on their task's dev
+# split (docs/records/catalogue_choices/hybrid_word_vectors.json).
 ENTRIES: Tuple[CatalogueEntry, ...] = (
     CatalogueEntry(
         name="siamese-cbow-demo", model_type="siamese_cbow",
@@ -78,14 +85,30 @@ ENTRIES: Tuple[CatalogueEntry, ...] = (
         name="sent2vec-books-uni", model_type="sent2vec",
         flagfile="configs/sent2vec_books_uni.flags",
         data="Gutenberg books, parts 01-07, 9 epochs",
-        purpose="the best general sentence encoder here (STS, search)",
+        purpose="a general sentence encoder (STS, search)",
         paper_figure=PaperFigure("sent2vec", "Sent2Vec uni.")),
+    CatalogueEntry(
+        name="sent2vec-books-uni-int8", model_type="sent2vec",
+        flagfile="configs/sent2vec_books_uni.flags",
+        data="sent2vec-books-uni's run, its table stored as int8",
+        purpose="sent2vec-books-uni at about a quarter of its size "
+                "(inference only)",
+        paper_figure=PaperFigure("sent2vec", "Sent2Vec uni."),
+        export_of="sent2vec-books-uni", quantize="int8"),
     CatalogueEntry(
         name="sent2vec-books-unibi", model_type="sent2vec",
         flagfile="configs/sent2vec_books_unibi.flags",
         data="Gutenberg books, parts 01-07, 12 epochs",
         purpose="word order through bigrams; large (5.9 GB table)",
         paper_figure=PaperFigure("sent2vec", "Sent2Vec uni. + bi.")),
+    CatalogueEntry(
+        name="sent2vec-books-unibi-int8", model_type="sent2vec",
+        flagfile="configs/sent2vec_books_unibi.flags",
+        data="sent2vec-books-unibi's run, its table stored as int8",
+        purpose="sent2vec-books-unibi at about a quarter of its size "
+                "(inference only)",
+        paper_figure=PaperFigure("sent2vec", "Sent2Vec uni. + bi."),
+        export_of="sent2vec-books-unibi", quantize="int8"),
     CatalogueEntry(
         name="charagram-phrase-ppdb", model_type="charagram",
         flagfile="configs/charagram_phrase_lexicon.flags",

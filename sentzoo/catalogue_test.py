@@ -1,6 +1,8 @@
 """The catalogue's entries name real models, flagfiles and entries."""
 
+import json
 import os
+import re
 
 import tensorflow as tf
 
@@ -23,9 +25,15 @@ class CatalogueTest(tf.test.TestCase):
                                                   entry.flagfile)),
                       entry.flagfile)
       self.assertTrue(entry.purpose and entry.data)
-      if entry.word_vectors_from:
-        # Trained before the entries that take its vectors (`make zoo`).
-        self.assertIn(entry.word_vectors_from, seen)
+      for earlier in (entry.word_vectors_from, entry.export_of):
+        # Trained before the entries that take its vectors or run.
+        if earlier:
+          self.assertIn(earlier, seen)
+      if entry.export_of:
+        base = catalogue.get(entry.export_of)
+        self.assertEqual((entry.model_type, entry.flagfile),
+                         (base.model_type, base.flagfile))
+        self.assertNotEqual(entry.quantize, "none")
       seen.add(entry.name)
     self.assertEqual(catalogue.names(),
                      tuple(e.name for e in catalogue.ENTRIES))
@@ -36,6 +44,18 @@ class CatalogueTest(tf.test.TestCase):
                  "charagram-phrase-ppdb", "paragram-phrase-ppdb",
                  "hybrid-msrp-gru", "hybrid-sick-gru"):
       self.assertEqual(catalogue.get(name).name, name)
+
+  def test_the_matchers_take_the_word_vectors_chosen_on_dev(self):
+    with open(os.path.join(_REPO_ROOT, "docs", "records",
+                           "catalogue_choices",
+                           "hybrid_word_vectors.json")) as f:
+      chosen = json.load(f)["chosen"]
+    for entry in catalogue.ENTRIES:
+      if entry.model_type != "hybrid_siamese":
+        continue
+      with open(os.path.join(_REPO_ROOT, entry.flagfile)) as f:
+        task = re.search(r"^--task=(\w+)$", f.read(), re.M).group(1)
+      self.assertEqual(entry.word_vectors_from, chosen[task], entry.name)
 
   def test_unknown_name_is_a_user_error_listing_the_names(self):
     with self.assertRaisesRegex(errors.UserError,

@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -24,8 +25,10 @@ import tensorflow as tf
 
 import sentzoo
 from sentzoo import cli
+from sentzoo import sentence_model
 from sentzoo import store as store_lib
 from sentzoo.tests import zoo_test_util
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.tests import corpus_fixtures
 
@@ -64,7 +67,7 @@ class SentzooCommandTest(tf.test.TestCase):
   def assertUserErrorHere(self, home, args, text):
     """`sentzoo ARGS` with $SENTZOO_HOME=home, run in this process, raises a
     one-line `errors.UserError` with `text` in it."""
-    with mock.patch.dict(os.environ, {store_lib.ENV_VAR: home}), \
+    with mock.patch.dict(os.environ, {data_dir_lib.HOME_ENV_VAR: home}), \
         contextlib.redirect_stdout(io.StringIO()), \
         self.assertRaises(errors.UserError) as raised:
       cli._dispatch(list(args))  # pylint: disable=protected-access
@@ -214,15 +217,12 @@ class SentzooCommandTest(tf.test.TestCase):
       first = f.read(1)
       f.seek(0)
       f.write(bytes([first[0] ^ 0xFF]))
-    # Sizes are checked on every load; the sha256 on request.
     self.assertUserError(run(home, "models", "--verify"),
                          "variables.data-00000-of-00001 does not match its "
                          "sha256")
-    # ... and on the first load after install.
-    os.remove(os.path.join(store.entry_dir("tiny"),
-                           store_lib.SHA256_CHECKED_FILE))
-    self.assertUserErrorHere(home, ["similarity", "tiny", "a", "b"],
-                             "does not match its sha256")
+    # Every load compares the sha256s (not only the first after install).
+    self.assertUserError(run(home, "similarity", "tiny", "a", "b"),
+                         "does not match its sha256")
     with open(data, "ab") as f:
       f.write(b"x")
     self.assertUserErrorHere(home, ["encode", "tiny", "--input", self.input],
@@ -251,6 +251,11 @@ class SentzooCommandTest(tf.test.TestCase):
     # The vocabulary travels with the export (a hybrid matcher's
     # --word_vectors needs it), hashed as the rest.
     self.assertIn(store_lib.VOCABULARY_IN_EXPORT, manifest["files"])
+    self.assertEqual(manifest["scores"]["precision"], "float32")
+    cost = manifest["training"]
+    self.assertFalse(cost["resumed"])
+    self.assertGreater(cost["peak_rss_bytes"], 100 * 2**20)
+    self.assertEqual(cost["cpus"], len(os.sched_getaffinity(0)))
     encoded = run(home, "encode", "siamese-cbow-demo", stdin="w1 w2\n")
     self.assertEqual(encoded.returncode, 0, encoded.stderr[-3000:])
     self.assertLen(encoded.stdout.strip().split("\t"), 8)
@@ -260,6 +265,33 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertEqual(again.returncode, 0, again.stderr[-3000:])
     self.assertIn("nothing to do", again.stdout)
     self.assertIn("installed siamese-cbow-demo", again.stdout)
+    self.assertTrue(store.manifest("siamese-cbow-demo")["training"]["resumed"])
+
+  def test_an_entry_exported_again_with_an_int8_table(self):
+    data_dir = os.path.join(self.get_temp_dir(), "tiny_data_s2v")
+    corpus_fixtures.write_book_corpus(data_dir, parts=(1,))
+    home = os.path.join(self.get_temp_dir(), "int8_home")
+    missing = run(home, "train", "sent2vec-books-uni-int8", "--data_dir",
+                  data_dir)
+    self.assertEqual(missing.returncode, 2, missing.stderr[-3000:])
+    self.assertIn("train that first (`sentzoo train sent2vec-books-uni`)",
+                  missing.stderr)
+    done = run(home, "train", "sent2vec-books-uni", "sent2vec-books-uni-int8",
+               "--data_dir", data_dir, "--", "--embedding_dim=8",
+               "--min_count=1", "--min_count_label=1", "--train_steps=4",
+               "--block_lines=8", "--num_negatives=2")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    store = store_lib.Store(home)
+    int8 = store.manifest("sent2vec-books-uni-int8")
+    self.assertEqual(int8["scores"]["precision"], "int8")
+    self.assertIn("sent2vec-books-uni's run exported with a int8 table, "
+                  "step 4", int8["source"])
+    with open(os.path.join(store.export_path("sent2vec-books-uni"),
+                           store_lib.VOCABULARY_IN_EXPORT)) as f:
+      words = " ".join(line.split("\t")[0] for line in f.readlines()[:5])
+    vectors = [sentence_model.load(store.export_path(name)).encode([words])
+               for name in ("sent2vec-books-uni", "sent2vec-books-uni-int8")]
+    self.assertAllClose(vectors[0], vectors[1], atol=0.02, rtol=0.02)
 
   def test_ctrl_c_exits_75(self):
     environ = dict(os.environ, SENTZOO_HOME=self.home)
@@ -277,15 +309,121 @@ class SentzooCommandTest(tf.test.TestCase):
     self.assertIn("interrupted: `sentzoo encode` stopped", out)
     self.assertNotIn("Traceback", err)
 
-  def test_progress_bar_only_on_a_terminal_and_a_long_input(self):
-    model = mock.Mock()
-    for tty, count, shown in ((True, cli.PROGRESS_MIN_SENTENCES, True),
-                              (True, cli.PROGRESS_MIN_SENTENCES - 1, False),
-                              (False, cli.PROGRESS_MIN_SENTENCES, False)):
-      with mock.patch("sys.stderr", mock.Mock(isatty=lambda t=tty: t)):
-        cli.encode_all(model, ["a"] * count, batch_size=7)
-      model.encode.assert_called_with(["a"] * count, batch_size=7,
-                                      show_progress_bar=shown)
+  def test_progress_only_on_a_terminal_and_a_long_input(self):
+    model = mock.Mock(encode=lambda s, **_: np.zeros([len(s), 2]))
+    path = os.path.join(self.get_temp_dir(), "lines.txt")
+    for tty, count, shown in ((True, sentence_model.PROGRESS_MIN_SENTENCES, True),
+                              (True, sentence_model.PROGRESS_MIN_SENTENCES - 1, False),
+                              (False, sentence_model.PROGRESS_MIN_SENTENCES, False)):
+      with open(path, "w") as f:
+        f.write("a\n" * count)
+      err = io.StringIO()
+      err.isatty = lambda t=tty: t
+      with mock.patch("sys.stderr", err):
+        chunks = list(cli._encoded_chunks(model, path, 7))  # pylint: disable=protected-access
+      self.assertEqual(sum(len(v) for _, v in chunks), count)
+      self.assertLen(chunks[0][0], 7 * cli.ENCODE_CHUNK_BATCHES)
+      self.assertEqual("sentences/s" in err.getvalue(), shown)
+
+  def test_a_stray_carriage_return_splits_a_file_as_stdin(self):
+    text = "The cat\rsat.\nthe mat\r\ndog bird\n"
+    path = os.path.join(self.get_temp_dir(), "cr.txt")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+      f.write(text)
+    from_file = run(self.home, "encode", "tiny", "--input", path)
+    from_stdin = run(self.home, "encode", "tiny", stdin=text)
+    self.assertEqual(from_file.returncode, 0, from_file.stderr[-3000:])
+    self.assertLen(from_file.stdout.splitlines(), 3)
+    self.assertEqual(from_file.stdout, from_stdin.stdout)
+    lines = ["The cat\rsat.", "the mat", "dog bird"]
+    expected = sentzoo.load(self.export_dir).encode(lines)
+    rows = [[float(x) for x in line.split("\t")]
+            for line in from_file.stdout.splitlines()]
+    self.assertAllClose(rows, expected, atol=1e-5)
+
+  def test_npy_is_written_in_chunks_as_np_save_writes_it(self):
+    lines = [f"{SENTENCES[i % len(SENTENCES)]} {i}" for i in range(1000)]
+    path = os.path.join(self.get_temp_dir(), "many.txt")
+    with open(path, "w", encoding="utf-8") as f:
+      f.write("\n".join(lines) + "\n")
+    out = os.path.join(self.get_temp_dir(), "many.npy")
+    # 7 a batch: 9 chunks of 112 lines.
+    done = run(self.home, "encode", "tiny", "--input", path, "--output", out,
+               "--batch_size", "7")
+    self.assertEqual(done.returncode, 0, done.stderr[-3000:])
+    expected = io.BytesIO()
+    np.save(expected, sentzoo.load(self.export_dir).encode(lines,
+                                                           batch_size=7))
+    with open(out, "rb") as f:
+      self.assertEqual(f.read(), expected.getvalue())
+    self.assertEqual(os.listdir(self.get_temp_dir()).count("many.npy"), 1)
+
+  def test_batch_size_below_one_is_one_error_line(self):
+    for value in ("0", "-3"):
+      self.assertUserError(run(self.home, "encode", "tiny", "--batch_size",
+                               value, stdin="a\n"),
+                           f"--batch_size: must be >= 1, got {value}")
+
+  def test_outputs_that_cannot_be_written_are_one_error_line(self):
+    folder = os.path.join(self.get_temp_dir(), "out.npy")
+    os.makedirs(folder)
+    self.assertUserError(run(self.home, "encode", "tiny", "--input",
+                             self.input, "--output", folder), "is a folder")
+    read_only = zoo_test_util.mount_tmpfs(self, "ro,size=64k")
+    self.assertUserError(
+        run(self.home, "encode", "tiny", "--input", self.input, "--output",
+            os.path.join(read_only, "out.npy")),
+        "cannot write the embeddings to")
+    full = zoo_test_util.mount_tmpfs(self, "size=64k")
+    many = os.path.join(self.get_temp_dir(), "many.txt")
+    with open(many, "w", encoding="utf-8") as f:
+      f.write("the cat sat on the mat\n" * 5000)
+    for name in ("out.npy", "out.tsv"):
+      self.assertUserError(
+          run(self.home, "encode", "tiny", "--input", many, "--output",
+              os.path.join(full, name)), "no space left on device writing")
+      self.assertEqual(os.listdir(full), [])
+    with open("/dev/full", "w") as dev_full:
+      done = subprocess.run(
+          [sys.executable, "-m", "sentzoo.cli", "encode", "tiny", "--input",
+           many], stdout=dev_full, stderr=subprocess.PIPE, text=True,
+          cwd=zoo_test_util.REPO_ROOT,
+          env=zoo_test_util.environ(self.home), check=False)
+    self.assertUserError(done, "cannot write the embeddings to stdout (No "
+                         "space left on device)")
+
+  def test_version_terminal_stdin_and_a_wrong_case_name(self):
+    done = run(self.home, "--version")
+    self.assertEqual((done.returncode, done.stdout),
+                     (0, f"sentzoo {sentzoo.__version__}\n"))
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sentzoo.cli", "encode", "tiny"],
+        stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=zoo_test_util.REPO_ROOT,
+        env=zoo_test_util.environ(self.home))
+    os.close(terminal)
+    os.write(main, b"the cat\n\x04")
+    out, err = process.communicate(timeout=120)
+    os.close(main)
+    self.assertEqual(process.returncode, 0, err[-3000:])
+    self.assertIn("reading sentences from the terminal", err)
+    self.assertLen(out.splitlines(), 1)
+    self.assertUserError(run(self.home, "encode", "Siamese-CBOW-demo",
+                             stdin="a\n"),
+                         "did you mean 'siamese-cbow-demo'?")
+
+  def test_search_cache_keeps_the_most_recently_used(self):
+    folder = os.path.join(self.get_temp_dir(), "cache")
+    os.makedirs(folder)
+    for i, name in enumerate(("old.npy", "newer.npy", "new.npy")):
+      path = os.path.join(folder, name)
+      with open(path, "wb") as f:
+        f.write(bytes(100))
+      os.utime(path, (i, i))
+    with mock.patch.object(cli, "SEARCH_CACHE_BYTES", 250):
+      cli._evict(folder, os.path.join(folder, "new.npy"))  # pylint: disable=protected-access
+    self.assertEqual(sorted(os.listdir(folder)), ["new.npy", "newer.npy"])
 
 
 class SentzooLoadByNameTest(tf.test.TestCase):
@@ -295,8 +433,8 @@ class SentzooLoadByNameTest(tf.test.TestCase):
     export_dir = zoo_test_util.make_export(os.path.join(root, "m"))
     home = os.path.join(root, "home")
     path = zoo_test_util.install_tiny(home, "tiny", export_dir)
-    previous = os.environ.get(store_lib.ENV_VAR)
-    os.environ[store_lib.ENV_VAR] = home
+    previous = os.environ.get(data_dir_lib.HOME_ENV_VAR)
+    os.environ[data_dir_lib.HOME_ENV_VAR] = home
     try:
       by_name = sentzoo.load("tiny")
       self.assertEqual(by_name.export_dir.rstrip("/"), path.rstrip("/"))
@@ -310,9 +448,9 @@ class SentzooLoadByNameTest(tf.test.TestCase):
           by_name.encode(SENTENCES))
     finally:
       if previous is None:
-        del os.environ[store_lib.ENV_VAR]
+        del os.environ[data_dir_lib.HOME_ENV_VAR]
       else:
-        os.environ[store_lib.ENV_VAR] = previous
+        os.environ[data_dir_lib.HOME_ENV_VAR] = previous
     self.assertEqual(json.loads(open(os.path.join(
         home, "models", "tiny", "manifest.json")).read())["name"], "tiny")
 

@@ -8,9 +8,12 @@ Measured on the installed export itself, on this machine:
   stsb_dev      STS Benchmark dev Pearson x 100
   sick_test     SICK 2014 test relatedness Pearson x 100
   encode_sentences_per_s   `model.encode` of the evaluation's distinct
-                sentences, batch 1024, after one warm-up batch: the
-                fastest of 3 runs
+                sentences at its default batch, after one warm-up batch:
+                the fastest of 3 runs
   size_bytes    the export's files
+  precision     its table's storage: float32, float16 or int8
+  pair_test     a pair model's test accuracy and F1 x 100 on its task,
+                beside the majority class's (`measure_pairs`)
 
 Without the evaluation data only size and speed are measured (on a fixed
 list of sentences), and "note" says so.
@@ -23,13 +26,16 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
+from sentzoo import sentence_model
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
+from sentzoo.inputs import pair_datasets
 
-ENCODE_BATCH_SIZE = 1024
+# The name of a table's storage (an export card's quantization mode).
+PRECISION_OF_MODE = {"none": "float32"}
 # The machine may be shared: the fastest of a few runs is the least
 # disturbed one.
 ENCODE_REPEATS = 3
@@ -81,10 +87,65 @@ def export_size(export_dir: str) -> int:
              for d, _, files in os.walk(export_dir) for f in files)
 
 
+def f1(labels: np.ndarray, decisions: np.ndarray) -> float:
+  """F1 x 100 of the positive class (label 1); 0 when nothing is right."""
+  hits = float(np.sum((labels == 1) & (decisions == 1)))
+  return 100 * 2 * hits / max(float(np.sum(labels == 1) +
+                                    np.sum(decisions == 1)), 1.0)
+
+
+def measure_pairs(model, data_dir: str) -> Dict[str, Any]:
+  """A pair model's test accuracy and F1 (x 100) on its task's test split,
+  beside the majority class's (the test split's more frequent label)."""
+  task = model.card.get("training", {}).get("task")
+  if task is None:
+    return {}
+  test = pair_datasets.load_file(
+      task, pair_datasets.task_files(data_dir, task)["test"])
+  decisions = (model.predict(list(zip(test.sentences_a, test.sentences_b)))
+               >= 0.5).astype(np.int32)
+  majority = int(np.mean(test.labels) >= 0.5)
+  constant = np.full_like(test.labels, majority)
+  return {"task": task, "pairs": len(test.labels),
+          "accuracy": _rounded(100 * np.mean(decisions == test.labels)),
+          "f1": _rounded(f1(test.labels, decisions)),
+          "majority_accuracy": _rounded(
+              100 * np.mean(constant == test.labels)),
+          "majority_f1": _rounded(f1(test.labels, constant))}
+
+
+def evaluation_sentences(pair_sets) -> list:
+  """The distinct sentences of `pair_sets`, in order of appearance."""
+  seen = {}
+  for pair_set in pair_sets:
+    for sentence in (*pair_set.sentences1, *pair_set.sentences2):
+      seen.setdefault(sentence, None)
+  return list(seen)
+
+
+def encode_speed(model, sentences: Sequence[str]) -> Dict[str, Any]:
+  """`encode_sentences_per_s` and `encode_measured_on` of `model`: the
+  fastest of ENCODE_REPEATS encodes of `sentences` after a warm-up batch."""
+  batch = sentence_model.DEFAULT_BATCH_SIZE
+  model.encode(sentences[:batch], batch_size=batch)  # Traces the graph.
+  seconds = []
+  for _ in range(ENCODE_REPEATS):
+    start = time.perf_counter()
+    model.encode(sentences, batch_size=batch)
+    seconds.append(time.perf_counter() - start)
+  return {"encode_sentences_per_s": int(len(sentences) / min(seconds)),
+          "encode_measured_on": (
+              f"{len(sentences)} sentences, batch {batch}, "
+              f"fastest of {ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, "
+              f"load average {os.getloadavg()[0]:.1f}")}
+
+
 def measure(model, export_dir: str,
             data_dir: Optional[str] = None) -> Dict[str, Any]:
   """The install scores of `model` (a `SentenceModel` of `export_dir`)."""
-  scores: Dict[str, Any] = {"size_bytes": export_size(export_dir)}
+  mode = model.card.get("quantization", {}).get("mode", "none")
+  scores: Dict[str, Any] = {"size_bytes": export_size(export_dir),
+                            "precision": PRECISION_OF_MODE.get(mode, mode)}
   sentences = list(_FALLBACK_SENTENCES)
   try:
     pair_sets, missing = sts_data.load_eval_sets(
@@ -93,6 +154,12 @@ def measure(model, export_dir: str,
     pair_sets = []
     scores["note"] = f"STS scores not measured: {e}"
   can_encode = _can_encode(model)
+  if model.is_pair_model:
+    try:
+      scores["pair_test"] = measure_pairs(
+          model, data_dir_lib.resolve_data_dir(data_dir))
+    except (errors.UserError, OSError) as e:
+      scores["note"] = f"pair accuracy not measured: {e}"
   if pair_sets and can_encode:
     results = sts.evaluate_pair_sets(ModelEncoder(model), pair_sets,
                                      missing=missing)
@@ -109,22 +176,7 @@ def measure(model, export_dir: str,
         "sick_test": _rounded(results.sets["SICK.test"].pearson)
                      if "SICK.test" in results.sets else None,
     })
-    seen = {}
-    for pair_set in pair_sets:
-      for sentence in (*pair_set.sentences1, *pair_set.sentences2):
-        seen.setdefault(sentence, None)
-    sentences = list(seen)
+    sentences = evaluation_sentences(pair_sets)
   if can_encode:
-    model.encode(sentences[:ENCODE_BATCH_SIZE],
-                 batch_size=ENCODE_BATCH_SIZE)  # Warm-up: traces the graph.
-    seconds = []
-    for _ in range(ENCODE_REPEATS):
-      start = time.perf_counter()
-      model.encode(sentences, batch_size=ENCODE_BATCH_SIZE)
-      seconds.append(time.perf_counter() - start)
-    scores["encode_sentences_per_s"] = int(len(sentences) / min(seconds))
-    scores["encode_measured_on"] = (
-        f"{len(sentences)} sentences, batch {ENCODE_BATCH_SIZE}, fastest of "
-        f"{ENCODE_REPEATS} runs, {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.1f}")
+    scores.update(encode_speed(model, sentences))
   return scores

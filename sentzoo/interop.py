@@ -19,7 +19,6 @@ file's vectors), "zoo" the zoo's tokeniser for raw text.
 """
 
 import concurrent.futures
-import hashlib
 import itertools
 import json
 import os
@@ -30,6 +29,7 @@ import time
 import numpy as np
 
 from sentzoo import store as store_lib
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import resources
 from sentzoo.inputs import fasttext_bin
@@ -60,11 +60,6 @@ _PROGRESS_SECONDS = 5
 
 def _chunk_rows(dim):
   return max(1, _CHUNK_BYTES // (4 * dim))
-
-
-def _sha256(path):
-  with open(path, "rb") as f:
-    return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _checked(chunks):
@@ -122,7 +117,7 @@ def build_module(fmt, path, vocab_path, tokenizer="whitespace",
     source = word_vectors.VectorFile(path, fmt)
     dim, rows = source.dim, source.count + 1
     hashing = concurrent.futures.ThreadPoolExecutor(1)
-    sha256 = hashing.submit(_sha256, path)
+    sha256 = hashing.submit(disk_errors.sha256_file, path)
     hashing.shutdown(wait=False)
 
     def word_chunks():

@@ -18,7 +18,7 @@ from sentzoo import interop
 from sentzoo import store as store_lib
 from sentzoo.common import errors
 from sentzoo.export import export_model
-from sentzoo.export import sent2vec_export_test
+from sentzoo.export import sent2vec_test
 from sentzoo.inputs import fasttext_bin
 from sentzoo.tests import zoo_test_util
 
@@ -150,7 +150,7 @@ class ExportAsSent2VecTest(_BuildTestCase):
 
   def test_a_sent2vec_trained_here(self):
     model_dir = os.path.join(self.get_temp_dir(), "model")
-    sent2vec_export_test._make_model_dir(model_dir, word_ngrams=2)  # pylint: disable=protected-access
+    sent2vec_test._make_model_dir(model_dir, word_ngrams=2)  # pylint: disable=protected-access
     path = export_model.export(model_dir, os.path.join(model_dir, "export"),
                                evaluate=False)
     out = os.path.join(self.get_temp_dir(), "ours.bin")
@@ -247,7 +247,8 @@ class ImportCommandTest(tf.test.TestCase):
       self.assertOneErrorLine(done, text)
       self.assertEqual(sorted(os.listdir(os.path.join(self.home, "models"))),
                        before)
-      self.assertEqual(os.listdir(self.home), ["models"], case)
+      self.assertEqual(sorted(os.listdir(self.home)),
+                       [store_lib.LOCK_FILE, "models"], case)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,12 @@ import concurrent.futures
 import json
 import os
 import sys
-import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import warnings
 
 import numpy as np
 import tensorflow as tf
+import tqdm
 
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
@@ -38,7 +38,7 @@ from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.export import saved_model_writer
 from sentzoo.export import signature_info
 
-# The pair classifier's serving_default (export/hybrid_siamese_export.py).
+# The pair classifier's serving_default (export/hybrid_siamese.py).
 PAIR_INPUT_KEYS = ("sentences_a", "sentences_b")
 PAIR_OUTPUT_KEY = "probability"
 # Its root's function that encodes one batch of sentences.
@@ -47,7 +47,7 @@ PAIR_ENCODE_FUNCTION = "encode"
 Sentences = Union[str, Sequence[str]]
 
 # `encode`'s default sentences per call of the model: the fastest measured on
-# CPU (docs/encode_speed.md, `python -m benchmarks.encode --batch_sizes=...`).
+# CPU (docs/encode_speed.md, `python -m lab.benchmarks.encode --batch_sizes=...`).
 DEFAULT_BATCH_SIZE = 4096
 # Batches in flight at once: one more than the one the model runs, so that
 # Python builds the next input tensor and copies out the last result while
@@ -230,13 +230,6 @@ def _is_sentences(x):
           all(isinstance(s, (str, bytes)) for s in x))
 
 
-def _print_progress(done, total, seconds):
-  rate = done / max(seconds, 1e-9)
-  eta = (total - done) / max(rate, 1e-9)
-  print(f"\rencoded {done:,}/{total:,} sentences, {rate:,.0f} sentences/s, "
-        f"ETA {eta:.0f}s", end="", file=sys.stderr, flush=True)
-
-
 class SentenceModel:
   """A loaded export: `encode`, `similarity`, and `predict` for pair models.
 
@@ -266,6 +259,15 @@ class SentenceModel:
     return self._pair_model is not None
 
   @property
+  def signature(self):
+    """The loaded `serving_default` function: keyword tf.string [batch]
+    inputs (PAIR_INPUT_KEYS for a pair model) to a dict of output tensors,
+    what TF Serving runs."""
+    if self._pair_model is not None:
+      return self._pair_model.signatures["serving_default"]
+    return self._checked_encoder().signature
+
+  @property
   def dim(self) -> int:
     """The embedding size d."""
     encoder = self._checked_encoder()
@@ -282,7 +284,7 @@ class SentenceModel:
       raise errors.UserError(
           f"the pair model at {self.export_dir!r} has no {PAIR_ENCODE_FUNCTION}"
           " function to encode single sentences; export the encoder with "
-          "`python -m export.hybrid_siamese_export --encoder_only`")
+          "`python -m export.hybrid_siamese --encoder_only`")
     return self._encoder
 
   @property
@@ -347,7 +349,9 @@ class SentenceModel:
       show_progress_bar = (len(sentences) >= PROGRESS_MIN_SENTENCES and
                            sys.stderr.isatty())
     out = None
-    began = time.monotonic()
+    progress = tqdm.tqdm(total=len(sentences), desc="encoding",
+                         unit=" sentences",
+                         disable=not show_progress_bar, file=sys.stderr)
     # Batches are encoded in order, _BATCHES_IN_FLIGHT at a time; each is
     # written into the output as it arrives (no list of parts to join,
     # which doubled the peak memory).
@@ -360,9 +364,7 @@ class SentenceModel:
       if out is None:
         out = np.empty([len(sentences), vectors.shape[1]], vectors.dtype)
       out[start:start + len(vectors)] = vectors
-      if show_progress_bar:
-        _print_progress(start + len(vectors), len(sentences),
-                        time.monotonic() - began)
+      progress.update(len(vectors))
 
     with concurrent.futures.ThreadPoolExecutor(_BATCHES_IN_FLIGHT) as pool:
       in_flight = collections.deque()
@@ -374,8 +376,7 @@ class SentenceModel:
           write(*in_flight.popleft())
       while in_flight:
         write(*in_flight.popleft())
-    if show_progress_bar:
-      print(file=sys.stderr, flush=True)
+    progress.close()
     return out
 
   def similarity(self, a: Union[Sentences, np.ndarray],
@@ -434,7 +435,7 @@ class SentenceModel:
         side.append(sentence)
     if batch_size < 1:
       raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    serve = self._pair_model.signatures["serving_default"]
+    serve = self.signature
     parts = [np.zeros([0], np.float32)]
     for start in range(0, len(sides[0]), batch_size):
       feeds = {key: tf.constant(side[start:start + batch_size], tf.string)

@@ -22,12 +22,12 @@ import sentzoo
 from sentzoo import sentence_model
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
-from sentzoo.export import charagram_export_test
+from sentzoo.export import charagram_test as charagram_export_test
 from sentzoo.export import export_model
-from sentzoo.export import hybrid_siamese_export
-from sentzoo.export import hybrid_siamese_export_test
+from sentzoo.export import hybrid_siamese as hybrid_siamese_export
+from sentzoo.export import hybrid_siamese_test as hybrid_siamese_export_test
 from sentzoo.export import saved_model_writer
-from sentzoo.export import sent2vec_export_test
+from sentzoo.export import sent2vec_test as sent2vec_export_test
 from sentzoo.tests import model_dir_fixtures
 
 _README = os.path.join(os.path.dirname(os.path.dirname(
@@ -136,6 +136,17 @@ class SentenceModelTest(tf.test.TestCase):
               sentences=tf.constant(SENTENCES))
         self.assertAllClose(vectors, served["embeddings"], atol=1e-6)
         self.assertAllClose(model.encode(SENTENCES), vectors, atol=1e-6)
+        if not model.is_pair_model:  # The loaded serving_default itself.
+          self.assertAllClose(model.signature(sentences=tf.constant(
+              SENTENCES))["embeddings"], vectors, atol=1e-6)
+
+  def test_signature_of_the_pair_model_is_its_serving_default(self):
+    model = sentzoo.load(self.pair_export)
+    a, b = zip(*PAIRS)
+    outputs = model.signature(sentences_a=tf.constant(a),
+                              sentences_b=tf.constant(b))
+    self.assertEqual(sorted(outputs), ["distance", "match", "probability"])
+    self.assertAllClose(outputs["probability"], model.predict(PAIRS))
 
   def test_encode_edge_cases(self):
     for name, model, dim in self._all_models():
@@ -157,18 +168,21 @@ class SentenceModelTest(tf.test.TestCase):
 
   def test_encode_shows_progress_only_when_asked(self):
     model = sentzoo.load(self.encoders["siamese_cbow"][0])
-    for show, expected in ((False, ""), (None, ""),
-                           (True, "\rencoded 2/5 sentences, ")):
+    for show in (False, None, True):
       stderr = io.StringIO()
       with contextlib.redirect_stderr(stderr):
         vectors = model.encode(SENTENCES[:5], batch_size=2,
                                show_progress_bar=show)
       self.assertEqual(vectors.shape, (5, model_dir_fixtures.DIM))
-      self.assertStartsWith(stderr.getvalue(), expected)
-      if show:
-        self.assertRegex(stderr.getvalue(),
-                         r"encoded 5/5 sentences, [\d,]+ sentences/s, "
-                         r"ETA 0s\n$")
+      if not show:  # None: not a terminal.
+        self.assertEqual(stderr.getvalue(), "")
+        continue
+      # The bar at the start and at the end (at most every 0.1 s between),
+      # then a newline.
+      self.assertRegex(stderr.getvalue(), r"^\rencoding: +0%\|")
+      self.assertRegex(stderr.getvalue(),
+                       r"\rencoding: 100%\|[^\r]*\| 5/5 \[[^\r]* "
+                       r"sentences/s\]\n$")
 
   def test_encode_batches_equal_one_batch(self):
     self.assertEqual(sentence_model.DEFAULT_BATCH_SIZE, 4096)

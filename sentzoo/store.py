@@ -5,51 +5,46 @@
                          take: `sentzoo.store.Store().export_path(name)`)
       manifest.json      size and sha256 of every file of export/, the
                          scores measured at install, where it came from
-      sha256_checked     written once every sha256 matched (first load)
 
 An entry is verified whenever it is loaded: the files of export/ are exactly
-the manifest's, each of the manifest's size (cheap); every sha256 as well on
-the first load, or when asked (`verify(name, hashes=True)`, `sentzoo models
---verify`). A file changed since install is a one-line `errors.UserError`.
+the manifest's, each of the manifest's size and sha256 (a full hash costs
+about a tenth of a load: docs/reliability.md). A file changed since install
+is a one-line `errors.UserError`.
 
 Entries are written whole or not at all: into a temporary folder of the
-store, then renamed into place.
+store, then renamed into place. The renames, removals and the cleanup of a
+killed command's temporaries (`.incoming-<pid>-*`, `.old-<pid>-*`, removed
+by the next command once that pid is gone) hold the store's lock
+(`$SENTZOO_HOME/.lock`), so concurrent commands do not undo each other.
 """
 
 import contextlib
-import hashlib
 import json
 import os
+import secrets
 import shutil
-import tempfile
 import time
 from typing import Any, Dict, List, Optional
 
-from sentzoo import catalogue
-from sentzoo.common import errors
+import filelock
 
-ENV_VAR = "SENTZOO_HOME"
-DEFAULT_HOME = os.path.join("~", ".cache", "sentzoo")
+from sentzoo import catalogue
+from sentzoo.common import data_dir as data_dir_lib
+from sentzoo.common import disk_errors
+from sentzoo.common import errors
+from sentzoo.common import run_lock
+
 MODELS_SUBDIR = "models"
 EXPORT_SUBDIR = "export"
 MANIFEST_FILE = "manifest.json"
-SHA256_CHECKED_FILE = "sha256_checked"
+LOCK_FILE = ".lock"
+# Temporaries of a command: `<prefix><pid>-<random>` in the store's root.
+TEMPORARY_PREFIXES = (".incoming-", ".old-")
 # The words of an averaging model's table, one a line (the export's graph
 # holds them only as a lookup table): what `--word_vectors` needs of an
 # entry to initialise a hybrid matcher's words.
 VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
 MANIFEST_FORMAT = 1
-
-
-def home() -> str:
-  """The store's folder: $SENTZOO_HOME, else ~/.cache/sentzoo."""
-  return os.path.abspath(os.path.expanduser(
-      os.environ.get(ENV_VAR) or DEFAULT_HOME))
-
-
-def sha256_file(path: str) -> str:
-  with open(path, "rb") as f:
-    return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def list_files(root: str) -> List[str]:
@@ -76,7 +71,7 @@ def list_files(root: str) -> List[str]:
 def file_table(root: str) -> Dict[str, Dict[str, Any]]:
   """{relative path: {"size", "sha256"}} of every file under `root`."""
   return {rel: {"size": os.path.getsize(os.path.join(root, rel)),
-                "sha256": sha256_file(os.path.join(root, rel))}
+                "sha256": disk_errors.sha256_file(os.path.join(root, rel))}
           for rel in list_files(root)}
 
 
@@ -89,10 +84,10 @@ def check_name(name: str) -> str:
 
 
 class Store:
-  """The store at `root` (default: `home()`)."""
+  """The store at `root` (default: `data_dir_lib.home()`)."""
 
   def __init__(self, root: Optional[str] = None):
-    self.root = os.path.abspath(root) if root else home()
+    self.root = os.path.abspath(root) if root else data_dir_lib.home()
 
   def entry_dir(self, name: str) -> str:
     return os.path.join(self.root, MODELS_SUBDIR, check_name(name))
@@ -109,6 +104,11 @@ class Store:
     folder = os.path.join(self.root, MODELS_SUBDIR)
     if not os.path.isdir(folder):
       return []
+    try:
+      with self.lock():
+        self.remove_leftovers()
+    except errors.UserError:
+      pass  # A store this user cannot write: nothing of theirs to remove.
     return sorted(n for n in os.listdir(folder)
                   if catalogue.NAME_PATTERN.match(n) and self.is_installed(n))
 
@@ -146,13 +146,12 @@ class Store:
       return f"`sentzoo train {name}` or `sentzoo install ARCHIVE`"
     return "`sentzoo install ARCHIVE`"
 
-  def verify(self, name: str, hashes: Optional[bool] = None) -> str:
+  def verify(self, name: str, hashes: bool = True) -> str:
     """Checks the entry's files against its manifest; returns export_path.
 
     Args:
       name: an installed entry.
-      hashes: compare every sha256 as well as the sizes; None: only if they
-        were never compared since install (the first load), then recorded.
+      hashes: compare every sha256 as well as the sizes.
 
     Raises:
       errors.UserError: not installed, or a file missing, added or changed
@@ -181,22 +180,12 @@ class Store:
             f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
             f"{rel} has {size} bytes, the manifest {expected[rel]['size']}; "
             f"reinstall it ({hint})")
-    stamp = os.path.join(self.entry_dir(name), SHA256_CHECKED_FILE)
-    if hashes is None:
-      hashes = not os.path.exists(stamp)
-    if hashes:
-      for rel in present:
-        if sha256_file(os.path.join(export_dir, rel)) != expected[rel][
-            "sha256"]:
-          raise errors.UserError(
-              f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
-              f"{rel} does not match its sha256; reinstall it ({hint})")
-      if not os.path.exists(stamp):
-        try:
-          with open(stamp, "w", encoding="utf-8") as f:
-            f.write(time.strftime("%Y-%m-%dT%H:%M:%SZ\n", time.gmtime()))
-        except OSError:
-          pass  # A read-only store: compared again on the next load.
+    for rel in present if hashes else ():
+      path = os.path.join(export_dir, rel)
+      if disk_errors.sha256_file(path) != expected[rel]["sha256"]:
+        raise errors.UserError(
+            f"store entry {name!r} changed since install: {EXPORT_SUBDIR}/"
+            f"{rel} does not match its sha256; reinstall it ({hint})")
     return export_dir
 
   def install_dir(self, name: str, source_export_dir: str,
@@ -230,32 +219,58 @@ class Store:
       return self.commit(name, staging, manifest_fields, replace=replace)
 
   @contextlib.contextmanager
+  def lock(self):
+    """Holds the store's lock (made with the store's folder if need be);
+    a store that cannot be written is one `errors.UserError` line."""
+    with self._write_errors():
+      os.makedirs(self.root, exist_ok=True)
+      with filelock.FileLock(os.path.join(self.root, LOCK_FILE)):
+        yield
+
+  def _write_errors(self):
+    if os.path.exists(self.root) and not os.path.isdir(self.root):
+      raise errors.UserError(
+          f"the store {self.root!r} is a file, not a folder: set "
+          f"${data_dir_lib.HOME_ENV_VAR} to a folder")
+    return disk_errors.plain_write_errors(
+        "the model", self.root,
+        f"set ${data_dir_lib.HOME_ENV_VAR} to another folder")
+
+  def _temporary(self, prefix):
+    """A new folder `<prefix><pid>-<random>` in the store (mode as
+    `mkdir` gives, like the rest of the store)."""
+    path = os.path.join(self.root, f"{prefix}{os.getpid()}-"
+                        f"{secrets.token_hex(4)}")
+    os.mkdir(path)
+    return path
+
+  def remove_leftovers(self):
+    """Removes the temporaries of store commands that are gone (killed
+    midway; a name without a pid is an older sentzoo's); call it holding
+    `lock()`."""
+    for name in os.listdir(self.root):
+      if name.startswith(TEMPORARY_PREFIXES):
+        pid = name.split("-")[1]
+        if not (pid.isdigit() and run_lock.pid_alive(int(pid))):
+          shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
+
+  @contextlib.contextmanager
   def staging(self):
     """A fresh folder in the store, removed on exit (unless `commit` moved
-    it into place). The store's root is removed too if this created it and
-    the block failed: nothing was installed, and no folder is left behind."""
-    created_root = _first_missing(self.root)
-    os.makedirs(self.root, exist_ok=True)
-    path = tempfile.mkdtemp(prefix=".incoming-", dir=self.root)
+    it into place). Only it: nothing else of the store is removed."""
+    with self.lock():
+      self.remove_leftovers()
+      path = self._temporary(TEMPORARY_PREFIXES[0])
     try:
-      yield path
-    except BaseException:
-      if created_root:
-        shutil.rmtree(created_root, ignore_errors=True)
-      raise
+      with self._write_errors():
+        yield path
     finally:
-      if os.path.exists(path):
-        shutil.rmtree(path, ignore_errors=True)
+      shutil.rmtree(path, ignore_errors=True)
 
   def commit(self, name: str, staging: str, manifest_fields: Dict[str, Any],
              replace: bool = True) -> str:
     """Writes the manifest of `staging`/export and renames it to the entry."""
     check_name(name)
-    target = self.entry_dir(name)
-    if os.path.exists(target) and not replace:
-      raise errors.UserError(
-          f"model {name!r} is already installed in {self.root!r}; pass "
-          "--replace to replace it")
     export_dir = os.path.join(staging, EXPORT_SUBDIR)
     files = file_table(export_dir)
     manifest = {"format": MANIFEST_FORMAT, "name": name,
@@ -269,35 +284,33 @@ class Store:
     with open(os.path.join(staging, MANIFEST_FILE), "w",
               encoding="utf-8") as f:
       json.dump(manifest, f, indent=2, sort_keys=True)
-    # Every sha256 was just computed from these very files.
-    with open(os.path.join(staging, SHA256_CHECKED_FILE), "w",
-              encoding="utf-8") as f:
-      f.write(manifest["installed"] + "\n")
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    old = None
-    if os.path.exists(target):
-      old = tempfile.mkdtemp(prefix=".old-", dir=self.root)
-      os.rename(target, os.path.join(old, "entry"))
-    os.rename(staging, target)
-    if old:
-      shutil.rmtree(old, ignore_errors=True)
-    return os.path.join(target, EXPORT_SUBDIR)
+    with self.lock():
+      if self.is_installed(name) and not replace:
+        raise errors.UserError(
+            f"model {name!r} is already installed in {self.root!r}; pass "
+            "--replace to replace it")
+      self._remove_entry(name)
+      os.makedirs(os.path.join(self.root, MODELS_SUBDIR), exist_ok=True)
+      os.rename(staging, self.entry_dir(name))
+    return self.export_path(name)
 
+  def remove(self, name: str) -> bool:
+    """Removes entry `name`; False if it was not there."""
+    with self.lock():
+      return self._remove_entry(name)
 
-def _first_missing(path):
-  """The outermost missing folder of `path` (None if `path` exists)."""
-  missing = None
-  while not os.path.exists(path):
-    missing = path
-    parent = os.path.dirname(path)
-    if parent == path:
-      break
-    path = parent
-  return missing
+  def _remove_entry(self, name):
+    target = self.entry_dir(name)
+    if not os.path.lexists(target):
+      return False
+    old = self._temporary(TEMPORARY_PREFIXES[1])
+    os.rename(target, os.path.join(old, "entry"))
+    shutil.rmtree(old, ignore_errors=True)
+    return True
 
 
 def resolve(model: str, store: Optional[Store] = None,
-            hashes: Optional[bool] = None) -> str:
+            hashes: bool = True) -> str:
   """A path as it is, or a model's name as its verified store path.
 
   `model` is taken as a path when it exists on disk or holds a path
@@ -307,7 +320,13 @@ def resolve(model: str, store: Optional[Store] = None,
     errors.UserError: a name that is not installed, or a damaged entry.
   """
   model = os.fspath(model)
-  if os.path.exists(model) or os.sep in model or "/" in model or (
-      not catalogue.NAME_PATTERN.match(model)):
+  if os.path.exists(model) or os.sep in model or "/" in model:
+    return model
+  if not catalogue.NAME_PATTERN.match(model):
+    if catalogue.NAME_PATTERN.match(model.lower()):
+      raise errors.UserError(
+          f"model {model!r} is neither a path nor a name (names are lower "
+          f"case): did you mean {model.lower()!r}? (`sentzoo models` lists "
+          "them)")
     return model
   return (store or Store()).verify(model, hashes=hashes)

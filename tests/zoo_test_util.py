@@ -4,6 +4,7 @@ a runner of the command as a subprocess."""
 import os
 import subprocess
 import sys
+import tempfile
 
 from sentzoo import install_scores
 from sentzoo import sentence_model
@@ -33,12 +34,42 @@ def install_tiny(home, name, export_dir):
                                             "scores": scores})
 
 
-def run(home, *args, stdin=None, env=None):
-  """`python -m sentzoo.cli ARGS` with $SENTZOO_HOME=home."""
+def environ(home, env=None):
+  """os.environ for the `sentzoo` command with $SENTZOO_HOME=home."""
   environ = dict(os.environ, SENTZOO_HOME=home,
                  PYTHONPATH=REPO_ROOT + os.pathsep + os.environ.get(
                      "PYTHONPATH", ""))
   environ.update(env or {})
+  return environ
+
+
+def run(home, *args, stdin=None, env=None):
+  """`python -m sentzoo.cli ARGS` with $SENTZOO_HOME=home."""
   return subprocess.run([sys.executable, "-m", "sentzoo.cli", *args],
                         capture_output=True, text=True, timeout=600,
-                        cwd=REPO_ROOT, env=environ, input=stdin)
+                        cwd=REPO_ROOT, env=environ(home, env), input=stdin)
+
+
+def start(home, *args, env=None):
+  """`run`, started: the `subprocess.Popen` (stdout and stderr piped)."""
+  return subprocess.Popen([sys.executable, "-m", "sentzoo.cli", *args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, cwd=REPO_ROOT, env=environ(home, env))
+
+
+def umask():
+  mask = os.umask(0)
+  os.umask(mask)
+  return mask
+
+
+def mount_tmpfs(test, options):
+  """A fresh tmpfs mounted with `options` (e.g. "size=256k", "ro"), unmounted
+  at the end of `test`; skips the test where mounting is not allowed."""
+  folder = tempfile.mkdtemp(dir=test.get_temp_dir())
+  done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs",
+                         folder], capture_output=True, text=True, check=False)
+  if done.returncode:
+    test.skipTest(f"cannot mount a tmpfs here: {done.stderr!r}")
+  test.addCleanup(subprocess.run, ["umount", folder], check=False)
+  return folder

@@ -53,20 +53,20 @@ def places(spec):
   files named after it (models/<name>.py, trainer, train step, exporter,
   their tests, flagfiles, docs page), their Bazel targets, and the two
   places outside the code: its README row and its paper numbers in
-  reports/results_page.py's STS_REFERENCES."""
+  lab/reports/results_page.py's STS_REFERENCES."""
   name = spec.name
   files = [f"models/{name}.py", f"trainers/{name}.py",
            f"trainers/{name}_test.py", f"trainers/{name}_step.py",
-           f"trainers/{name}_step_test.py", f"export/{name}_export.py",
-           f"export/{name}_export_test.py", spec.config_glob, spec.docs_page]
+           f"trainers/{name}_step_test.py", f"export/{name}.py",
+           f"export/{name}_test.py", spec.config_glob, spec.docs_page]
   targets = [("trainers", "py_library", name),
              ("trainers", "py_test", f"{name}_test"),
              ("trainers", "py_library", f"{name}_step"),
              ("trainers", "py_test", f"{name}_step_test"),
-             ("export", "py_library", f"{name}_export"),
-             ("export", "py_test", f"{name}_export_test")]
+             ("export", "py_library", f"{name}"),
+             ("export", "py_test", f"{name}_test")]
   return (["models/model_specs.py"] + files + targets
-          + ["README.md row", "reports/results_page.py STS_REFERENCES"])
+          + ["README.md row", "lab/reports/results_page.py STS_REFERENCES"])
 
 
 class AddingAModelTest(unittest.TestCase):
@@ -85,7 +85,7 @@ class AddingAModelTest(unittest.TestCase):
         name = spec.name
         files = [f"trainers/{name}.py", f"trainers/{name}_test.py",
                  f"trainers/{name}_step.py", f"trainers/{name}_step_test.py",
-                 f"export/{name}_export.py", f"export/{name}_export_test.py",
+                 f"export/{name}.py", f"export/{name}_test.py",
                  spec.docs_page, *spec.models, *spec.inputs]
         for path in files:
           self.assertTrue(os.path.isfile(os.path.join(REPO_ROOT, path)),
@@ -97,8 +97,8 @@ class AddingAModelTest(unittest.TestCase):
              ("py_library", f"{name}_step"),
              ("py_test", f"{name}_step_test")}, _targets("trainers"))
         self.assertLessEqual(
-            {("py_library", f"{name}_export"),
-             ("py_test", f"{name}_export_test")}, _targets("export"))
+            {("py_library", f"{name}"),
+             ("py_test", f"{name}_test")}, _targets("export"))
 
   def test_every_trainer_declares_its_spec_settings_and_entry_points(self):
     for spec in model_specs.SPECS.values():
@@ -146,7 +146,7 @@ class AddingAModelTest(unittest.TestCase):
       guide = f.read()
     for pattern in ("models/model_specs.py", "trainers/<name>.py",
                     "config.TrainingConfig", "config.setting",
-                    "trainers/<name>_step.py", "export/<name>_export.py",
+                    "trainers/<name>_step.py", "export/<name>.py",
                     "configs/<name>_*.flags", "docs/<name>.md",
                     "models/<name>.py", "tools/adding_a_model_test.py"):
       self.assertIn(pattern, guide)

@@ -11,8 +11,9 @@ sentzoo/__init__.py, which every first-party import loads anyway.
 An arrow A -> B (a module of folder A imports one of folder B) is allowed when
 B ranks below A in RANKS (or B is A). Test-only helpers (tests/, and modules
 named *test_util.py, *_fixtures.py or *test_case.py in any folder) may be
-imported only by test files (*_test.py) and other test-only helpers; those
-may import tests/ from any folder, a rank notwithstanding. The failure
+imported only by test files (*_test.py), other test-only helpers and lab/
+(which is not installed either); those may import tests/ from any folder, a
+rank notwithstanding. The failure
 message names each offending import as `file:line: A -> B`.
 
 Run with `python -m pytest tools/import_graph_test.py` or `python -m
@@ -51,18 +52,15 @@ from tools import check_build_targets
 #   export      model directory -> SavedModel; trainers export at the end of
 #               training, so export is below trainers (it never imports them).
 #   trainers    `python -m trainers.<model>`.
-#   reports     results pages, tables, paper numbers: built on evaluation and
-#               the trainers (reports.hybrid_sweep runs them); nothing below
-#               imports a report.
 #   sentzoo     the public API over exports (sentzoo.load, sentence_model.py),
-#               the `sentzoo` command, the catalogue and the store: they
-#               train, evaluate and quote the papers' numbers, so they sit
-#               over reports; no report imports them.
-#   benchmarks, docs, tests, tools
-#               leaves: they may import any folder ranked below them, reports
-#               included, and nothing imports them (tests/ only from test
-#               code, see above); being of one rank, they may not import each
-#               other.
+#               the `sentzoo` command, the catalogue and the store.
+#   docs, lab, tests, tools
+#               leaves: they may import any folder ranked below them, and
+#               nothing imports them (tests/ only from test code, see above);
+#               being of one rank, they may not import each other. lab/ is
+#               what writes the docs and the claims (page generators,
+#               benchmarks): it is not installed, and the library never
+#               imports it.
 RANKS = {
     "common": 0,
     "layers": 1,
@@ -71,18 +69,18 @@ RANKS = {
     "evaluation": 4,
     "export": 5,
     "trainers": 6,
-    "reports": 7,
-    "sentzoo": 8,
-    "benchmarks": 9,
-    "docs": 9,
-    "tests": 9,
-    "tools": 9,
+    "sentzoo": 7,
+    "docs": 8,
+    "lab": 8,
+    "tests": 8,
+    "tools": 8,
 }
 
 # Arrows against the order that are known and waiting for a fix, as (file,
 # imported folder) -> why; RealRepoTest fails on any other violation, and on
 # an entry here that no longer occurs (delete it then).
-KNOWN_VIOLATIONS = {}
+KNOWN_VIOLATIONS = {
+}
 
 # The folder of the shared test helpers; and the names of the test-only
 # helper modules that live beside the code they help to test.
@@ -187,7 +185,8 @@ def violations(arrows, ranks=None):
     where = (f"{arrow.path}:{arrow.line}: {arrow.source} -> {arrow.target} "
              f"(`{arrow.statement}`)")
     importer = os.path.basename(arrow.path)[:-len(".py")]
-    test_code = (is_test_file(arrow.path) or
+    # lab/ is not installed either: it may drive the code as the tests do.
+    test_code = (is_test_file(arrow.path) or arrow.source == "lab" or
                  is_test_helper(arrow.source, importer))
     helper = arrow.target == TEST_HELPER_FOLDER or (
         arrow.target_module is not None and
@@ -309,14 +308,14 @@ class RulesTest(_TreeTest):
 
   def test_same_rank_and_unranked_folders(self):
     root = self.write({
-        "benchmarks/speed.py": "from tools import check\n",
+        "lab/speed.py": "from tools import check\n",
         "tools/check.py": "",
         "scripts/run.py": "from sentzoo.common import errors\n",
         "common/errors.py": "",
     })
     problems = violations(find_arrows(root))
     self.assertEqual(len(problems), 2, problems)
-    self.assertIn("benchmarks (rank 9) may not import tools (rank 9)",
+    self.assertIn("lab (rank 8) may not import tools (rank 8)",
                   problems[0])
     self.assertIn("folder scripts/ has no rank", problems[1])
 
@@ -331,17 +330,16 @@ class RulesTest(_TreeTest):
         "layers/conv_test.py": "from sentzoo.layers import encoder_test_util\n",
         "evaluation/test_util.py": "",
         "evaluation/sts.py": "",
-        "reports/page_test.py": "from sentzoo.evaluation import test_util\n",
-        "reports/page.py": "from sentzoo.evaluation import test_util, sts\n",
+        "lab/page_test.py": "from sentzoo.evaluation import test_util\n",
+        "lab/page.py": "from sentzoo.evaluation import test_util, sts\n",
     })
     problems = sorted(violations(find_arrows(root)))
-    self.assertEqual(len(problems), 3, problems)
+    # lab/page.py is not installed: it may use a test helper as tests do.
+    self.assertEqual(len(problems), 2, problems)
     self.assertTrue(problems[0].startswith("layers/conv.py:1: layers -> "
                                            "layers"), problems)
     self.assertTrue(problems[1].startswith("layers/dense.py:1: layers -> "
                                            "tests"), problems)
-    self.assertTrue(problems[2].startswith("reports/page.py:1: reports -> "
-                                           "evaluation"), problems)
     for problem in problems:
       self.assertIn("a test-only helper, imported by code that is not a test",
                     problem)
@@ -386,7 +384,8 @@ class RealRepoTest(unittest.TestCase):
     self.assertEqual(stale, [], "fixed: delete these KNOWN_VIOLATIONS entries")
 
   def test_no_cycle(self):
-    found = cycles(find_arrows(REPO_ROOT))
+    found = cycles([a for a in find_arrows(REPO_ROOT)
+                    if (a.path, a.target) not in KNOWN_VIOLATIONS])
     self.assertEqual(found, [], "folder import cycles:\n" + "\n".join(found))
 
 

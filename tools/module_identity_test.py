@@ -45,7 +45,7 @@ def _files_loaded_twice(files):
   `files`: {module name: [file, id of the module object]}; two names of one
   module object (`trainers` and `sentzoo.trainers`) are one module.
   """
-  first_party = {*_library_folders(), "sentzoo", "tools"}  # Not .venv/.
+  first_party = {*_library_folders(), "sentzoo", "tools", "lab"}  # Not .venv/.
   modules = {}
   for name, (path, module_id) in files.items():
     path = os.path.realpath(path)
@@ -124,12 +124,13 @@ class ModuleIdentityTest(unittest.TestCase):
     """What a static checker sees: sentzoo/common/model_dir.py is a file."""
     self.assertTrue(os.path.isfile(
         os.path.join(REPO_ROOT, "sentzoo", "common", "model_dir.py")))
-    # Every top-level package folder but the repository's own tools/ has its
-    # link, and each link points at the folder beside it.
+    # Every top-level package folder but the repository's own tools/ and
+    # lab/ (neither installed) has its link, and each link points at the
+    # folder beside it.
     packages = sorted(
         name for name in os.listdir(REPO_ROOT)
         if os.path.isfile(os.path.join(REPO_ROOT, name, "__init__.py")) and
-        name not in ("sentzoo", "tools"))
+        name not in ("sentzoo", "tools", "lab"))
     self.assertEqual(_library_folders(), packages)
     for folder in packages:
       self.assertEqual(

@@ -20,7 +20,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 # Needed only by an extra: a core install must not bring them.
 EXTRAS_ONLY = ("tensorflow-text", "tensorflow-hub", "tensorflow-serving-api",
-               "tensorboard", "matplotlib", "tf-keras", "scipy")
+               "tensorboard", "matplotlib", "tf-keras", "scipy", "uvicorn",
+               "starlette", "prometheus-client", "orjson", "pybase64",
+               "openai")
 
 
 def _build_wheel(out_dir):
@@ -69,7 +71,8 @@ class WheelTest(unittest.TestCase):
     core = [r for r in self.metadata.get_all("Requires-Dist")
             if "extra ==" not in r]
     names = sorted(re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in core)
-    self.assertEqual(names, ["absl-py", "numpy", "tensorflow"])
+    self.assertEqual(names, ["absl-py", "filelock", "numpy", "tensorflow",
+                             "tqdm"])
     for requirement in self.metadata.get_all("Requires-Dist"):
       self.assertNotIn("==", requirement.split(";")[0])  # No pins.
     for name in EXTRAS_ONLY:

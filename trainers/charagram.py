@@ -24,7 +24,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import sts
-from sentzoo.export import charagram_export
+from sentzoo.export import charagram as charagram_export
 from sentzoo.export import featurized_encoder
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import ppdb

@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from sentzoo.common import errors
-from sentzoo.export import charagram_export
+from sentzoo.export import charagram as charagram_export
 from sentzoo.inputs import char_ngrams
 from sentzoo.inputs import text_to_ids
 from sentzoo.inputs import tokenizer

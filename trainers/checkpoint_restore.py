@@ -3,8 +3,7 @@
 `tf.train.Checkpoint.restore` reads each saved tensor whole and assigns it;
 a table written by sparse ops is in copy-on-read mode, so the assign copies
 it once more: a resumed Sent2Vec run held the table three times, and the
-CPU allocator keeps freed buffers (measured: +1,964 MB restoring a
-1,001 MB pair of tables).
+CPU allocator keeps freed buffers (docs/design_measurements.md).
 
 `restore` reads every variable of at least `IN_PLACE_MIN_BYTES` straight
 from the checkpoint's data file at the offset its index gives (RestoreV2 of

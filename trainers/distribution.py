@@ -53,7 +53,7 @@ NUM_CPU_DEVICES_HELP = (
 
 def define_flags(flag_values):
   """--strategy and --num_cpu_devices, for commands without a settings
-  dataclass (benchmarks/table_memory.py)."""
+  dataclass (lab/benchmarks/table_memory.py)."""
   flags.DEFINE_enum("strategy", DEFAULT, list(STRATEGIES), STRATEGY_HELP,
                     flag_values=flag_values)
   flags.DEFINE_integer("num_cpu_devices", 0, NUM_CPU_DEVICES_HELP,
@@ -214,7 +214,7 @@ def exit_process(code):
   """Ends the process with `code` at once, output flushed: the
   parameter-server chief's ending. In TF 2.21, once a worker has died, the
   coordinator's recovery thread holds a lock its destructor takes at
-  interpreter exit, so the chief would hang after training (measured)."""
+  interpreter exit, so the chief would hang after training."""
   sys.stdout.flush()
   sys.stderr.flush()
   os._exit(code)  # pylint: disable=protected-access

@@ -23,6 +23,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import decision_threshold
@@ -133,7 +134,7 @@ BEST_TUNED_FILE = "best_tuned_threshold.json"
 # [n], test file order): "correct" under the run's rule (--threshold for
 # contrastive, the MLP's 0.5 otherwise), "correct_tuned" under the tuned
 # threshold (contrastive only). For paired tests between runs
-# (reports.hybrid_table).
+# (lab.reports.hybrid_table).
 TEST_PREDICTIONS_FILE = "test_predictions.npz"
 EPOCHS_FILE = "epochs.jsonl"
 RESULTS_FILE = "results.json"
@@ -382,9 +383,8 @@ class HybridSiameseTrainer(trainer.ModelTrainer):
             == (sets["test"].labels == 1))
       if new_predictions:
         predictions.update(new_predictions)
-        temporary = predictions_path + ".tmp.npz"
-        np.savez(temporary, **predictions)
-        os.replace(temporary, predictions_path)
+        with disk_errors.atomic_write(predictions_path, "wb") as f:
+          np.savez(f, **predictions)
       metrics = {"dev_accuracy": dev["accuracy"],
                  "test_accuracy": test["accuracy"], "epoch": epoch,
                  "best_dev_accuracy": best["dev_accuracy"]}

@@ -29,7 +29,7 @@ from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import sts
 from sentzoo.export import averaging_encoder
-from sentzoo.export import sent2vec_export
+from sentzoo.export import sent2vec as sent2vec_export
 from sentzoo.inputs import data_integrity
 from sentzoo.inputs import sent2vec_data
 from sentzoo.inputs import sent2vec_featurizer
@@ -244,7 +244,7 @@ def _module_owning_the_table(model, build_module):
 
   With copy-on-read off the module's table starts out sharing the model's
   buffer, but the first gather from a buffer two variables hold copies it
-  whole (measured: +1,120 MB at 300k buckets). A mirrored table is left.
+  whole (docs/design_measurements.md). A mirrored table is left.
   """
   table = model.source_embeddings.value
   if getattr(table, "values", None) or not hasattr(table, "handle"):

@@ -2,7 +2,7 @@
 
 The train step reads table rows only (no ReadVariableOp of a table), and a
 resumed run restores its checkpoint into the tables in place: measured in a
-fresh trainer process (`benchmarks.table_memory`'s phase probe) on a
+fresh trainer process (`lab.benchmarks.table_memory`'s phase probe) on a
 200k x 128 source table (102 MB), the resident memory grows by less than
 half a table during the restore and during the steps after it. Before the
 in-place restore, the restore alone added two tables (+204 MB here).
@@ -117,7 +117,7 @@ class Sent2VecMemoryTest(tf.test.TestCase):
     self.assertEqual(fresh.returncode, 0, fresh.stderr[-3000:])
     phase_log = os.path.join(self.get_temp_dir(), "phases.json")
     resumed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.table_memory",
+        [sys.executable, "-m", "lab.benchmarks.table_memory",
          f"--phase_log={phase_log}",
          "--trainer_argv=" + json.dumps(args + ["--train_steps=16"])],
         cwd=REPO_ROOT, env=trainer_fixtures.child_env(), capture_output=True,

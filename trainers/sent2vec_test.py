@@ -139,7 +139,7 @@ class Sent2VecTrainerTest(tf.test.TestCase):
     # second copy of the table): the export read back scores the same.
     with open(os.path.join(model_dir, "sts_results.json")) as f:
       written = json.load(f)["sets"]
-    # STS-B dev is part of it (reports.word_vector_choice reads it).
+    # STS-B dev is part of it (lab.reports.word_vector_choice reads it).
     self.assertIn("STSB.dev", written)
     pair_sets, _ = sts_data.load_eval_sets(
         self.data_dir, model_specs.SENT2VEC.eval_sets)

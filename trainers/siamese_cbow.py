@@ -14,13 +14,14 @@ import os
 
 import keras
 
+from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.common import model_dir as model_dir_lib
 from sentzoo.evaluation import encoder as encoder_lib
 from sentzoo.evaluation import neighbour_ranking
 from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
-from sentzoo.export import siamese_cbow_export
+from sentzoo.export import siamese_cbow as siamese_cbow_export
 from sentzoo.inputs import corpus
 from sentzoo.inputs import data_integrity
 from sentzoo.inputs import sent2vec_data
@@ -42,20 +43,16 @@ from sentzoo.trainers import trainer
 HELDOUT_GROUPS = 5000
 HELDOUT_NEGATIVES = 10
 # Sentences encoded per call by eval/neighbour_ranking: `encode` gathers
-# [batch, max_length, dim] floats and makes a few temporaries of that size.
-# At 512 (31 MB each) an evaluation raised the trainer's RSS by ~120 MB, and
-# ~80 MB stayed. At 128 (7.7 MB each) the ranking still added 26-54 MB of
-# anonymous memory to each evaluation, on top of training's, and the best
-# flagfile's run peaked there; at 32, 2-5 MB (issue 34). The vectors are the
-# same to the bit (eval_log.jsonl unchanged).
+# [batch, max_length, dim] floats and makes a few temporaries of that size,
+# on top of training's memory: small calls keep the evaluations off the
+# trainer's peak; the vectors did not change with the batch
+# (docs/design_measurements.md).
 NEIGHBOUR_RANKING_BATCH = 32
 
 
 def _default_count_cache_dir():
-  """$XDG_CACHE_HOME (or ~/.cache)/sentzoo/siamese_cbow_counts."""
-  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-      os.path.expanduser("~"), ".cache")
-  return os.path.join(base, "sentzoo", "siamese_cbow_counts")
+  """cache/siamese_cbow_counts of the store ($SENTZOO_HOME)."""
+  return os.path.join(data_dir_lib.home(), "cache", "siamese_cbow_counts")
 
 
 def _cache_path(cfg, files, what, settings):

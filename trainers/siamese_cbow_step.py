@@ -81,7 +81,7 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
 
   The loss is the paper's cross-entropy between the softmax over cosines
   and (1/|S+|, ..., 0, ...), averaged over the global batch. The step
-  computes on the real ids only (issue 34: padding was 47.5% of the
+  computes on the real ids only (padding is most of a padded batch's
   positions): listed outside XLA, padded to a multiple of `token_multiple`
   (one compilation each), their rows averaged by sentence and the table's
   gradient `tf.IndexedSlices` of those rows. `apply_in_xla=False` applies
@@ -136,7 +136,7 @@ def make_train_step(model, optimizer, num_negatives, jit_compile=True,
 
 
 def make_dense_train_step(model, optimizer, num_negatives, jit_compile=True):
-  """The step before issue 34, through the model's `call` on the padded
+  """The padded step, through the model's `call` on the padded
   groups: the reference the tests and the profile compare
   `make_train_step` with. SGD only."""
   target = siamese_cbow.target_distribution(siamese_cbow_data.NUM_POSITIVES,

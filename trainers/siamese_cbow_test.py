@@ -206,6 +206,28 @@ class SiameseCbowRunGuardsTest(tf.test.TestCase):
         "--model_dir=" + os.path.join(self.get_temp_dir(), "nan_flag")])
     self._assert_one_error_line(result, "must be a finite number")
 
+  def test_a_diverging_run_stops_before_it_saves_or_logs(self):
+    model_dir = os.path.join(self.get_temp_dir(), "diverged")
+    result = _train(self.common + ["--data_dir=" + self.data_dir,
+                                   "--model_dir=" + model_dir,
+                                   "--learning_rate=1e30"])
+    self._assert_one_error_line(result, "Lower --learning_rate")
+    self.assertRegex(result.stderr, "(?m)^error: training diverged at step "
+                     "[0-9]+: its parameters' norm grew to ")
+    self.assertNotRegex(result.stdout, "step [0-9]+/")
+    self.assertEqual(glob.glob(os.path.join(model_dir, "checkpoints", "*")),
+                     [])
+    self.assertFalse(os.path.exists(os.path.join(model_dir, "export")))
+
+  def test_the_count_cache_is_in_the_store(self):
+    home = os.path.join(self.get_temp_dir(), "home")
+    result = subprocess.run(
+        [sys.executable, "-m", "trainers.siamese_cbow", "--helpfull"],
+        cwd=REPO_ROOT, env=trainer_fixtures.child_env(SENTZOO_HOME=home),
+        capture_output=True, text=True, timeout=600, check=True)
+    self.assertIn(os.path.join(home, "cache", "siamese_cbow_counts"),
+                  result.stdout)
+
   def test_a_typo_in_the_corpus_leaves_no_flags_behind(self):
     model_dir = os.path.join(self.get_temp_dir(), "typo")
     result = _train(self.common + [

@@ -405,6 +405,19 @@ def run(model_dir: str,
 
   writer = disk_errors.summary_writer(os.path.join(out_dir, "tensorboard"))
   step = int(step_counter.numpy())
+  # Divergence: the parameters' norm against theirs at this run's start,
+  # before a step is logged or saved (reading them changes nothing).
+  variables = [v for item in checkpoint_items.values()
+               for v in getattr(item, "trainable_variables", ())]
+  start_norm = non_finite.global_norm(variables) if variables else 0.0
+  checked_step = step
+
+  def check_growth(step):
+    nonlocal checked_step
+    if variables and checked_step != step:
+      checked_step = step
+      non_finite.check_growth(step, non_finite.global_norm(variables),
+                              start_norm, manager.latest_checkpoint)
   train_log_path = os.path.join(out_dir, model_dir_lib.TRAIN_LOG_FILE)
   eval_log_path = os.path.join(out_dir, model_dir_lib.EVAL_LOG_FILE)
   for path in (train_log_path, eval_log_path):
@@ -537,10 +550,12 @@ def run(model_dir: str,
           non_finite.check_step(step, math.isfinite(loss), loss,
                                 manager.latest_checkpoint)
         if is_log_step(step):
+          check_growth(step)
           write_log(step, metrics)
       for action in actions:
         action(step, metrics)
       if step % config.checkpoint_every_steps == 0:
+        check_growth(step)
         _save_checkpoint(manager, step, log, config.max_checkpoints)
         saved_step = step
       if config.eval_every_steps and step % config.eval_every_steps == 0:
@@ -561,6 +576,7 @@ def run(model_dir: str,
     # write (6.1 GB for Sent2Vec uni+bi). Still under the stop request: a
     # first signal here lets the save finish, a second stops at once.
     if not preempted and saved_step != step:
+      check_growth(step)
       _save_checkpoint(manager, step, log, config.max_checkpoints)
     # A signal during the last steps' save: the run stops (exit 75) before
     # it evaluates and exports; its rerun does those.

@@ -453,7 +453,7 @@ class StepsPerCallTest(tf.test.TestCase):
         self._run(model_dir, 1, checkpoint_every_steps=5)
     message = str(raised.exception)
     self.assertRegex(message, "^no space left on device writing checkpoint "
-                     f"ckpt-10 in {checkpoints} \\(each takes [0-9]+ bytes, ")
+                     f"ckpt-10 in {checkpoints} \\(each takes [0-9.]+ KB, ")
     self.assertIn("--max_checkpoints=3): make room or lower "
                   "--max_checkpoints, then rerun the same command to resume "
                   f"from {os.path.join(checkpoints, 'ckpt-5')}", message)
@@ -502,7 +502,7 @@ class StepsPerCallTest(tf.test.TestCase):
     warnings = [line for line in lines if line.startswith("warning:")]
     self.assertLen(warnings, 2)  # After ckpt-10 and ckpt-20.
     self.assertRegex(warnings[0], "^warning: the next checkpoint will not "
-                     "fit: each takes [0-9]+ bytes, 0 bytes free in ")
+                     "fit: each takes [0-9.]+ KB, 0 bytes free in ")
     _, _, _, lines = self._run(os.path.join(self.get_temp_dir(), "room"), 1,
                                checkpoint_every_steps=10)
     self.assertEmpty([line for line in lines if "will not fit" in line])
