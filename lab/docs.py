@@ -120,7 +120,7 @@ PAGES = (
         Part("## Measured", None, recorded("import_bin/measured.md", absent=(
             "## Measured\n\nNot measured yet: `python -m "
             "lab.benchmarks.import_bin\n--record_dir=docs/records/import_bin "
-            "...` (its docstring) writes this section.\n")))], False),
+            "...` (its docstring) writes this section.\n")))], True),
     Page("docs/distributed.md", [
         Part("| model | d | words V |", "", distributed_memory_table.part)],
          False),

@@ -157,7 +157,7 @@ def main(argv):
     args = [a for a in sys.argv[1:] if not a.startswith(
         ("--work_dir", "--binding_python"))]
     child_process.write_record(FLAGS.record_dir, "lab.benchmarks.import_bin",
-                               ["--work_dir=$SCRATCH",
+                               ["--work_dir=SCRATCH",
                                 "--binding_python=PYTHON", *args], printed)
 
 
