@@ -84,7 +84,9 @@ class AveragingSentenceEncoder(tf.Module):
       max_tokens) -> int ragged [batch, (ids)]`, e.g.
       `inputs.sent2vec_featurizer.Sent2VecFeaturizer`.
     embeddings: float [vocabulary_size, dim] initial word vectors (row 0,
-      padding, is never read).
+      padding, is never read), or the filled list of
+      `table_quantization.table_variables` of `quantize`, used as it is
+      (an import fills them from a file, a chunk at a time).
     metadata: JSON-able dict stored with the export (model card); the caps
       are added to it as "input_limits".
     max_bytes_per_sentence, max_tokens_per_sentence: the caps (ints >= 1).
@@ -116,25 +118,22 @@ class AveragingSentenceEncoder(tf.Module):
                    not isinstance(embeddings, tf.Variable)):
       raise ValueError("follow=True reads a float32 tf.Variable as it is")
     self.follow = follow
+    if follow:
+      variables = [embeddings]
+    elif isinstance(embeddings, list):
+      variables = embeddings
+    else:
+      variables = table_quantization.stored_table(embeddings, quantize)
     if quantize == "none":
-      self.embeddings = embeddings if follow else tf.Variable(
-          embeddings, dtype=tf.float32, trainable=True, name="embeddings")
-      self.variables = [self.embeddings]
-      self.trainable_variables = [self.embeddings]
+      self.embeddings, = variables
+      self.trainable_variables = list(variables)
     elif quantize == "float16":
-      self.embeddings_float16 = tf.Variable(
-          table_quantization.quantize_float16(embeddings), trainable=False,
-          name="embeddings_float16")
-      self.variables = [self.embeddings_float16]
+      self.embeddings_float16, = variables
       self.trainable_variables = []
     else:
-      values, scales = table_quantization.quantize_int8_rows(embeddings)
-      self.embeddings_int8 = tf.Variable(values, trainable=False,
-                                         name="embeddings_int8")
-      self.embedding_row_scales = tf.Variable(scales, trainable=False,
-                                              name="embedding_row_scales")
-      self.variables = [self.embeddings_int8, self.embedding_row_scales]
+      self.embeddings_int8, self.embedding_row_scales = variables
       self.trainable_variables = []
+    self.variables = list(variables)
     self.regularization_losses = []
     num_rows, dim = (int(d) for d in self.variables[0].shape)
     self.metadata = dict(metadata or {})

@@ -242,6 +242,17 @@ class QuantizedAveragingSentenceEncoderTest(tf.test.TestCase):
                            mode, len(WORDS) + 1, DIM))
       self.assertTrue(encoder.metadata["quantization"]["inference_only"])
 
+  def test_filled_variables_are_used_as_they_are(self):
+    for mode, tolerance in self.TOLERANCES.items():
+      variables = table_quantization.table_variables(len(WORDS) + 1, DIM,
+                                                     mode)
+      table_quantization.assign_rows(variables, 0, self.table, mode)
+      encoder, _ = _encoder(None, {}, quantize=mode, table=variables)
+      self.assertEqual([id(v) for v in encoder.variables],
+                       [id(v) for v in variables])
+      self.assertAllClose(encoder(self.sentences), self.expected,
+                          atol=tolerance, rtol=0)
+
   def test_unknown_mode_is_a_user_error(self):
     with self.assertRaisesRegex(errors.UserError, "quantize must be one of"):
       _encoder(None, {}, quantize="int4", table=self.table)

@@ -1,5 +1,7 @@
 """Writes SavedModels as `<export_dir>/<integer version>/`, atomically."""
 
+import collections.abc
+import concurrent.futures
 import errno
 import json
 import os
@@ -88,7 +90,7 @@ def remove_stale_temporaries(export_dir):
   return removed
 
 
-def write(module, export_dir, version=None):
+def write(module, export_dir, version=None, extra_files=None):
   """Saves `module` (with `serve` as `serving_default`) as a new version.
 
   The SavedModel is written to a hidden temporary folder next to the final
@@ -103,6 +105,7 @@ def write(module, export_dir, version=None):
     export_dir: the model's base folder (TF Serving's `model_base_path`).
     version: integer version >= 0; default one more than the highest
       present when the export is renamed into place.
+    extra_files: files to copy into the export (see `save`).
 
   Returns:
     The path of the new version folder.
@@ -141,7 +144,9 @@ def write(module, export_dir, version=None):
   try:
     with disk_errors.plain_write_errors("the export", export_dir, ADVICE,
                                         needed_bytes=_variable_bytes(module)):
-      return _save_and_publish(module, tmp, export_dir, version)
+      save(module, tmp, os.path.basename(os.path.abspath(export_dir)),
+           extra_files)
+      return _publish(tmp, export_dir, version)
   finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
@@ -156,19 +161,41 @@ def _variable_bytes(module):
              if v.shape.is_fully_defined())
 
 
-def _save_and_publish(module, tmp, export_dir, version):
-  """Saves `module` into the temporary folder `tmp`, then publishes it."""
+def save(module, folder, model_name, extra_files=None):
+  """Saves `module` as a SavedModel in the new folder `folder`: the graph
+  and variables, the model card, README.md, the warm-up requests (for TF
+  Serving's model `model_name`) and `extra_files` ({path in the export:
+  file to copy there}, e.g. the vocabulary as assets.extra/vocab.txt).
+
+  A `concurrent.futures.Future` among the card's values is waited for
+  after the graph and variables are written (an import's sha256 is taken
+  meanwhile)."""
   tf.saved_model.save(
-      module, tmp,
+      module, folder,
       signatures={"serving_default": module.serve.get_concrete_function()})
-  card_path = os.path.join(tmp, MODEL_CARD)
+  card = _resolved(module.metadata)
+  card_path = os.path.join(folder, MODEL_CARD)
   os.makedirs(os.path.dirname(card_path), exist_ok=True)
   with open(card_path, "w", encoding="utf-8") as f:
-    json.dump(module.metadata, f, indent=2, sort_keys=True)
-  with open(os.path.join(tmp, model_readme.README), "w",
+    json.dump(card, f, indent=2, sort_keys=True)
+  with open(os.path.join(folder, model_readme.README), "w",
             encoding="utf-8") as f:
-    f.write(model_readme.render(module.metadata))
+    f.write(model_readme.render(card))
   serving_requests.write_warmup_file(
-      tmp, serving_requests.warmup_inputs(module.serve),
-      model_name=os.path.basename(os.path.abspath(export_dir)))
-  return _publish(tmp, export_dir, version)
+      folder, serving_requests.warmup_inputs(module.serve),
+      model_name=model_name)
+  for rel, source in (extra_files or {}).items():
+    target = os.path.join(folder, *rel.split("/"))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    shutil.copyfile(source, target)
+
+
+def _resolved(value):
+  """The model card as plain dicts and lists, each Future its result."""
+  if isinstance(value, concurrent.futures.Future):
+    return value.result()
+  if isinstance(value, collections.abc.Mapping):
+    return {k: _resolved(v) for k, v in value.items()}
+  if isinstance(value, (list, tuple)):
+    return [_resolved(v) for v in value]
+  return value

@@ -1,5 +1,6 @@
 """Tests for export.saved_model_writer."""
 
+import concurrent.futures
 import errno
 import json
 import os
@@ -52,6 +53,31 @@ class SavedModelWriterTest(tf.test.TestCase):
 
   def _entries(self):
     return sorted(os.listdir(self.export_dir))
+
+  def test_extra_files_and_save_into_a_given_folder(self):
+    source = os.path.join(self.get_temp_dir(), "words.txt")
+    with open(source, "w", encoding="utf-8") as f:
+      f.write("a\t2\n")
+    extra = {"assets.extra/vocab.txt": source}
+    pending = concurrent.futures.Future()  # Resolved after the graph.
+    module = _module({"model_type": "test", "sha256": pending})
+    module.serve.get_concrete_function()
+    pending.set_result("abc")
+    path = saved_model_writer.write(module, self.export_dir,
+                                    extra_files=extra)
+    with open(os.path.join(path, saved_model_writer.MODEL_CARD),
+              encoding="utf-8") as f:
+      self.assertEqual(json.load(f)["sha256"], "abc")
+    folder = os.path.join(self.get_temp_dir(), self.id(), "staged", "export")
+    saved_model_writer.save(_module(), folder, "entry", extra)
+    for root in (path, folder):
+      with open(os.path.join(root, "assets.extra", "vocab.txt"),
+                encoding="utf-8") as f:
+        self.assertEqual(f.read(), "a\t2\n")
+      self.assertTrue(os.path.isfile(os.path.join(
+          root, saved_model_writer.MODEL_CARD)))
+      self.assertAllClose(tf.saved_model.load(root)(tf.constant(["b"])),
+                          [[6, 7, 8]])
 
   def test_versions_increase_and_no_temp_left(self):
     module = _module()

@@ -50,10 +50,10 @@ def _reference(vocabulary, table, sentence, word_ngrams):
   rows = list(ids)
   for n in range(2, word_ngrams + 1):
     for j in range(len(ids) - n + 1):
-      h = ids[j] % _BUCKETS
+      h = ids[j]
       for x in ids[j + 1:j + n]:
-        h = (h * sent2vec_featurizer.HASH_MULTIPLIER + x) % _BUCKETS
-      rows.append(vocabulary.size_with_padding + h)
+        h = (h * sent2vec_featurizer.HASH_MULTIPLIER + x) % 2**64
+      rows.append(vocabulary.size_with_padding + h % _BUCKETS)
   if not rows:
     return np.zeros(_DIM, np.float32)
   return table[rows].mean(axis=0)

@@ -43,7 +43,9 @@ def check_mode(mode):
 
 
 def _check_finite(table):
-  if not np.all(np.isfinite(table)):
+  # A float64 sum of float32 values cannot overflow: it is finite exactly
+  # when they all are (one pass, no temporary array).
+  if not np.isfinite(np.sum(table, dtype=np.float64)):
     raise errors.UserError("cannot quantise a table with NaN or infinite "
                            "values (a diverged model?)")
 
@@ -84,16 +86,62 @@ def quantize_int8_rows(table):
   for start in range(0, rows, _CHUNK_ROWS):
     chunk = np.asarray(table[start:start + _CHUNK_ROWS], np.float32)
     _check_finite(chunk)
-    if dim:
-      chunk_scales = (np.max(np.abs(chunk), axis=1) /
+    if dim:  # max|x| of a row, without an array of |x|.
+      chunk_scales = (np.maximum(chunk.max(axis=1), -chunk.min(axis=1)) /
                       np.float32(INT8_LIMIT)).astype(np.float32)
     else:
       chunk_scales = np.zeros((chunk.shape[0],), np.float32)
     divisors = np.where(chunk_scales > 0, chunk_scales, np.float32(1.0))
-    values[start:start + _CHUNK_ROWS] = np.clip(
-        np.rint(chunk / divisors[:, None]), -INT8_LIMIT, INT8_LIMIT)
+    scaled = np.divide(chunk, divisors[:, None])  # One temporary, reused.
+    np.clip(np.rint(scaled, out=scaled), -INT8_LIMIT, INT8_LIMIT,
+            out=scaled)
+    values[start:start + _CHUNK_ROWS] = scaled
     scales[start:start + _CHUNK_ROWS] = chunk_scales
   return values, scales
+
+
+def table_variables(rows, dim, mode):
+  """The variables of a [rows, dim] table stored as `mode`, made without
+  touching their memory: `assign_rows` must fill every row.
+
+  "none": [float32 `embeddings`, trainable]; "float16": [float16
+  `embeddings_float16`]; "int8": [int8 `embeddings_int8`, float32
+  `embedding_row_scales` [rows]].
+  """
+  def empty(shape, dtype, name, trainable=False):
+    return tf.Variable(tf.raw_ops.Empty(shape=shape, dtype=dtype),
+                       trainable=trainable, name=name)
+  if check_mode(mode) == "none":
+    return [empty([rows, dim], tf.float32, "embeddings", trainable=True)]
+  if mode == "float16":
+    return [empty([rows, dim], tf.float16, "embeddings_float16")]
+  return [empty([rows, dim], tf.int8, "embeddings_int8"),
+          empty([rows], tf.float32, "embedding_row_scales")]
+
+
+def assign_rows(variables, start, rows, mode):
+  """Stores float `rows` [n, dim] as rows start..start + n of a table's
+  `table_variables`, quantised as `mode` says, in place (no copy of the
+  table)."""
+  rows = np.asarray(rows, np.float32)
+  parts = {"none": lambda: [rows], "float16": lambda: [quantize_float16(rows)],
+           "int8": lambda: quantize_int8_rows(rows)}[mode]()
+  for variable, part in zip(variables, parts):
+    tf.raw_ops.ResourceStridedSliceAssign(
+        ref=variable.handle, begin=[start], end=[start + len(part)],
+        strides=[1], value=part)
+
+
+def stored_table(table, mode):
+  """`table_variables` holding float `table` [rows, dim], filled a chunk of
+  rows at a time (no second copy of the table)."""
+  if not hasattr(table, "shape"):
+    table = np.asarray(table, np.float32)
+  rows, dim = (int(d) for d in table.shape)
+  variables = table_variables(rows, dim, mode)
+  for start in range(0, rows, _CHUNK_ROWS):
+    assign_rows(variables, start, table[start:start + _CHUNK_ROWS], mode)
+  return variables
 
 
 def dequantize_int8_rows(values, scales):

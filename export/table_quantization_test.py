@@ -130,5 +130,33 @@ class ModesTest(tf.test.TestCase):
         "float16", 10, 4)["table_bytes"], 80)
 
 
+class StoredTableTest(tf.test.TestCase):
+
+  def test_variables_filled_in_chunks_equal_the_whole_table(self):
+    table = np.random.default_rng(1).normal(size=(70, 6)).astype(np.float32)
+    table[4] = 0.0
+    want = {"none": [table],
+            "float16": [table_quantization.quantize_float16(table)],
+            "int8": list(table_quantization.quantize_int8_rows(table))}
+    for mode, expected in want.items():
+      variables = table_quantization.table_variables(70, 6, mode)
+      self.assertEqual([v.trainable for v in variables],
+                       [mode == "none"] * len(variables))
+      for start, end in ((50, 70), (0, 20), (20, 50)):  # Any order.
+        table_quantization.assign_rows(variables, start, table[start:end],
+                                       mode)
+      for variable, part in zip(variables, expected):
+        self.assertAllEqual(variable.numpy(), part)
+      with mock.patch.object(table_quantization, "_CHUNK_ROWS", 16):
+        stored = table_quantization.stored_table(table, mode)
+      for variable, part in zip(stored, expected):
+        self.assertAllEqual(variable.numpy(), part)
+
+  def test_assign_refuses_values_a_mode_cannot_store(self):
+    variables = table_quantization.table_variables(2, 2, "int8")
+    with self.assertRaises(errors.UserError):
+      table_quantization.assign_rows(variables, 0, [[1, np.nan]], "int8")
+
+
 if __name__ == "__main__":
   tf.test.main()

@@ -8,7 +8,9 @@ hashed into `num_buckets` rows after the vocabulary. The same hash
 two cannot drift apart.
 
 Ids: 0 is the padding/placeholder row, words are 1..V (`Vocabulary` ids),
-n-grams are V + 1 + (hash mod num_buckets). Unknown words are dropped before
+n-grams are V + 1 + (hash mod num_buckets): the C++ code's layout, whose
+dictionary starts with its placeholder word, so a table and its hash buckets
+mean the same in both. Unknown words are dropped before
 n-grams are formed (as the reference C++ code does).
 """
 
@@ -24,22 +26,24 @@ HASH_MULTIPLIER = 116049371
 def hash_ngrams(windows, num_buckets):
   """Hashes word-id windows into buckets: int [..., n] -> int64 [...].
 
-  h = a_1; h = (h * 116049371 + a_k) mod num_buckets for k = 2..n. Every
-  intermediate stays below 2^63 because h < num_buckets < 2^31.
+  The C++ sent2vec hash (`Dictionary::addNgrams`): h = a_1, then
+  h = h * 116049371 + a_k in uint64 arithmetic (wrapping modulo 2^64) for
+  k = 2..n, and the bucket is h mod num_buckets. The ids are the same as the
+  C++ dictionary's, whose word 0 is its placeholder.
 
   Args:
-    windows: integer tensor [..., n] of word ids (0 may stand for the
-      placeholder token).
+    windows: integer tensor [..., n] of non-negative word ids (0 may stand
+      for the placeholder token).
     num_buckets: positive int, number of hash buckets.
 
   Returns:
     int64 tensor [...] in [0, num_buckets).
   """
-  windows = tf.cast(windows, tf.int64)
-  h = tf.math.floormod(windows[..., 0], num_buckets)
+  windows = tf.cast(windows, tf.uint64)
+  h = windows[..., 0]
   for k in range(1, windows.shape[-1]):
-    h = tf.math.floormod(h * HASH_MULTIPLIER + windows[..., k], num_buckets)
-  return h
+    h = h * HASH_MULTIPLIER + windows[..., k]
+  return tf.cast(tf.math.floormod(h, num_buckets), tf.int64)
 
 
 def _shifted(word_ids, k, order):

@@ -12,10 +12,11 @@ _VOCAB = vocabulary_lib.Vocabulary(["a", "cat", "sat", "on", "mat", "."],
 
 
 def _numpy_hash(window, buckets):
-  h = window[0] % buckets
+  """The C++ hash: uint64 wrapping arithmetic, the bucket taken at the end."""
+  h = window[0]
   for x in window[1:]:
-    h = (h * sent2vec_featurizer.HASH_MULTIPLIER + x) % buckets
-  return h
+    h = (h * sent2vec_featurizer.HASH_MULTIPLIER + x) % 2**64
+  return h % buckets
 
 
 class HashTest(tf.test.TestCase):
@@ -28,6 +29,21 @@ class HashTest(tf.test.TestCase):
       want = [_numpy_hash([int(x) for x in w], 2_000_000) for w in windows]
       self.assertAllEqual(got, want)
       self.assertTrue(((got >= 0) & (got < 2_000_000)).all())
+
+  def test_equals_values_printed_by_the_cpp_expression(self):
+    # uint64_t h = w[0]; h = h * 116049371 + w[j]; h % buckets, compiled
+    # with g++ (trigrams and 4-grams overflow 2^64 here).
+    windows = [[1, 2], [2, 1], [5000, 17], [1999999, 1999998]]
+    self.assertAllEqual(
+        sent2vec_featurizer.hash_ngrams(windows, 2_000_000),
+        [49373, 98743, 855017, 1950627])
+    self.assertAllEqual(
+        sent2vec_featurizer.hash_ngrams(
+            [[1500, 1501, 1502], [1999999, 0, 1999999]], 2_000_000),
+        [17257, 1144998])
+    self.assertAllEqual(
+        sent2vec_featurizer.hash_ngrams([[123456, 654321, 42, 7]], 1000),
+        [198])
 
   def test_order_matters(self):
     h = sent2vec_featurizer.hash_ngrams([[1, 2], [2, 1]], 1000).numpy()

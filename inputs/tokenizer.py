@@ -23,6 +23,12 @@ _NOT_WORD = r"[^\pL\pN\pM_\s]"
 # overlong forms, code points above U+10FFFF; checked in the test), whereas
 # RE2's `.` or `[^\x00]` accept some of them.
 _CLEAN_UTF8 = "[\\x{1}-\\x{D7FF}\\x{E000}-\\x{10FFFF}]*"
+# fastText's reader (`Dictionary::readWord`, `getLine`), which sent2vec's
+# inference uses: a line ends at its first newline or at a "</s>" token; the
+# bytes space, \t, \n, \v, \f, \r and NUL (made a space first) separate
+# tokens.
+_FASTTEXT_LINE_END = r"(?s)\n.*|(^|[ \t\r\v\f])</s>([ \t\r\v\f\n].*)?$"
+SPLITS = ("zoo", "whitespace")
 
 
 def truncate_utf8(sentences, max_bytes):
@@ -93,14 +99,23 @@ class Tokenizer:
   Siamese CBOW's reference code drops punctuation tokens; the project's
   word2vec and Sent2Vec baselines keep them. Both are one flag away.
 
+  `split="whitespace"` is fastText's and sent2vec's C++ reader instead, for
+  text tokenised beforehand: tokens are the runs of bytes between spaces,
+  \t, \n, \v, \f, \r and NUL, the sentence ends at its first newline or
+  "</s>" token, and bytes are matched as they are (no UTF-8 repair;
+  `keep_punctuation` has no effect; `lowercase` still applies).
+
   Example:
     >>> Tokenizer().tokenize(tf.constant(["Don't panic!"]))
     <tf.RaggedTensor [[b'don', b't', b'panic']]>
   """
 
-  def __init__(self, lowercase=True, keep_punctuation=False):
+  def __init__(self, lowercase=True, keep_punctuation=False, split="zoo"):
+    if split not in SPLITS:
+      raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     self.lowercase = lowercase
     self.keep_punctuation = keep_punctuation
+    self.split = split
 
   def tokenize(self, sentences, max_bytes=None, max_tokens=None):
     """tf.string [batch] -> tf.string ragged [batch, (tokens)].
@@ -116,6 +131,8 @@ class Tokenizer:
           tf.reduce_any(tf.strings.length(sentences) > max_bytes),
           lambda: truncate_utf8(sentences, max_bytes),
           lambda: tf.identity(sentences))
+    if self.split == "whitespace":
+      return self._cap(self._split_whitespace(sentences), max_tokens)
     # Transcoding is the costliest pass (2.3 us a book sentence) and a no-op
     # on valid UTF-8 without NUL, which one cheap scan (0.4 us) recognises:
     # a batch runs it only if some sentence needs it.
@@ -132,18 +149,31 @@ class Tokenizer:
       text = tf.strings.regex_replace(text, _PUNCTUATION, r" \0 ")
     else:
       text = tf.strings.regex_replace(text, _NOT_WORD, " ")
-    tokens = tf.strings.split(text)
-    if max_tokens:
-      # Slicing a ragged batch costs a fifth of the tokeniser: only a batch
-      # with a sentence over the cap pays it.
-      tokens = tf.cond(tf.reduce_any(tokens.row_lengths() > max_tokens),
-                       lambda: tokens[:, :max_tokens],
-                       lambda: tokens)
-    return tokens
+    return self._cap(tf.strings.split(text), max_tokens)
+
+  def _split_whitespace(self, sentences):
+    text = tf.strings.regex_replace(sentences, r"\x00", " ")
+    text = tf.strings.regex_replace(text, _FASTTEXT_LINE_END, "",
+                                    replace_global=False)
+    if self.lowercase:
+      text = tf.strings.lower(text, encoding="utf-8")
+    return tf.strings.split(text)  # At ASCII whitespace, as fastText.
+
+  @staticmethod
+  def _cap(tokens, max_tokens):
+    if not max_tokens:
+      return tokens
+    # Slicing a ragged batch costs a fifth of the tokeniser: only a batch
+    # with a sentence over the cap pays it.
+    return tf.cond(tf.reduce_any(tokens.row_lengths() > max_tokens),
+                   lambda: tokens[:, :max_tokens], lambda: tokens)
 
   def get_config(self):
-    return {"lowercase": self.lowercase,
-            "keep_punctuation": self.keep_punctuation}
+    config = {"lowercase": self.lowercase,
+              "keep_punctuation": self.keep_punctuation}
+    if self.split != "zoo":  # Older configs have no "split".
+      config["split"] = self.split
+    return config
 
   @classmethod
   def from_config(cls, config):

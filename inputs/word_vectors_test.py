@@ -1,7 +1,9 @@
 """Tests for word_vectors, on small files and model directories written here."""
 
+import gzip
 import os
 
+from gensim.models import keyedvectors
 import numpy as np
 import tensorflow as tf
 
@@ -57,6 +59,97 @@ class TextVectorsTest(tf.test.TestCase):
                         vectors.matrix[::-1], rtol=1e-5)
     random_only, found = word_vectors.embedding_matrix(["a", "b"], None, dim=4)
     self.assertEqual((random_only.shape, found), ((3, 4), 0))
+
+
+def _read_all(path, fmt, chunk_rows=2):
+  words, rows = [], []
+  for chunk_words, chunk in word_vectors.VectorFile(path, fmt).chunks(
+      chunk_rows):
+    words += chunk_words
+    rows.append(chunk)
+  return words, np.concatenate(rows).tolist()
+
+
+class VectorFileTest(tf.test.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    self.words = ["the", "cat", "café", "</s>", "x"]
+    self.rows = np.random.default_rng(0).normal(size=(5, 4)).astype(
+        np.float32)
+
+  def _path(self, name, data):
+    path = os.path.join(self.get_temp_dir(), name)
+    with open(path, "wb") as f:
+      f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+  def test_reads_gensims_word2vec_files(self):
+    vectors = keyedvectors.KeyedVectors(vector_size=4)
+    vectors.add_vectors(self.words, self.rows)
+    for fmt, binary in (("word2vec-text", False), ("word2vec-binary", True)):
+      path = os.path.join(self.get_temp_dir(), fmt)
+      vectors.save_word2vec_format(path, binary=binary)
+      words, rows = _read_all(path, fmt)
+      self.assertEqual(words, self.words)
+      self.assertAllClose(rows, self.rows, atol=0 if binary else 1e-6)
+
+  def test_gensim_reads_the_word2vec_files_written_here(self):
+    for fmt, binary in (("word2vec-text", False), ("word2vec-binary", True)):
+      path = os.path.join(self.get_temp_dir(), fmt)
+      word_vectors.write_word2vec(path, self.words,
+                                  [self.rows[:2], self.rows[2:]], 4, binary)
+      loaded = keyedvectors.KeyedVectors.load_word2vec_format(
+          path, binary=binary)
+      self.assertEqual(loaded.index_to_key, self.words)
+      self.assertAllEqual(loaded.vectors, self.rows)  # %.9g: exact.
+      self.assertAllEqual(_read_all(path, fmt)[1], self.rows)
+
+  def test_glove_vec_gzip_and_the_c_tools_newlines(self):
+    glove = self._path("g.txt", "the 1 2\n. . 3 4\n\ncat 5 6\n")
+    self.assertEqual(_read_all(glove, "glove"),
+                     (["the", ". .", "cat"], [[1, 2], [3, 4], [5, 6]]))
+    vec = self._path("v.vec", "2 2\nthe 1 2 \ncat 5 6 \n")
+    self.assertEqual(_read_all(vec, "fasttext-vec")[1], [[1, 2], [5, 6]])
+    with gzip.open(vec + ".gz", "wb") as f:
+      f.write(b"2 2\nthe 1 2\ncat 5 6\n")
+    self.assertEqual(_read_all(vec + ".gz", "word2vec-text")[1],
+                     [[1, 2], [5, 6]])
+    c_tool = self._path("c.bin", b"2 1\na " + np.float32(1).tobytes() +
+                        b"\nb " + np.float32(2).tobytes() + b"\n")
+    self.assertEqual(_read_all(c_tool, "word2vec-binary", 1),
+                     (["a", "b"], [[1], [2]]))
+
+  def test_bad_files(self):
+    one = np.float32(1).tobytes()
+    cases = [
+        ("glove", "", "no vector values"),
+        ("word2vec-text", "", "header"),
+        ("word2vec-text", "2 2\na 1 2\nb 1\n", ":3: expected a word and 2 "
+         "values, got 1"),
+        ("glove", "a 1 2\nb 1\n", ":2: expected a word and 2 values, got 1"),
+        ("word2vec-text", "1 3\na 1 2\n", ":2: expected a word and 3"),
+        ("word2vec-text", "2 2\na 1 2\nb 1 x\n", ":3: .* not a number"),
+        ("glove", "a 1 2\nb 1 inf\n", ":2: NaN or infinite"),
+        ("glove", "a 1 2\nb nan 2\n", ":2: NaN or infinite"),
+        ("glove", "a 1 2\na 3 4\n", ":2: the word 'a' appears twice"),
+        ("glove", b"a 1 2\n\xff 3 4\n", ":2: bytes that are not UTF-8"),
+        ("word2vec-text", "3 2\na 1 2\nb 1 2\n", "2 rows where the header "
+         "says 3"),
+        ("word2vec-binary", b"2 1\na " + one, "word 1: the file ends"),
+        ("word2vec-binary", b"2 1\na " + one + b"\xff " + one,
+         "word 1: bytes that are not UTF-8"),
+        ("word2vec-binary", b"2 1\na " + one + b"b\nc " + one,
+         "word 1: its word holds a newline"),
+        ("word2vec-binary", b"1 1\na " + np.float32(np.nan).tobytes(),
+         "word 0: NaN"),
+    ]
+    for fmt, data, text in cases:
+      path = self._path("bad", data)
+      with self.assertRaisesRegex(errors.UserError, text, msg=repr(data)):
+        _read_all(path, fmt)
+    with self.assertRaisesRegex(errors.UserError, "unknown word-vector"):
+      word_vectors.VectorFile(path, "glove2")
 
 
 class ProjectVectorsTest(tf.test.TestCase):

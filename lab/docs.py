@@ -49,10 +49,14 @@ Part = collections.namedtuple("Part", "start end render")
 Page = collections.namedtuple("Page", "path parts readable")
 
 
-def recorded(name):
-  """A part kept as the markdown its command wrote: docs/records/<name>."""
+def recorded(name, absent=None):
+  """A part kept as the markdown its command wrote: docs/records/<name>;
+  `absent` (if given) is the part's text while there is no such record."""
   def render(context):
-    with open(os.path.join(context.records, name), encoding="utf-8") as f:
+    path = os.path.join(context.records, name)
+    if absent is not None and not os.path.isfile(path):
+      return absent
+    with open(path, encoding="utf-8") as f:
       return f.read()
   return render
 
@@ -112,6 +116,11 @@ PAGES = (
     Page("docs/serving.md", [
         Part("## Load: `sentzoo serve`", None,
              recorded("serve_load/section.md"))], False),
+    Page("docs/import.md", [
+        Part("## Measured", None, recorded("import_bin/measured.md", absent=(
+            "## Measured\n\nNot measured yet: `python -m "
+            "lab.benchmarks.import_bin\n--record_dir=docs/records/import_bin "
+            "...` (its docstring) writes this section.\n")))], True),
     Page("docs/distributed.md", [
         Part("| model | d | words V |", "", distributed_memory_table.part)],
          False),

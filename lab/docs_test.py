@@ -48,6 +48,9 @@ class WritePartsTest(absltest.TestCase):
     render = docs.recorded("x/y.md")
     self.assertEqual(render(_context(root)._replace(
         records=os.path.join(root, "docs", "records"))), "## Y\nmeasured\n")
+    render = docs.recorded("x/z.md", absent="## Z\nnot yet\n")
+    self.assertEqual(render(_context(root)._replace(
+        records=os.path.join(root, "docs", "records"))), "## Z\nnot yet\n")
 
 
 class CommittedPagesTest(absltest.TestCase):

@@ -8,6 +8,8 @@ r"""The `sentzoo` command: the everyday jobs without writing Python.
   sentzoo train NAME... | --all [--data_dir DIR] [-- TRAINER FLAGS]
   sentzoo pack NAME [--output FILE]
   sentzoo install ARCHIVE [--replace] [--max_bytes N]
+  sentzoo import FORMAT FILE --name NAME | --output DIR [--precision P]
+  sentzoo export-as FORMAT MODEL OUT           # docs/import.md
   sentzoo serve NAME_OR_PATH... [--host 127.0.0.1] [--port 8080]
 
 MODEL is an export's path or a model's name (sentzoo/catalogue.py; installed
@@ -381,7 +383,7 @@ def _format_scores(scores):
 
 def cmd_models(args):
   store = store_lib.Store()
-  rows = []
+  rows, imported = [], []
   names = list(catalogue.names()) + [
       n for n in store.installed() if not catalogue.find(n)]
   for name in names:
@@ -389,8 +391,12 @@ def cmd_models(args):
     if store.is_installed(name):
       if args.verify:
         store.verify(name, hashes=True)
-      state = "installed" + (", sha256 ok" if args.verify else "")
-      scores = store.manifest(name).get("scores", {})
+      manifest = store.manifest(name)
+      if manifest.get("imported"):
+        imported.append((name, manifest["imported"]))
+      state = ("imported" if manifest.get("imported") else "installed") + (
+          ", sha256 ok" if args.verify else "")
+      scores = manifest.get("scores", {})
     else:
       state, scores = "not installed", {}
     rows.append({"model": name, "state": state, **_format_scores(scores),
@@ -401,6 +407,9 @@ def cmd_models(args):
   print("  ".join(c.ljust(widths.get(c, 0)) for c in columns).rstrip())
   for row in rows:
     print("  ".join(row[c].ljust(widths.get(c, 0)) for c in columns).rstrip())
+  for name, source in imported:
+    print(f"{name}: imported from {source['file']} ({source['format']}, "
+          f"sha256 {source['sha256']})")
   print(f"store: {store.root} (${data_dir_lib.HOME_ENV_VAR}); `sentzoo train NAME` "
         "trains and installs a model")
 
@@ -542,6 +551,25 @@ def cmd_install(args):
   print("  ".join(f"{k} {v}" for k, v in _format_scores(scores).items()))
 
 
+def cmd_import(args):
+  from sentzoo import interop  # pylint: disable=g-import-not-at-top
+  path = interop.import_file(
+      args.format, args.file, name=args.name, output_dir=args.output,
+      tokenizer=args.tokenizer, precision=args.precision,
+      replace=args.replace, data_dir=args.data_dir)
+  print(f"imported {args.file}: {path}")
+
+
+def cmd_export_as(args):
+  from sentzoo import interop  # pylint: disable=g-import-not-at-top
+  tokenization = interop.export_as(args.format, args.model, args.output)
+  print(f"wrote {args.output} ({disk_errors.size_text(os.path.getsize(args.output))})")
+  if tokenization.get("split") != "whitespace":
+    print("note: the C++ tool and gensim split text at whitespace only: give "
+          "them text tokenised as this model's tokeniser does "
+          f"({tokenization.get('description', 'see its model card')})")
+
+
 def cmd_serve(args):
   try:
     from sentzoo import serve  # pylint: disable=g-import-not-at-top
@@ -631,6 +659,37 @@ def build_parser():
   p.add_argument("--data_dir", help="for the scores measured at install "
                  "(default: $SENTZOO_DATA_DIR)")
   p.set_defaults(run=cmd_install)
+
+  p = commands.add_parser(
+      "import", help="a sent2vec .bin or a word-vector file as a model",
+      description="Reads a sent2vec .bin (epfml/sent2vec) or a word-vector "
+      "file into a verified store entry (--name) or a new version of an "
+      "export folder (--output). docs/import.md.")
+  p.add_argument("format", help="sent2vec, word2vec-text, word2vec-binary, "
+                 "glove or fasttext-vec")
+  p.add_argument("file")
+  p.add_argument("--name", help="install as this store entry")
+  p.add_argument("--output", help="write an export folder (gets <version>/)")
+  p.add_argument("--precision", default="float32",
+                 help="the table's type: float32 (default), float16 or int8")
+  p.add_argument("--tokenizer", default="whitespace",
+                 help="whitespace (default): the C++ inference's split, for "
+                 "tokenised text; zoo: the zoo's tokeniser, for raw text")
+  p.add_argument("--replace", action="store_true",
+                 help="replace an installed model of the same name")
+  p.add_argument("--data_dir", help="for the scores measured at install "
+                 "(default: $SENTZOO_DATA_DIR)")
+  p.set_defaults(run=cmd_import)
+
+  p = commands.add_parser(
+      "export-as", help="write a model in another tool's format",
+      description="Writes a float32 averaging model as a sent2vec .bin "
+      "(Sent2Vec models; the C++ tool and its binding read it) or as "
+      "word2vec text or binary (its word vectors; gensim reads them).")
+  p.add_argument("format", help="sent2vec, word2vec-text or word2vec-binary")
+  p.add_argument("model", help=model_help)
+  p.add_argument("output", metavar="OUT")
+  p.set_defaults(run=cmd_export_as)
 
   p = commands.add_parser(
       "serve", help="serve models over HTTP: OpenAI's /v1/embeddings, TF "

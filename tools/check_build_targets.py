@@ -62,6 +62,7 @@ THIRD_PARTY_SENTINELS = {
     "filelock": "//:expect_filelock_installed",
     "numpy": "//:expect_numpy_installed",
     "tensorflow_serving": "//:expect_tensorflow_serving_api_installed",
+    "gensim": "//:expect_gensim_installed",
     "uvicorn": "//:expect_uvicorn_installed",
     "starlette": "//:expect_starlette_installed",
     "prometheus_client": "//:expect_prometheus_client_installed",
