@@ -63,11 +63,8 @@ def record(name: str, store: store_lib.Store,
           "installed": manifest.get("installed"),
           "scores": {k: scores[k] for k in RECORD_FIELDS if k in scores}}
   if "precision" not in data["scores"]:  # Installed before it was recorded.
-    with open(os.path.join(store.export_path(name), "assets.extra",
-                           "model_card.json"), encoding="utf-8") as f:
-      mode = json.load(f).get("quantization", {}).get("mode", "none")
-    data["scores"]["precision"] = install_scores.PRECISION_OF_MODE.get(
-        mode, mode)
+    data["scores"]["precision"] = store_lib.export_precision(
+        store.export_path(name))
   if manifest.get("training"):
     data["training"] = manifest["training"]
   os.makedirs(records_dir, exist_ok=True)
@@ -94,9 +91,7 @@ def measure_encode_again(names, store: store_lib.Store, data_dir: str,
       data = json.load(f)
     speed = install_scores.encode_speed(
         sentence_model.load(store.verify(name)), sentences)
-    speed["encode_measured_on"] += (
-        f"; measured again with {', '.join(names)}, one after the other")
-    data["scores"].update(speed)
+    data["scores"].update(speed, encode_sequence=list(names))
     with disk_errors.atomic_write(path) as f:
       json.dump(data, f, indent=2, sort_keys=True)
       f.write("\n")
@@ -263,10 +258,18 @@ def notes(records: Dict[str, Dict[str, Any]]) -> str:
            "19-set mean. Papers' STS 2014 means: Siamese CBOW Table 1, "
            "CHARAGRAM supplement Table 1, Sent2Vec Table 2 (their training "
            "data differ: docs/RESULTS.md)."]
+  sequences = []
   for name, found in records.items():
     measured = found["scores"].get("encode_measured_on")
     lines.append(f"- `{name}`: {found.get('source')}"
                  + (f"; encode speed on {measured}." if measured else "."))
+    sequence = found["scores"].get("encode_sequence")
+    if sequence and sequence not in sequences:
+      sequences.append(sequence)
+  lines += [f"\nThe encode speeds of {', '.join(f'`{n}`' for n in sequence)} "
+            "were measured again in one sequence, one after the other "
+            "(`python -m lab.catalogue_table --encode_speed NAME...`)."
+            for sequence in sequences]
   return "\n".join(lines)
 
 

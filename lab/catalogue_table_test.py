@@ -64,8 +64,11 @@ class CatalogueTableTest(tf.test.TestCase):
         "scores"]
     self.assertGreater(scores["encode_sentences_per_s"], 0)
     self.assertRegex(scores["encode_measured_on"],
-                     r"^\d+ sentences, batch 4096, .*; measured again with "
-                     r"siamese-cbow-demo, one after the other$")
+                     r"^\d+ sentences, batch 4096, fastest of 3 runs, ")
+    self.assertEqual(scores["encode_sequence"], ["siamese-cbow-demo"])
+    self.assertIn("The encode speeds of `siamese-cbow-demo` were measured "
+                  "again in one sequence",
+                  catalogue_table.notes(catalogue_table.read_records(records)))
 
   def test_marks_come_from_the_records(self):
     def record(**scores):

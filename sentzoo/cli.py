@@ -397,6 +397,9 @@ def cmd_models(args):
       state = ("imported" if manifest.get("imported") else "installed") + (
           ", sha256 ok" if args.verify else "")
       scores = manifest.get("scores", {})
+      if "precision" not in scores:  # Installed before it was recorded.
+        scores = dict(scores, precision=store_lib.export_precision(
+            store.export_path(name)))
     else:
       state, scores = "not installed", {}
     rows.append({"model": name, "state": state, **_format_scores(scores),

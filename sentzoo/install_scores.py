@@ -27,6 +27,7 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 from sentzoo import sentence_model
+from sentzoo import store as store_lib
 from sentzoo.common import data_dir as data_dir_lib
 from sentzoo.common import errors
 from sentzoo.evaluation import encoder as encoder_lib
@@ -34,8 +35,6 @@ from sentzoo.evaluation import sts
 from sentzoo.evaluation import sts_data
 from sentzoo.inputs import pair_datasets
 
-# The name of a table's storage (an export card's quantization mode).
-PRECISION_OF_MODE = {"none": "float32"}
 # The machine may be shared: the fastest of a few runs is the least
 # disturbed one.
 ENCODE_REPEATS = 3
@@ -143,9 +142,8 @@ def encode_speed(model, sentences: Sequence[str]) -> Dict[str, Any]:
 def measure(model, export_dir: str,
             data_dir: Optional[str] = None) -> Dict[str, Any]:
   """The install scores of `model` (a `SentenceModel` of `export_dir`)."""
-  mode = model.card.get("quantization", {}).get("mode", "none")
   scores: Dict[str, Any] = {"size_bytes": export_size(export_dir),
-                            "precision": PRECISION_OF_MODE.get(mode, mode)}
+                            "precision": store_lib.export_precision(export_dir)}
   sentences = list(_FALLBACK_SENTENCES)
   try:
     pair_sets, missing = sts_data.load_eval_sets(

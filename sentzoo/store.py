@@ -45,6 +45,16 @@ TEMPORARY_PREFIXES = (".incoming-", ".old-")
 # entry to initialise a hybrid matcher's words.
 VOCABULARY_IN_EXPORT = "assets.extra/vocab.txt"
 MANIFEST_FORMAT = 1
+# Its model card (export/saved_model_writer.MODEL_CARD, without TensorFlow).
+CARD_IN_EXPORT = "assets.extra/model_card.json"
+
+
+def export_precision(export_dir: str) -> str:
+  """How the export at `export_dir` stores its table, from its model card:
+  "float32", or the quantization mode ("float16", "int8")."""
+  with open(os.path.join(export_dir, CARD_IN_EXPORT), encoding="utf-8") as f:
+    mode = json.load(f).get("quantization", {}).get("mode", "none")
+  return "float32" if mode == "none" else mode
 
 
 def list_files(root: str) -> List[str]:

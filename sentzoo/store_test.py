@@ -104,6 +104,20 @@ class StoreTest(tf.test.TestCase):
     self.assertFalse(os.path.exists(older))
     self.assertTrue(os.path.exists(live))
 
+  def test_export_precision_reads_the_model_card(self):
+    export = os.path.join(self.get_temp_dir(), "precision_export")
+    os.makedirs(os.path.join(export, "assets.extra"))
+    card = os.path.join(export, store_lib.CARD_IN_EXPORT)
+    for written, precision in (("{}", "float32"),
+                               ('{"quantization": {"mode": "none"}}',
+                                "float32"),
+                               ('{"quantization": {"mode": "int8"}}', "int8"),
+                               ('{"quantization": {"mode": "float16"}}',
+                                "float16")):
+      with open(card, "w", encoding="utf-8") as f:
+        f.write(written)
+      self.assertEqual(store_lib.export_precision(export), precision)
+
   def test_remove(self):
     store = self._store()
     self.assertTrue(store.remove("tiny"))
