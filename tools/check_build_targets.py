@@ -312,11 +312,12 @@ def _first_party_files(root, level, module, names, importer, package_dirs):
     parts = base + (module.split(".") if module else [])
   else:
     parts = module.split(".")
+    linked = os.path.join(root, UMBRELLA, parts[1]) if len(parts) > 1 else ""
     if (len(parts) > 1 and parts[0] == UMBRELLA and parts[1] in package_dirs
-        and not os.path.exists(os.path.join(root, UMBRELLA, parts[1]))):
+        and (not os.path.exists(linked) or os.path.islink(linked))):
       # `from sentzoo.inputs import tokenizer` loads sentzoo/__init__.py and
       # then inputs/tokenizer.py (sentzoo/__init__.py adds the repository
-      # root to the package's search path).
+      # root to the package's search path, or sentzoo/inputs links to it).
       inner = _first_party_files(root, 0, ".".join(parts[1:]), names,
                                  importer, package_dirs)
       return sorted(set(inner + [UMBRELLA + "/__init__.py"]))
@@ -469,6 +470,11 @@ def _check_deps(root, targets, by_file, package_dirs):
   """Imports that a target's `deps` do not cover."""
   problems = []
   stdlib = _stdlib_names()
+  # What the umbrella package itself depends on cannot depend on it (a
+  # cycle): their own `sentzoo.` imports run once it is loaded.
+  umbrella_deps = {dep for t in targets
+                   if t.label == "//%s:%s" % (UMBRELLA, UMBRELLA)
+                   for dep in t.deps}
   for target in targets:
     own = set(target.srcs)
     deps = set(target.deps)
@@ -499,7 +505,8 @@ def _check_deps(root, targets, by_file, package_dirs):
                             (target.label, src, top, sentinel))
           continue
         for dep_file in files:
-          if dep_file in own:
+          if dep_file in own or (dep_file == UMBRELLA + "/__init__.py" and
+                                 target.label in umbrella_deps):
             continue
           libraries = [t for t in by_file.get(dep_file, [])
                        if t.kind == "py_library"]

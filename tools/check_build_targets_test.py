@@ -300,6 +300,25 @@ class FixtureTreeTest(unittest.TestCase):
         "but deps lack //common:errors",
     ])
 
+  def test_umbrella_import_through_a_link_needs_the_real_target(self):
+    # The checkout's sentzoo/common links to ../common: the import is still
+    # common/errors.py's, whose target the deps must name.
+    self.write("sentzoo/__init__.py", "")
+    self.write("sentzoo/BUILD",
+               'py_library(name = "sentzoo", srcs = ["__init__.py"])\n')
+    os.symlink(os.path.join("..", "common"),
+               os.path.join(self.root, "sentzoo", "common"))
+    self.write("inputs/tokenizer.py", """
+        import tensorflow as tf
+        from sentzoo.common import errors
+        """)
+    self.write("inputs/BUILD", _GOOD_TREE["inputs/BUILD"].replace(
+        '"//common:errors",', '"//sentzoo",'))
+    self.assertEqual(self.check(), [
+        "//inputs:tokenizer: inputs/tokenizer.py imports common/errors.py "
+        "but deps lack //common:errors",
+    ])
+
   def test_missing_sentinel_dep(self):
     self.write("inputs/tokenizer_test.py", """
         from absl.testing import absltest

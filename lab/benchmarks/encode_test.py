@@ -75,7 +75,8 @@ class EncodeBenchmarkTest(tf.test.TestCase):
     self.assertRegex(out, r"Batch of one through serving_default .*median "
                           r"[\d.]+ ms")
     with open(os.path.join(record, "command.md"), encoding="utf-8") as f:
-      self.assertIn("python -m lab.benchmarks.encode --export=", f.read())
+      # (Arguments are shell-quoted where they need it.)
+      self.assertRegex(f.read(), r"python -m lab.benchmarks.encode '?--export=")
     with open(os.path.join(record, "measured.md"), encoding="utf-8") as f:
       text = f.read()
     self.assertIn(out.splitlines()[0], text)
