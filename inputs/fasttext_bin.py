@@ -27,6 +27,7 @@ import struct
 
 import numpy as np
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
 MAGIC = 793712314
@@ -268,7 +269,7 @@ def write(path, words, counts, table_chunks, rows, dim, word_ngrams,
   """Writes a sent2vec `.bin` that the fork's tool and binding load.
 
   Args:
-    path: the file (written as path.partial, then renamed).
+    path: the file (written whole or not at all).
     words, counts: the vocabulary (ids 1..V); the placeholder is added as
       word 0.
     table_chunks: float32 arrays [n, dim] whose rows, in order, are the
@@ -284,9 +285,8 @@ def write(path, words, counts, table_chunks, rows, dim, word_ngrams,
                      "buckets")
   args = dict(_DEFAULT_ARGS, dim=dim, wordNgrams=word_ngrams,
               model=SENT2VEC_MODEL, bucket=bucket)
-  partial = path + ".partial"
   try:
-    with open(partial, "wb") as f:
+    with disk_errors.atomic_write(path, "wb") as f:
       f.write(struct.pack("<ii", MAGIC, VERSION))
       f.write(struct.pack("<12i", *(args[k] for k in _ARGS + _ARGS_TAIL)))
       f.write(struct.pack("<d", args["t"]))
@@ -306,9 +306,5 @@ def write(path, words, counts, table_chunks, rows, dim, word_ngrams,
       zeros = bytes(4 * dim * min(len(words) + 1, 1 << 12))
       for start in range(0, len(words) + 1, 1 << 12):
         f.write(zeros[:4 * dim * min(1 << 12, len(words) + 1 - start)])
-    os.replace(partial, path)
   except OSError as e:
     raise errors.UserError(f"cannot write {path!r}: {e.strerror}") from e
-  finally:
-    if os.path.exists(partial):
-      os.remove(partial)

@@ -23,6 +23,7 @@ import os
 
 import numpy as np
 
+from sentzoo.common import disk_errors
 from sentzoo.common import errors
 
 
@@ -204,13 +205,12 @@ class VectorFile:
 
 
 def write_word2vec(path, words, chunks, dim, binary):
-  """Writes word2vec text or binary (gensim's layout), path.partial first.
+  """Writes word2vec text or binary (gensim's layout), whole or not at all.
 
   `chunks`: float arrays [n, dim] whose rows, in order, are the words'.
   """
-  partial = path + ".partial"
   try:
-    with open(partial, "wb") as f:
+    with disk_errors.atomic_write(path, "wb") as f:
       f.write(f"{len(words)} {dim}\n".encode())
       i = 0
       for chunk in chunks:
@@ -220,12 +220,8 @@ def write_word2vec(path, words, chunks, dim, binary):
                   " ".join(f"{v:.9g}" for v in row.tolist()).encode() +
                   b"\n")
           i += 1
-    os.replace(partial, path)
   except OSError as e:
     raise errors.UserError(f"cannot write {path!r}: {e.strerror}") from e
-  finally:
-    if os.path.exists(partial):
-      os.remove(partial)
 
 
 def read_vectors(path, wanted=None):
