@@ -56,6 +56,18 @@ def is_interrupt(exc: BaseException) -> bool:
       isinstance(exc, RuntimeError) and PYBIND11_REPLACED in str(exc))
 
 
+def _from_interrupt(exc: BaseException) -> bool:
+  """Whether `exc` or an exception it was raised from or during is an
+  interrupt (`is_interrupt`)."""
+  seen = set()
+  while exc is not None and id(exc) not in seen:
+    if is_interrupt(exc):
+      return True
+    seen.add(id(exc))
+    exc = exc.__cause__ or exc.__context__
+  return False
+
+
 class CommandInterrupts:
   """The SIGINT/SIGTERM handler of a command: one KeyboardInterrupt, then
   nothing."""
@@ -72,10 +84,15 @@ class CommandInterrupts:
 
   def excepthook(self, previous):
     """A `sys.excepthook`: an uncaught KeyboardInterrupt (a signal while the
-    command's modules are imported) is one line and exit 75."""
+    command's modules are imported), or an exception it caused, is one line
+    and exit 75."""
 
     def hook(exc_type, value, tb):
-      if not issubclass(exc_type, KeyboardInterrupt):
+      # An interrupt inside a C extension's module init surfaces as
+      # "ImportError: initialization failed" (TensorFlow's profiler, for
+      # one): the import failed because the command took its interrupt.
+      if not (issubclass(exc_type, KeyboardInterrupt) or _from_interrupt(value)
+              or (self.stopping and issubclass(exc_type, ImportError))):
         previous(exc_type, value, tb)
         return
       print(errors.INTERRUPTED_BEFORE_TRAINING, file=sys.stderr, flush=True)

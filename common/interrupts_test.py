@@ -67,6 +67,29 @@ class InterruptsTest(absltest.TestCase):
       self.assertEqual(done.stderr.strip(),
                        errors.INTERRUPTED_BEFORE_TRAINING)
 
+  def test_an_import_an_interrupt_made_fail_is_one_line_and_exit_75(self):
+    # As a Ctrl-C inside a C extension's module init while TensorFlow
+    # imports: "ImportError: initialization failed", was a traceback and
+    # exit 1. Raised from the interrupt, and with no link to it.
+    for raised in ("raise ImportError('initialization failed') from e",
+                   "raise ImportError('initialization failed')"):
+      done = run_python(f"""
+          import os, time
+          try:
+            os.kill(os.getpid(), {int(signal.SIGINT)})
+            time.sleep(30)
+          except KeyboardInterrupt as e:
+            {raised}
+          """)
+      self.assertEqual(done.returncode, errors.EXIT_INTERRUPTED,
+                       (raised, done.stderr))
+      self.assertEqual(done.stderr.strip(),
+                       errors.INTERRUPTED_BEFORE_TRAINING)
+    # Without an interrupt, an ImportError stays a bug: traceback, exit 1.
+    done = run_python("raise ImportError('initialization failed')")
+    self.assertEqual(done.returncode, 1)
+    self.assertIn("Traceback", done.stderr)
+
   def test_an_interrupt_raised_in_a_finaliser_is_raised_again(self):
     # TensorFlow's AtomicFunction.__del__ runs while a trainer drops its
     # train step: a KeyboardInterrupt raised there was printed as "Exception

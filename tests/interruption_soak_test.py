@@ -19,6 +19,7 @@ the same test with more (and its own data, if given):
 
 import collections
 import dataclasses
+import fcntl
 import glob
 import os
 import random
@@ -148,6 +149,22 @@ def latest_checkpoint_step(model_dir):
         if line.startswith("model_checkpoint_path:"):
           return int(line.split(":", 1)[1].strip().strip('"').rsplit("-")[-1])
   return 0
+
+
+def _lock_is_held(model_dir):
+  """Whether a process holds `model_dir`'s run lock (an exclusive flock on
+  run.lock; common/run_lock.py)."""
+  try:
+    fd = os.open(os.path.join(model_dir, "run.lock"), os.O_RDONLY)
+  except FileNotFoundError:
+    return False
+  try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+  except BlockingIOError:
+    return True
+  finally:
+    os.close(fd)  # (Also releases the flock if this took it.)
+  return False
 
 
 def snapshot(folder):
@@ -354,6 +371,12 @@ class Soak:
     holder.process.send_signal(signal.SIGSTOP)
     try:
       time.sleep(0.2)  # A write in flight ends before the pause.
+      if not _lock_is_held(model_dir):
+        # Paused after it released the directory (on its way out): no
+        # refusal to check; a later interruption tries again.
+        with self.tally.lock:
+          self.tally.n["concurrent_tried"] -= 1
+        return
       before = snapshot(model_dir)
       second = Run(train_command(self.data_dir, model_dir))
       code = second.wait(RUN_TIMEOUT_SECONDS)
