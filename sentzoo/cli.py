@@ -555,6 +555,10 @@ def cmd_install(args):
 
 
 def cmd_import(args):
+  # oneDNN's allocator keeps 8 bytes per 256 of a large tensor (131 MB for
+  # a 3.6 GB table): the command, the first to import TensorFlow, uses
+  # TensorFlow's plain allocator.
+  os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
   from sentzoo import interop  # pylint: disable=g-import-not-at-top
   path = interop.import_file(
       args.format, args.file, name=args.name, output_dir=args.output,
@@ -583,6 +587,14 @@ def cmd_serve(args):
   serve.serve(args.models, args.host, args.port, serve.Limits(
       args.max_body_bytes, args.max_sentences, args.max_sentence_chars,
       args.max_batch_sentences, args.max_wait_ms), api_key=args.api_key)
+
+
+def _add_install_flags(p):
+  """--replace and --data_dir of the commands that install a store entry."""
+  p.add_argument("--replace", action="store_true",
+                 help="replace an installed model of the same name")
+  p.add_argument("--data_dir", help="for the scores measured at install "
+                 "(default: $SENTZOO_DATA_DIR)")
 
 
 def build_parser():
@@ -655,12 +667,9 @@ def build_parser():
 
   p = commands.add_parser("install", help="verify an archive and install it")
   p.add_argument("archive")
-  p.add_argument("--replace", action="store_true",
-                 help="replace an installed model of the same name")
   p.add_argument("--max_bytes", type=int, default=archive.DEFAULT_MAX_BYTES,
                  help="cap on the archive's files (default: %(default)s)")
-  p.add_argument("--data_dir", help="for the scores measured at install "
-                 "(default: $SENTZOO_DATA_DIR)")
+  _add_install_flags(p)
   p.set_defaults(run=cmd_install)
 
   p = commands.add_parser(
@@ -678,10 +687,7 @@ def build_parser():
   p.add_argument("--tokenizer", default="whitespace",
                  help="whitespace (default): the C++ inference's split, for "
                  "tokenised text; zoo: the zoo's tokeniser, for raw text")
-  p.add_argument("--replace", action="store_true",
-                 help="replace an installed model of the same name")
-  p.add_argument("--data_dir", help="for the scores measured at install "
-                 "(default: $SENTZOO_DATA_DIR)")
+  _add_install_flags(p)
   p.set_defaults(run=cmd_import)
 
   p = commands.add_parser(

@@ -128,10 +128,6 @@ def build_module(fmt, path, vocab_path, tokenizer="whitespace",
     chunks = _checked(itertools.chain(word_chunks(), [
         (0, np.zeros([1, dim], np.float32))]))  # Row 0: padding.
   chunks = itertools.chain([next(chunks)], chunks)
-  # oneDNN's allocator keeps 8 bytes per 256 of a large tensor (131 MB for
-  # a 3.6 GB table): the import uses TensorFlow's plain allocator when it
-  # is the first to import TensorFlow (the command is).
-  os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
   # pylint: disable=g-import-not-at-top
   from sentzoo.export import averaging_encoder
   from sentzoo.export import model_card
