@@ -103,6 +103,10 @@ def build_module(fmt, path, vocab_path, tokenizer="whitespace",
   # imported: a bad file is refused in a moment. Its sha256 is taken by
   # another thread (hashlib lets go of the GIL): of the bytes a .bin's
   # reader reads (one pass over the disk), or of a word-vector file.
+  if not os.path.isfile(path):
+    raise errors.UserError(f"cannot import {path!r}: " + (
+        "it is a folder, not a file" if os.path.isdir(path)
+        else "no such file"))
   card, words = {"imported": {"format": fmt, "file": os.path.abspath(path),
                               "size_bytes": os.path.getsize(path)}}, []
   if fmt == "sent2vec":

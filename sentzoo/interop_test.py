@@ -249,6 +249,11 @@ class ImportCommandTest(tf.test.TestCase):
                        before)
       self.assertEqual(sorted(os.listdir(self.home)),
                        [store_lib.LOCK_FILE, "models"], case)
+    for path, text in ((os.path.join(self.get_temp_dir(), "absent.bin"),
+                        "no such file"),
+                       (self.get_temp_dir(), "it is a folder, not a file")):
+      self.assertOneErrorLine(zoo_test_util.run(
+          self.home, "import", "sent2vec", path, "--name", "new"), text)
 
 
 if __name__ == "__main__":
